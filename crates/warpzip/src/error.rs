@@ -1,0 +1,107 @@
+//! The library's one error type. Corruption always names the chunk it was found in, so that a
+//! user can tell a damaged file from a bug, and a caller can skip or re-fetch just that chunk.
+
+use std::fmt;
+
+/// Why a chunk could not be decoded. Shared by the CPU decoders and the status words that GPU
+/// kernels write back (the numeric values are the kernels' `WZ_STATUS_*` constants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ChunkStatus {
+    /// The chunk decoded completely and produced exactly its recorded size.
+    Ok = 0,
+    /// The compressed bytes ended before the decoder was done.
+    Truncated = 1,
+    /// The compressed bytes are not a valid encoding.
+    Corrupt = 2,
+    /// Decoding would write past the chunk's recorded uncompressed size.
+    Overflow = 3,
+    /// Decoding finished but produced fewer bytes than recorded.
+    Underflow = 4,
+}
+
+impl ChunkStatus {
+    /// Maps a kernel status word back to a status; unknown words count as corruption.
+    pub fn from_code(code: u32) -> ChunkStatus {
+        match code {
+            0 => ChunkStatus::Ok,
+            1 => ChunkStatus::Truncated,
+            3 => ChunkStatus::Overflow,
+            4 => ChunkStatus::Underflow,
+            _ => ChunkStatus::Corrupt,
+        }
+    }
+
+    /// A short human-readable reason.
+    pub fn reason(self) -> &'static str {
+        match self {
+            ChunkStatus::Ok => "ok",
+            ChunkStatus::Truncated => "compressed data is truncated",
+            ChunkStatus::Corrupt => "compressed data is not a valid encoding",
+            ChunkStatus::Overflow => "decoded data exceeds the recorded size",
+            ChunkStatus::Underflow => "decoded data is shorter than the recorded size",
+        }
+    }
+}
+
+impl fmt::Display for ChunkStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.reason())
+    }
+}
+
+/// Everything that can go wrong in warpzip.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A chunk's bytes are damaged: bad checksum, bad encoding, wrong size.
+    #[error("corrupt data in chunk {chunk}: {reason}")]
+    Corrupt { chunk: usize, reason: String },
+    /// The container's header or chunk table is damaged or not a `.wz` file at all.
+    #[error("corrupt container: {0}")]
+    CorruptContainer(String),
+    /// The input ended before the container said it would.
+    #[error("truncated input: {0}")]
+    Truncated(String),
+    /// A caller passed an argument that cannot work (bad chunk size, unknown codec, ...).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// The input is valid but uses something this build cannot handle.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// No usable CUDA GPU: the driver or NVRTC library is missing or no device opens.
+    #[error("no usable CUDA GPU: {0}")]
+    NoDevice(String),
+    /// A CUDA driver call failed.
+    #[error("CUDA driver error: {0}")]
+    Driver(String),
+    /// NVRTC failed to compile a kernel; `log` is the compiler's own log.
+    #[error("NVRTC failed to compile {kernel}: {message}\n{log}")]
+    Nvrtc {
+        kernel: String,
+        message: String,
+        log: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// The error for a chunk whose decoder stopped with `status`.
+    pub fn chunk(chunk: usize, status: ChunkStatus) -> Error {
+        Error::Corrupt {
+            chunk,
+            reason: status.reason().to_string(),
+        }
+    }
+}
+
+impl From<cudarc::driver::DriverError> for Error {
+    fn from(e: cudarc::driver::DriverError) -> Self {
+        Error::Driver(e.to_string())
+    }
+}
+
+/// Result with the library's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

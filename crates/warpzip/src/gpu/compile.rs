@@ -1,0 +1,175 @@
+//! NVRTC compilation of the embedded CUDA sources to CUBIN for one exact architecture, with an
+//! in-process cache and an on-disk cache keyed by everything that changes the machine code.
+
+use super::probe;
+use crate::error::{Error, Result};
+use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+/// A CUDA source file embedded in the library. `#include "common.cuh"` lines are replaced by
+/// the shared header's text, so NVRTC needs no include paths.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelSource {
+    pub name: &'static str,
+    pub text: &'static str,
+}
+
+const COMMON_HEADER: &str = include_str!("../kernels/common.cuh");
+
+/// Every kernel source of the library, for the compile-everything test and cache warm-up.
+pub const ALL_SOURCES: &[KernelSource] = &[super::kernels::SCAN, super::kernels::RLE];
+
+impl KernelSource {
+    /// The full text handed to NVRTC.
+    pub fn expanded(&self) -> String {
+        let mut out = String::with_capacity(COMMON_HEADER.len() + self.text.len() + 64);
+        for line in self.text.lines() {
+            if line.trim() == "#include \"common.cuh\"" {
+                out.push_str(COMMON_HEADER);
+            } else {
+                out.push_str(line);
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn options_for(arch: &str) -> Vec<String> {
+    vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_string(),
+        "--extra-device-vectorization".to_string(),
+        "-default-device".to_string(),
+        "-DWZ_NVRTC=1".to_string(),
+    ]
+}
+
+fn cache_dir() -> Option<PathBuf> {
+    if std::env::var_os("WARPZIP_NO_CACHE").is_some_and(|v| v != "0" && !v.is_empty()) {
+        return None;
+    }
+    if let Some(dir) = std::env::var_os("WARPZIP_CACHE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("warpzip").join("kernels"))
+}
+
+fn cache_key(source: &str, options: &[String], arch: &str) -> Result<String> {
+    let (major, minor) = probe::nvrtc_version()?;
+    let mut keyed = String::new();
+    keyed.push_str(source);
+    for o in options {
+        keyed.push('\0');
+        keyed.push_str(o);
+    }
+    keyed.push_str(&format!(
+        "\0nvrtc {major}.{minor}\0{arch}\0warpzip {}",
+        env!("CARGO_PKG_VERSION")
+    ));
+    Ok(format!(
+        "{:032x}",
+        xxhash_rust::xxh3::xxh3_128(keyed.as_bytes())
+    ))
+}
+
+fn memory_cache() -> &'static Mutex<HashMap<String, Vec<u8>>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Vec<u8>>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Compiles `source` to CUBIN for `arch` (such as `sm_90`), using the caches where it can.
+pub fn cubin_for(source: &KernelSource, arch: &str) -> Result<Vec<u8>> {
+    let text = source.expanded();
+    let options = options_for(arch);
+    let key = format!(
+        "{}-{arch}-{}",
+        source.name,
+        cache_key(&text, &options, arch)?
+    );
+    if let Ok(cache) = memory_cache().lock() {
+        if let Some(hit) = cache.get(&key) {
+            return Ok(hit.clone());
+        }
+    }
+    let dir = cache_dir();
+    let path = dir.as_ref().map(|d| d.join(format!("{key}.cubin")));
+    let cubin = match path.as_ref().and_then(|p| std::fs::read(p).ok()) {
+        Some(bytes) if !bytes.is_empty() => bytes,
+        _ => {
+            let bytes = compile_cubin(source.name, &text, &options)?;
+            if let (Some(dir), Some(path)) = (dir, path) {
+                // A failed cache write only costs a recompile next time; never fail on it.
+                let _ = std::fs::create_dir_all(&dir);
+                let tmp = dir.join(format!("{key}.{}.tmp", std::process::id()));
+                if std::fs::write(&tmp, &bytes).is_ok() {
+                    let _ = std::fs::rename(&tmp, &path);
+                }
+            }
+            bytes
+        }
+    };
+    if let Ok(mut cache) = memory_cache().lock() {
+        cache.insert(key, cubin.clone());
+    }
+    Ok(cubin)
+}
+
+/// Runs NVRTC once, returning the CUBIN or an error carrying the compiler log.
+pub fn compile_cubin(name: &str, text: &str, options: &[String]) -> Result<Vec<u8>> {
+    probe::nvrtc_version()?;
+    let nvrtc_err = |message: String, log: String| Error::Nvrtc {
+        kernel: name.to_string(),
+        message,
+        log,
+    };
+    let src = CString::new(text).map_err(|e| nvrtc_err(e.to_string(), String::new()))?;
+    let cname =
+        CString::new(format!("{name}.cu")).map_err(|e| nvrtc_err(e.to_string(), String::new()))?;
+    let prog = nvrtc::create_program(&src, Some(&cname))
+        .map_err(|e| nvrtc_err(format!("{e:?}"), String::new()))?;
+    // SAFETY: prog was just created and is destroyed exactly once below.
+    let compiled = unsafe { nvrtc::compile_program(prog, options) };
+    let result = match compiled {
+        Err(e) => {
+            // SAFETY: prog is a live program.
+            let log = unsafe { nvrtc::get_program_log(prog) }
+                .map(|raw| {
+                    let bytes: Vec<u8> = raw
+                        .iter()
+                        .map(|&c| c as u8)
+                        .take_while(|&c| c != 0)
+                        .collect();
+                    String::from_utf8_lossy(&bytes).into_owned()
+                })
+                .unwrap_or_default();
+            Err(nvrtc_err(format!("{e:?}"), log))
+        }
+        Ok(()) => read_cubin(prog).map_err(|m| nvrtc_err(m, String::new())),
+    };
+    // SAFETY: prog is live and not used after this call.
+    let _ = unsafe { nvrtc::destroy_program(prog) };
+    result
+}
+
+fn read_cubin(prog: nvrtc_sys::nvrtcProgram) -> std::result::Result<Vec<u8>, String> {
+    let mut size = 0usize;
+    // SAFETY: prog compiled successfully; size is a valid out-pointer.
+    let status = unsafe { nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size) };
+    if status != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS || size == 0 {
+        return Err(format!("nvrtcGetCUBINSize failed: {status:?}"));
+    }
+    let mut buf = vec![0u8; size];
+    // SAFETY: buf holds exactly the size NVRTC reported.
+    let status = unsafe { nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr().cast()) };
+    if status != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(format!("nvrtcGetCUBIN failed: {status:?}"));
+    }
+    Ok(buf)
+}

@@ -1,0 +1,196 @@
+//! The GPU runtime: opening a device, compiling and caching kernels, streams and event timing.
+//! Everything here is reached only after `probe` has confirmed the CUDA libraries exist.
+
+pub mod compile;
+pub mod kernels;
+pub mod probe;
+
+use crate::error::{Error, Result};
+use compile::KernelSource;
+use cudarc::driver::sys::CUdevice_attribute;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+pub use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+
+/// An opened GPU: its context, a default stream, and the modules loaded so far.
+pub struct GpuContext {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    name: String,
+    compute_capability: (i32, i32),
+    sm_count: u32,
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+}
+
+impl std::fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuContext")
+            .field("name", &self.name)
+            .field("arch", &self.arch())
+            .field("sm_count", &self.sm_count)
+            .finish()
+    }
+}
+
+impl GpuContext {
+    /// Opens GPU `ordinal`, failing with a clear error (never a panic) when there is none.
+    pub fn open(ordinal: usize) -> Result<Arc<GpuContext>> {
+        probe::require_libraries()?;
+        let count = CudaContext::device_count()
+            .map_err(|e| Error::NoDevice(format!("the CUDA driver did not start: {e}")))?;
+        if count <= 0 {
+            return Err(Error::NoDevice("the CUDA driver reports no devices".into()));
+        }
+        if ordinal >= count as usize {
+            return Err(Error::NoDevice(format!(
+                "device {ordinal} requested but only {count} present"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|e| Error::NoDevice(format!("device {ordinal} did not open: {e}")))?;
+        // We order work on explicit streams ourselves; per-buffer event tracking only adds
+        // driver calls to every launch.
+        // SAFETY: called before any buffer or stream of this context exists.
+        unsafe { ctx.disable_event_tracking() };
+        let name = ctx.name()?;
+        let compute_capability = ctx.compute_capability()?;
+        let sm_count =
+            ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+        let stream = ctx.new_stream()?;
+        Ok(Arc::new(GpuContext {
+            ctx,
+            stream,
+            name,
+            compute_capability,
+            sm_count,
+            modules: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    /// The device's marketing name, such as "NVIDIA H100 80GB HBM3".
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The NVRTC architecture of this device, such as `sm_90`.
+    pub fn arch(&self) -> String {
+        format!(
+            "sm_{}{}",
+            self.compute_capability.0, self.compute_capability.1
+        )
+    }
+
+    /// Number of streaming multiprocessors.
+    pub fn sm_count(&self) -> u32 {
+        self.sm_count
+    }
+
+    /// The underlying cudarc context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The stream every library call uses unless it makes its own.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// A new stream on this device, for overlapping copies and kernels.
+    pub fn new_stream(&self) -> Result<Arc<CudaStream>> {
+        Ok(self.ctx.new_stream()?)
+    }
+
+    /// Loads (compiling on first use) `source` and returns its entry point `function`.
+    pub fn function(&self, source: &KernelSource, function: &str) -> Result<CudaFunction> {
+        let module = {
+            let mut modules = self
+                .modules
+                .lock()
+                .map_err(|_| Error::Driver("module cache lock poisoned".into()))?;
+            match modules.get(source.name) {
+                Some(m) => m.clone(),
+                None => {
+                    let cubin = compile::cubin_for(source, &self.arch())?;
+                    let m = self
+                        .ctx
+                        .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))?;
+                    modules.insert(source.name, m.clone());
+                    m
+                }
+            }
+        };
+        Ok(module.load_function(function)?)
+    }
+
+    /// Device memory holding a copy of `data`.
+    pub fn upload<T: cudarc::driver::DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>> {
+        Ok(self.stream.clone_htod(data)?)
+    }
+
+    /// Uninitialised device memory of `len` elements.
+    pub fn alloc<T: cudarc::driver::DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
+        // SAFETY: the memory is uninitialised; every caller writes before reading, and tests
+        // poison such buffers so that an unwritten element cannot pass.
+        Ok(unsafe { self.stream.alloc::<T>(len.max(1)) }?)
+    }
+
+    /// Device memory of `len` zeroed elements.
+    pub fn alloc_zeros<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<CudaSlice<T>> {
+        Ok(self.stream.alloc_zeros::<T>(len.max(1))?)
+    }
+
+    /// Copies device memory back to the host.
+    pub fn download<T: cudarc::driver::DeviceRepr + Default + Clone>(
+        &self,
+        data: &CudaSlice<T>,
+    ) -> Result<Vec<T>> {
+        Ok(self.stream.clone_dtoh(data)?)
+    }
+
+    /// Waits for all work queued on the default stream.
+    pub fn synchronize(&self) -> Result<()> {
+        Ok(self.stream.synchronize()?)
+    }
+
+    /// Times `work` on the default stream with CUDA events: `warmup` untimed runs, then
+    /// `runs` timed ones; returns every timed run's milliseconds, sorted.
+    pub fn time_ms<F>(&self, warmup: usize, runs: usize, mut work: F) -> Result<Vec<f64>>
+    where
+        F: FnMut() -> Result<()>,
+    {
+        for _ in 0..warmup {
+            work()?;
+        }
+        self.synchronize()?;
+        let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let mut times = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let start = self.ctx.new_event(flags)?;
+            let end = self.ctx.new_event(flags)?;
+            start.record(&self.stream)?;
+            work()?;
+            end.record(&self.stream)?;
+            times.push(start.elapsed_ms(&end)? as f64);
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        Ok(times)
+    }
+}
+
+/// Median of sorted timings.
+pub fn median(sorted: &[f64]) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        0.5 * (sorted[n / 2 - 1] + sorted[n / 2])
+    }
+}

@@ -1,0 +1,14 @@
+#![doc = include_str!("../../../README.md")]
+
+pub mod api;
+pub mod codec;
+pub mod device;
+pub mod error;
+pub mod format;
+pub mod gpu;
+pub mod ops;
+
+pub use api::{compress, decompress, CompressOptions};
+pub use codec::CodecId;
+pub use device::Device;
+pub use error::{ChunkStatus, Error, Result};

@@ -1,0 +1,3 @@
+//! Device-wide primitives shared by codecs: scan (exclusive prefix sum).
+
+pub mod scan;
