@@ -145,9 +145,12 @@ impl GpuContext {
     }
 
     /// Copies device memory back to the host.
-    pub fn download<T: cudarc::driver::DeviceRepr + Default + Clone>(
+    pub fn download<
+        T: cudarc::driver::DeviceRepr + Default + Clone,
+        S: cudarc::driver::DevicePtr<T>,
+    >(
         &self,
-        data: &CudaSlice<T>,
+        data: &S,
     ) -> Result<Vec<T>> {
         Ok(self.stream.clone_dtoh(data)?)
     }

@@ -1,0 +1,110 @@
+// Shared helpers of every warpzip kernel: fixed-width types, status codes, warp primitives and
+// the decoupled look-back that single-pass scans use. NVRTC sees this text prepended to each
+// kernel source, so it must not include system headers.
+#pragma once
+
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+typedef long long i64;
+
+#define WZ_FULL_MASK 0xffffffffu
+#define WZ_WARP 32
+
+// Chunk statuses; they match `ChunkStatus` on the Rust side.
+#define WZ_STATUS_OK 0u
+#define WZ_STATUS_TRUNCATED 1u
+#define WZ_STATUS_CORRUPT 2u
+#define WZ_STATUS_OVERFLOW 3u
+#define WZ_STATUS_UNDERFLOW 4u
+
+__device__ __forceinline__ u32 wz_lane() { return threadIdx.x & 31u; }
+
+// Memory-model-correct flag publication between thread blocks.
+__device__ __forceinline__ void wz_store_release(u32* p, u32 v) {
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ u32 wz_load_acquire(const u32* p) {
+    u32 v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ u64 wz_load_relaxed_u64(const u64* p) {
+    u64 v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ u32 wz_load_relaxed_u32(const u32* p) {
+    u32 v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+template <typename T>
+__device__ __forceinline__ T wz_warp_inclusive_sum(T v) {
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        T o = __shfl_up_sync(WZ_FULL_MASK, v, d);
+        if ((int)wz_lane() >= d) v += o;
+    }
+    return v;
+}
+
+template <typename T>
+__device__ __forceinline__ T wz_warp_sum(T v) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(WZ_FULL_MASK, v, d);
+    return v;
+}
+
+// Decoupled look-back (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled
+// Look-back"). Tile `t` publishes its own aggregate, then walks back over its predecessors'
+// published values until it meets an inclusive prefix. `flags` must be zero before the launch.
+// flag 1: `aggregate[t]` is valid; flag 2: `inclusive[t]` is valid.
+#define WZ_LB_AGGREGATE 1u
+#define WZ_LB_INCLUSIVE 2u
+
+template <typename T>
+__device__ __forceinline__ T wz_ld_value(const T* p);
+template <>
+__device__ __forceinline__ u32 wz_ld_value<u32>(const u32* p) { return wz_load_relaxed_u32(p); }
+template <>
+__device__ __forceinline__ u64 wz_ld_value<u64>(const u64* p) { return wz_load_relaxed_u64(p); }
+
+template <typename T>
+__device__ __forceinline__ void wz_lookback_publish(u32* flags, T* values, u32 tile, T v,
+                                                    u32 flag) {
+    values[tile] = v;
+    wz_store_release(&flags[tile], flag);
+}
+
+// Called by one whole warp for tile `tile` > 0 after it published its aggregate; returns the
+// exclusive prefix of the tile (the sum of all earlier tiles) in every lane.
+template <typename T>
+__device__ __forceinline__ T wz_lookback_warp(const u32* flags, const T* aggregate,
+                                              const T* inclusive, u32 tile) {
+    T exclusive = 0;
+    long long base = (long long)tile - 1;
+    while (true) {
+        long long pred = base - (long long)wz_lane();
+        u32 f = WZ_LB_INCLUSIVE;  // before tile 0: an inclusive prefix of zero
+        if (pred >= 0) {
+            do {
+                f = wz_load_acquire(&flags[pred]);
+            } while (f == 0);
+        }
+        u32 inc_mask = __ballot_sync(WZ_FULL_MASK, f == WZ_LB_INCLUSIVE);
+        // The nearest predecessor holding an inclusive prefix is the lowest such lane.
+        u32 stop = inc_mask ? (u32)(__ffs(inc_mask) - 1) : 32u;
+        T v = 0;
+        if (pred >= 0 && wz_lane() <= stop) {
+            v = (f == WZ_LB_INCLUSIVE) ? wz_ld_value<T>(&inclusive[pred])
+                                       : wz_ld_value<T>(&aggregate[pred]);
+        }
+        exclusive += wz_warp_sum<T>(v);
+        if (inc_mask) break;
+        base -= 32;
+    }
+    return exclusive;
+}

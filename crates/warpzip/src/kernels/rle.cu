@@ -1,0 +1,355 @@
+// Byte run-length encoding (codec `rle`, layout in codec/rle/format.rs and docs/format.md).
+// One warp per 4096-byte segment. The encoder finds the canonical tokens with bitmaps (run
+// heads, short-run bytes, token starts) so that every lane works on its own tokens; segments
+// are stitched in one pass by a decoupled look-back over their compressed sizes. The decoder
+// runs the token parser in every lane (no broadcasts) and lets the lanes share the writes.
+#include "common.cuh"
+
+#define RLE_SEG 4096u
+#define RLE_WORDS (RLE_SEG / 32u)
+#define RLE_MAX_SEG_OUT (RLE_SEG + RLE_SEG / 128u)
+#define RLE_ENC_WARPS 4
+#define RLE_DEC_WARPS 8
+// Stretches up to this long are written by their own lane; longer ones by the whole warp.
+#define RLE_LANE_STRETCH 16u
+
+struct RleEncodeWarp {
+    u8 in[RLE_SEG + 16];
+    u8 out[RLE_MAX_SEG_OUT + 16];
+    u32 head[RLE_WORDS + 1];   // run heads, plus the sentinel head at position n
+    u32 cover[RLE_WORDS];      // bytes inside runs of 3 or more
+    u32 event[RLE_WORDS];      // first byte of every token group (run or literal stretch)
+    u32 prefix[RLE_WORDS + 1];  // events before each word
+};
+
+__device__ __forceinline__ u32 rle_varint_len(u32 v) { return v < 128u ? 1u : (v < 16384u ? 2u : 3u); }
+
+// Position of event `i` (0 <= i < total) by binary search over the word prefix counts.
+__device__ __forceinline__ u32 rle_select(const RleEncodeWarp& w, u32 i) {
+    u32 lo = 0, hi = RLE_WORDS;  // prefix[lo] <= i < prefix[hi]
+    while (hi - lo > 1) {
+        u32 mid = (lo + hi) >> 1;
+        if (w.prefix[mid] <= i) lo = mid; else hi = mid;
+    }
+    u32 r = i - w.prefix[lo];
+    return lo * 32u + (u32)__fns(w.event[lo], 0u, (int)r + 1);
+}
+
+// Bits of word `wd` of "head at p+shift", using the sentinel head at n.
+__device__ __forceinline__ u32 rle_head_shifted(const RleEncodeWarp& w, u32 wd, u32 shift) {
+    u32 lo = w.head[wd];
+    u32 hi = (wd + 1 <= RLE_WORDS) ? w.head[wd + 1] : 0u;
+    return __funnelshift_r(lo, hi, shift);
+}
+
+__device__ __forceinline__ u32 rle_len2_starts(const RleEncodeWarp& w, u32 wd, u32 valid) {
+    u32 h = w.head[wd] & valid;
+    return h & ~rle_head_shifted(w, wd, 1) & rle_head_shifted(w, wd, 2);
+}
+
+__device__ __forceinline__ u32 rle_valid_mask(u32 wd, u32 n) {
+    u32 base = wd * 32u;
+    if (base + 32u <= n) return 0xffffffffu;
+    if (base >= n) return 0u;
+    return (1u << (n - base)) - 1u;
+}
+
+// Encodes w.in[0..n) into w.out; returns the encoded length. Whole warp.
+__device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, u32 n) {
+    const u32 lane = wz_lane();
+    // Run heads, four bytes at a time.
+    for (u32 wd = lane; wd < RLE_WORDS; wd += 32u) {
+        u32 bits = 0;
+        const u32* words = reinterpret_cast<const u32*>(w.in) + wd * 8u;
+        u32 prev = (wd == 0) ? ~(u32)w.in[0] : (u32)w.in[wd * 32u - 1u];
+#pragma unroll
+        for (u32 q = 0; q < 8u; q++) {
+            u32 x = words[q];
+            u32 y = (x << 8) | (prev & 0xffu);
+            u32 ne = __vcmpne4(x, y);
+            bits |= (((ne >> 7) & 1u) | ((ne >> 14) & 2u) | ((ne >> 21) & 4u) | ((ne >> 28) & 8u)) << (4u * q);
+            prev = x >> 24;
+        }
+        u32 valid = rle_valid_mask(wd, n);
+        bits &= valid;
+        if (n >= wd * 32u && n < wd * 32u + 32u) bits |= 1u << (n - wd * 32u);
+        w.head[wd] = bits;
+    }
+    if (lane == 0) w.head[RLE_WORDS] = (n == RLE_SEG) ? 1u : 0u;
+    __syncwarp();
+    // Bytes of runs shorter than 3 (S), their complement inside the segment (cover).
+    for (u32 wd = lane; wd < RLE_WORDS; wd += 32u) {
+        u32 valid = rle_valid_mask(wd, n);
+        u32 h = w.head[wd] & valid;
+        u32 len1 = h & rle_head_shifted(w, wd, 1);
+        u32 len2 = rle_len2_starts(w, wd, valid);
+        u32 len2_prev = (wd > 0) ? rle_len2_starts(w, wd - 1, rle_valid_mask(wd - 1, n)) : 0u;
+        u32 len2_second = __funnelshift_l(len2_prev, len2, 1);
+        u32 short_bytes = (len1 | len2 | len2_second) & valid;
+        w.cover[wd] = valid & ~short_bytes;
+    }
+    __syncwarp();
+    // Token groups start at a long run's head, or at a short byte after a long run (or at 0).
+    u32 my_counts[RLE_WORDS / 32];
+#pragma unroll
+    for (u32 k = 0; k < RLE_WORDS / 32u; k++) {
+        u32 wd = lane + 32u * k;
+        u32 valid = rle_valid_mask(wd, n);
+        u32 c = w.cover[wd];
+        u32 prev_c = (wd > 0) ? w.cover[wd - 1] : 0x80000000u;  // "long before 0": a stretch may start at 0
+        u32 c_before = __funnelshift_l(prev_c, c, 1);
+        u32 h = w.head[wd] & valid;
+        u32 short_bytes = valid & ~c;
+        u32 ev = (h & c) | (short_bytes & c_before);
+        if (wd == 0 && n > 0) ev |= 1u;  // position 0 always starts a group
+        w.event[wd] = ev;
+        my_counts[k] = __popc(ev);
+    }
+    // Exclusive prefix of event counts over the words, in word order.
+    u32 running = 0;
+#pragma unroll
+    for (u32 k = 0; k < RLE_WORDS / 32u; k++) {
+        u32 incl = wz_warp_inclusive_sum<u32>(my_counts[k]);
+        w.prefix[lane + 32u * k] = running + incl - my_counts[k];
+        running += __shfl_sync(WZ_FULL_MASK, incl, 31);
+    }
+    if (lane == 0) w.prefix[RLE_WORDS] = running;
+    __syncwarp();
+    const u32 events = running;
+
+    u32 out_len = 0;
+    for (u32 base = 0; base < events; base += 32u) {
+        u32 i = base + lane;
+        bool active = i < events;
+        u32 start = 0, end = 0, size = 0;
+        bool is_run = false;
+        if (active) {
+            start = rle_select(w, i);
+            end = (i + 1u < events) ? rle_select(w, i + 1u) : n;
+            u32 len = end - start;
+            is_run = (w.cover[start >> 5] >> (start & 31u)) & 1u;
+            if (is_run) {
+                size = (len <= 129u) ? 2u : 2u + rle_varint_len(len - 130u);
+            } else {
+                size = len + (len + 127u) / 128u;
+            }
+        }
+        u32 incl = wz_warp_inclusive_sum<u32>(size);
+        u32 off = out_len + incl - size;
+        out_len += __shfl_sync(WZ_FULL_MASK, incl, 31);
+        u32 len = end - start;
+        if (active && is_run) {
+            u8 value = w.in[start];
+            if (len <= 129u) {
+                w.out[off] = (u8)(0x80u + len - 3u);
+                w.out[off + 1] = value;
+            } else {
+                u32 v = len - 130u;
+                u32 p = off;
+                w.out[p++] = 0xffu;
+                while (v >= 128u) {
+                    w.out[p++] = (u8)(v | 0x80u);
+                    v >>= 7;
+                }
+                w.out[p++] = (u8)v;
+                w.out[p] = value;
+            }
+        } else if (active && len <= RLE_LANE_STRETCH) {
+            w.out[off] = (u8)(len - 1u);
+            for (u32 j = 0; j < len; j++) w.out[off + 1u + j] = w.in[start + j];
+        }
+        // Long literal stretches: the whole warp writes each one.
+        u32 big = __ballot_sync(WZ_FULL_MASK, active && !is_run && len > RLE_LANE_STRETCH);
+        while (big) {
+            u32 src = (u32)(__ffs(big) - 1);
+            big &= big - 1u;
+            u32 s_start = __shfl_sync(WZ_FULL_MASK, start, src);
+            u32 s_len = __shfl_sync(WZ_FULL_MASK, len, src);
+            u32 s_off = __shfl_sync(WZ_FULL_MASK, off, src);
+            for (u32 j = lane; j < s_len; j += 32u) {
+                u32 piece = j >> 7;
+                w.out[s_off + j + piece + 1u] = w.in[s_start + j];
+                if ((j & 127u) == 0u) {
+                    u32 left = s_len - j;
+                    w.out[s_off + j + piece] = (u8)((left >= 128u ? 128u : left) - 1u);
+                }
+            }
+        }
+        __syncwarp();
+    }
+    __syncwarp();
+    return out_len;
+}
+
+__device__ __forceinline__ u32 rle_segments_in_chunk(u64 total_len, u32 chunk_size, u32 chunk) {
+    u64 start = (u64)chunk * chunk_size;
+    u64 left = total_len - start;
+    u32 raw = left < chunk_size ? (u32)left : chunk_size;
+    return (raw + RLE_SEG - 1u) / RLE_SEG;
+}
+
+// Encodes every segment of the input and writes it straight to its final place: the segment's
+// compressed size (plus the chunk's segment table, for a chunk's first segment) is scanned
+// across segments with decoupled look-back. `seg_end[g]` receives the end of segment g's tokens
+// and `chunk_start[c]` the start of chunk c; `rle_encode_tables` then fills the tables.
+extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32)
+    rle_encode_segments(const u8* __restrict__ in, u64 total_len, u32 chunk_size,
+                        u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
+                        u64 out_capacity, u32* tile_counter, u32* flags, u64* aggregate,
+                        u64* inclusive, u64* seg_end, u64* chunk_start, u32* error_flag) {
+    __shared__ RleEncodeWarp warps[RLE_ENC_WARPS];
+    RleEncodeWarp& w = warps[threadIdx.x >> 5];
+    const u32 lane = wz_lane();
+    u32 g = 0;
+    if (lane == 0) g = atomicAdd(tile_counter, 1u);
+    g = __shfl_sync(WZ_FULL_MASK, g, 0);
+    if (g >= total_segments) return;
+    const u32 c = g / segs_per_chunk;
+    const u32 s = g % segs_per_chunk;
+    const u64 seg_start = (u64)c * chunk_size + (u64)s * RLE_SEG;
+    const u64 left = total_len - seg_start;
+    const u32 n = left < RLE_SEG ? (u32)left : RLE_SEG;
+
+    // Stage the segment: 16-byte loads where the whole segment is there, bytes otherwise.
+    if (n == RLE_SEG && (((u64)(in + seg_start)) & 15u) == 0) {
+        const uint4* src = reinterpret_cast<const uint4*>(in + seg_start);
+        uint4* dst = reinterpret_cast<uint4*>(w.in);
+        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) dst[v] = __ldcs(src + v);
+    } else {
+        for (u32 j = lane; j < RLE_SEG; j += 32u) w.in[j] = j < n ? in[seg_start + j] : (u8)0;
+    }
+    __syncwarp();
+    const u32 tokens = rle_encode_segment_warp(w, n);
+    const u32 table = (s == 0) ? 4u * rle_segments_in_chunk(total_len, chunk_size, c) : 0u;
+    const u64 my_size = (u64)tokens + table;
+
+    u64 prefix = 0;
+    if (g == 0) {
+        if (lane == 0) wz_lookback_publish<u64>(flags, inclusive, 0, my_size, WZ_LB_INCLUSIVE);
+    } else {
+        if (lane == 0) wz_lookback_publish<u64>(flags, aggregate, g, my_size, WZ_LB_AGGREGATE);
+        prefix = wz_lookback_warp<u64>(flags, aggregate, inclusive, g);
+        if (lane == 0) wz_lookback_publish<u64>(flags, inclusive, g, prefix + my_size, WZ_LB_INCLUSIVE);
+    }
+    const u64 dst = prefix + table;
+    if (dst + tokens > out_capacity) {
+        if (lane == 0) atomicExch(error_flag, 1u);
+        return;
+    }
+    for (u32 j = lane; j < tokens; j += 32u) out[dst + j] = w.out[j];
+    if (lane == 0) {
+        seg_end[g] = dst + tokens;
+        if (s == 0) chunk_start[c] = prefix;
+    }
+}
+
+// Fills every chunk's segment table from the segment ends (one thread per segment).
+extern "C" __global__ void rle_encode_tables(u64 total_len, u32 chunk_size, u32 segs_per_chunk,
+                                             u32 total_segments, u8* __restrict__ out,
+                                             const u64* __restrict__ seg_end,
+                                             const u64* __restrict__ chunk_start) {
+    u32 g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= total_segments) return;
+    u32 c = g / segs_per_chunk;
+    u32 s = g % segs_per_chunk;
+    u32 k = rle_segments_in_chunk(total_len, chunk_size, c);
+    u64 area = chunk_start[c] + 4ull * k;
+    u32 rel = (u32)(seg_end[g] - area);
+    u8* p = out + chunk_start[c] + 4ull * s;
+    p[0] = (u8)rel;
+    p[1] = (u8)(rel >> 8);
+    p[2] = (u8)(rel >> 16);
+    p[3] = (u8)(rel >> 24);
+}
+
+__device__ __forceinline__ u32 rle_read_u32_le(const u8* p) {
+    return (u32)p[0] | ((u32)p[1] << 8) | ((u32)p[2] << 16) | ((u32)p[3] << 24);
+}
+
+// Decodes every segment of every chunk. chunk_offset/chunk_size_c come from the validated
+// container table; statuses are per chunk (the largest code of its failing segments wins).
+extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
+    rle_decode_segments(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
+                        const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
+                        u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
+                        u32* status) {
+    __shared__ __align__(16) u8 stage[RLE_DEC_WARPS][RLE_SEG];
+    const u32 lane = wz_lane();
+    const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
+    if (g >= total_segments) return;
+    u8* sout = stage[threadIdx.x >> 5];
+    const u32 c = g / segs_per_chunk;
+    const u32 s = g % segs_per_chunk;
+    const u64 seg_start = (u64)c * chunk_size + (u64)s * RLE_SEG;
+    const u64 left = total_len - seg_start;
+    const u32 seg_len = left < RLE_SEG ? (u32)left : RLE_SEG;
+    const u32 k = rle_segments_in_chunk(total_len, chunk_size, c);
+    const u8* comp = payload + chunk_offset[c];
+    const u32 csize = chunk_csize[c];
+
+    u32 st = WZ_STATUS_OK;
+    u32 tok_start = 0, tok_end = 0;
+    if ((u64)csize < 4ull * k) {
+        st = WZ_STATUS_TRUNCATED;
+    } else {
+        const u32 area = csize - 4u * k;
+        tok_end = rle_read_u32_le(comp + 4u * s);
+        tok_start = s ? rle_read_u32_le(comp + 4u * (s - 1u)) : 0u;
+        if (tok_start > tok_end || tok_end > area) st = WZ_STATUS_CORRUPT;
+    }
+    const u8* tok = comp + 4u * k + tok_start;
+    const u32 n_in = tok_end - tok_start;
+    u32 ip = 0, o = 0;
+    while (st == WZ_STATUS_OK && o < seg_len) {
+        if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
+        const u32 ctl = __ldg(tok + ip);
+        if (ctl < 128u) {
+            const u32 len = ctl + 1u;
+            if (ip + 1u + len > n_in) { st = WZ_STATUS_TRUNCATED; break; }
+            if (o + len > seg_len) { st = WZ_STATUS_OVERFLOW; break; }
+            for (u32 j = lane; j < len; j += 32u) sout[o + j] = __ldg(tok + ip + 1u + j);
+            ip += 1u + len;
+            o += len;
+        } else {
+            u32 q = ip + 1u;
+            u32 len;
+            if (ctl == 0xffu) {
+                u32 v = 0, shift = 0;
+                bool done = false;
+                for (u32 b = 0; b < 3u; b++) {
+                    if (q >= n_in) break;
+                    u32 byte = __ldg(tok + q);
+                    q++;
+                    v |= (byte & 0x7fu) << shift;
+                    shift += 7u;
+                    if (!(byte & 0x80u)) { done = true; break; }
+                }
+                if (!done) { st = (q >= n_in) ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT; break; }
+                len = v + 130u;
+            } else {
+                len = ctl - 0x80u + 3u;
+            }
+            if (q >= n_in) { st = WZ_STATUS_TRUNCATED; break; }
+            const u8 value = __ldg(tok + q);
+            q++;
+            if (o + len > seg_len) { st = WZ_STATUS_OVERFLOW; break; }
+            for (u32 j = lane; j < len; j += 32u) sout[o + j] = value;
+            ip = q;
+            o += len;
+        }
+    }
+    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
+    __syncwarp();
+    if (st != WZ_STATUS_OK) {
+        if (lane == 0) atomicMax(&status[c], st);
+        return;
+    }
+    u8* dst = out + seg_start;
+    if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
+        const uint4* src = reinterpret_cast<const uint4*>(sout);
+        uint4* d = reinterpret_cast<uint4*>(dst);
+        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) __stcs(d + v, src[v]);
+    } else {
+        for (u32 j = lane; j < seg_len; j += 32u) dst[j] = sout[j];
+    }
+}

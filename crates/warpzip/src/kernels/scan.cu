@@ -1,0 +1,142 @@
+// Device-wide exclusive prefix sum in one pass (decoupled look-back). Each block scans one tile
+// of SCAN_THREADS * items elements: coalesced 16-byte loads into shared memory, a per-thread
+// serial scan of a blocked run of items, a block scan of the thread totals, the look-back for
+// the tile's prefix, then coalesced 16-byte stores.
+#include "common.cuh"
+
+#define SCAN_THREADS 256
+
+struct ScanState {
+    u32 tile_counter;
+};
+
+// Pads one 16-byte vector after every 8, so that both the striped and the blocked accesses are
+// free of bank conflicts.
+__device__ __forceinline__ u32 scan_pad(u32 v) { return v + (v >> 3); }
+
+template <typename T, int VECS>
+__device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, u64 n,
+                                          u32* tile_counter, u32* flags, T* aggregate,
+                                          T* inclusive, T* total_out, int vector_ok) {
+    constexpr int PER_VEC = 16 / sizeof(T);
+    constexpr int ITEMS = VECS * PER_VEC;
+    constexpr u32 TILE = SCAN_THREADS * ITEMS;
+    constexpr int NVEC = SCAN_THREADS * VECS;
+    __shared__ uint4 smem[NVEC + NVEC / 8];
+    __shared__ T warp_totals[SCAN_THREADS / 32];
+    __shared__ T tile_prefix;
+    __shared__ u32 tile_id;
+
+    if (threadIdx.x == 0) tile_id = atomicAdd(tile_counter, 1u);
+    __syncthreads();
+    const u32 tile = tile_id;
+    const u64 start = (u64)tile * TILE;
+    const bool full = vector_ok && start + TILE <= n;
+    T* sm = reinterpret_cast<T*>(smem);
+
+    // Load, striped (coalesced), into shared memory.
+    if (full) {
+        const uint4* src = reinterpret_cast<const uint4*>(in + start);
+#pragma unroll
+        for (int k = 0; k < VECS; k++) {
+            u32 v = k * SCAN_THREADS + threadIdx.x;
+            smem[scan_pad(v)] = __ldcs(src + v);
+        }
+    } else {
+        for (u32 i = threadIdx.x; i < TILE; i += SCAN_THREADS) {
+            u32 v = i / PER_VEC;
+            T x = (start + i < n) ? in[start + i] : (T)0;
+            sm[scan_pad(v) * PER_VEC + (i % PER_VEC)] = x;
+        }
+    }
+    __syncthreads();
+
+    // Each thread owns ITEMS consecutive elements (VECS consecutive vectors).
+    T items[ITEMS];
+#pragma unroll
+    for (int k = 0; k < VECS; k++) {
+        uint4 q = smem[scan_pad(threadIdx.x * VECS + k)];
+        const T* e = reinterpret_cast<const T*>(&q);
+#pragma unroll
+        for (int j = 0; j < PER_VEC; j++) items[k * PER_VEC + j] = e[j];
+    }
+    T thread_sum = 0;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        T x = items[i];
+        items[i] = thread_sum;  // exclusive within the thread
+        thread_sum += x;
+    }
+
+    // Block scan of the thread totals.
+    const u32 lane = wz_lane();
+    const u32 warp = threadIdx.x >> 5;
+    T incl = wz_warp_inclusive_sum<T>(thread_sum);
+    if (lane == 31) warp_totals[warp] = incl;
+    __syncthreads();
+    T warp_prefix = 0;
+    T block_total = 0;
+#pragma unroll
+    for (u32 w = 0; w < SCAN_THREADS / 32; w++) {
+        T t = warp_totals[w];
+        if (w < warp) warp_prefix += t;
+        block_total += t;
+    }
+    T thread_prefix = warp_prefix + incl - thread_sum;
+
+    // Look-back across tiles, by warp 0.
+    if (warp == 0) {
+        T prefix = 0;
+        if (tile == 0) {
+            if (lane == 0) wz_lookback_publish<T>(flags, inclusive, 0, block_total, WZ_LB_INCLUSIVE);
+        } else {
+            if (lane == 0) wz_lookback_publish<T>(flags, aggregate, tile, block_total, WZ_LB_AGGREGATE);
+            prefix = wz_lookback_warp<T>(flags, aggregate, inclusive, tile);
+            if (lane == 0)
+                wz_lookback_publish<T>(flags, inclusive, tile, prefix + block_total, WZ_LB_INCLUSIVE);
+        }
+        if (lane == 0) {
+            tile_prefix = prefix;
+            if (start + TILE >= n) *total_out = prefix + block_total;
+        }
+    }
+    __syncthreads();
+    const T base = tile_prefix + thread_prefix;
+
+    // Back through shared memory for coalesced stores.
+#pragma unroll
+    for (int k = 0; k < VECS; k++) {
+        uint4 q;
+        T* e = reinterpret_cast<T*>(&q);
+#pragma unroll
+        for (int j = 0; j < PER_VEC; j++) e[j] = base + items[k * PER_VEC + j];
+        smem[scan_pad(threadIdx.x * VECS + k)] = q;
+    }
+    __syncthreads();
+    if (full) {
+        uint4* dst = reinterpret_cast<uint4*>(out + start);
+#pragma unroll
+        for (int k = 0; k < VECS; k++) {
+            u32 v = k * SCAN_THREADS + threadIdx.x;
+            __stcs(dst + v, smem[scan_pad(v)]);
+        }
+    } else {
+        for (u32 i = threadIdx.x; i < TILE; i += SCAN_THREADS) {
+            if (start + i < n) out[start + i] = sm[scan_pad(i / PER_VEC) * PER_VEC + (i % PER_VEC)];
+        }
+    }
+}
+
+// Exclusive prefix sum of n u32 (wrapping). `state` and `flags` (one per tile) must be zeroed.
+extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
+    scan_exclusive_u32(const u32* __restrict__ in, u32* __restrict__ out, u64 n, u32* state,
+                       u32* flags, u32* aggregate, u32* inclusive, u32* total_out, int vector_ok) {
+    scan_tile<u32, 4>(in, out, n, state, flags, aggregate, inclusive, total_out, vector_ok);
+}
+
+// Exclusive prefix sum of n u64 (wrapping). Same contract as the u32 version.
+extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
+    scan_exclusive_u64(const u64* __restrict__ in, u64* __restrict__ out, u64 n, u32* state,
+                       u32* flags, u64* aggregate, u64* inclusive, u64* total_out, int vector_ok) {
+    scan_tile<u64, 4>(in, out, n, state, flags, aggregate, inclusive, total_out, vector_ok);
+}

@@ -1,2 +1,155 @@
-//! Exclusive prefix sum over u32 and u64: a CPU twin and a single-pass GPU scan with decoupled
-//! look-back.
+//! Exclusive prefix sum over u32 and u64 (wrapping arithmetic): a CPU twin and a single-pass
+//! GPU scan with decoupled look-back (`kernels/scan.cu`).
+
+use crate::error::{Error, Result};
+use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
+use cudarc::driver::{DevicePtr, DeviceRepr, ValidAsZeroBits};
+
+/// Threads per scan block; must match `SCAN_THREADS` in `scan.cu`.
+pub const SCAN_THREADS: u32 = 256;
+/// 16-byte vectors each thread scans; must match the kernels' `VECS` argument.
+pub const SCAN_VECS: u32 = 4;
+
+/// An element type the scan supports.
+pub trait ScanElem: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static {
+    /// The kernel entry point.
+    const KERNEL: &'static str;
+    /// Wrapping addition.
+    fn wrapping_add(self, other: Self) -> Self;
+    /// Elements per block tile.
+    fn tile() -> u64 {
+        (SCAN_THREADS * SCAN_VECS) as u64 * (16 / std::mem::size_of::<Self>()) as u64
+    }
+}
+
+impl ScanElem for u32 {
+    const KERNEL: &'static str = "scan_exclusive_u32";
+    fn wrapping_add(self, other: Self) -> Self {
+        u32::wrapping_add(self, other)
+    }
+}
+
+impl ScanElem for u64 {
+    const KERNEL: &'static str = "scan_exclusive_u64";
+    fn wrapping_add(self, other: Self) -> Self {
+        u64::wrapping_add(self, other)
+    }
+}
+
+/// CPU twin: writes the exclusive prefix sum of `input` to `output` and returns the total.
+pub fn exclusive_scan_cpu<T: ScanElem>(input: &[T], output: &mut [T]) -> Result<T> {
+    if input.len() != output.len() {
+        return Err(Error::InvalidArgument(format!(
+            "scan output holds {} elements, input {}",
+            output.len(),
+            input.len()
+        )));
+    }
+    let mut acc = T::default();
+    for (o, &x) in output.iter_mut().zip(input) {
+        *o = acc;
+        acc = acc.wrapping_add(x);
+    }
+    Ok(acc)
+}
+
+/// Scratch state of the GPU scan, reusable across calls of at most `capacity` elements.
+pub struct GpuScan<T: ScanElem> {
+    capacity: u64,
+    state: CudaSlice<u32>,
+    flags: CudaSlice<u32>,
+    aggregate: CudaSlice<T>,
+    inclusive: CudaSlice<T>,
+    total: CudaSlice<T>,
+}
+
+impl<T: ScanElem> GpuScan<T> {
+    /// Allocates scratch for inputs of up to `capacity` elements.
+    pub fn new(gpu: &GpuContext, capacity: u64) -> Result<Self> {
+        let tiles = capacity.div_ceil(T::tile()).max(1) as usize;
+        Ok(GpuScan {
+            capacity,
+            state: gpu.alloc_zeros::<u32>(1)?,
+            flags: gpu.alloc_zeros::<u32>(tiles)?,
+            aggregate: gpu.alloc::<T>(tiles)?,
+            inclusive: gpu.alloc::<T>(tiles)?,
+            total: gpu.alloc_zeros::<T>(1)?,
+        })
+    }
+
+    /// Queues the exclusive scan of the first `n` elements of `input` into `output` on the
+    /// default stream. The total is left on the device (`total()`); nothing is synchronised.
+    pub fn run(
+        &mut self,
+        gpu: &GpuContext,
+        input: &CudaSlice<T>,
+        output: &mut CudaSlice<T>,
+        n: u64,
+    ) -> Result<()> {
+        if n > self.capacity || n > input.len() as u64 || n > output.len() as u64 {
+            return Err(Error::InvalidArgument(format!(
+                "scan of {n} elements exceeds a buffer (capacity {}, input {}, output {})",
+                self.capacity,
+                input.len(),
+                output.len()
+            )));
+        }
+        let stream = gpu.stream();
+        stream.memset_zeros(&mut self.state)?;
+        stream.memset_zeros(&mut self.total)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let tiles = n.div_ceil(T::tile());
+        let mut flags = self.flags.slice_mut(0..tiles as usize);
+        stream.memset_zeros(&mut flags)?;
+        let vector_ok: i32 = {
+            let (pi, _gi) = input.device_ptr(stream);
+            let (po, _go) = output.device_ptr(stream);
+            i32::from(pi % 16 == 0 && po % 16 == 0)
+        };
+        let func = gpu.function(&kernels::SCAN, T::KERNEL)?;
+        let cfg = LaunchConfig {
+            grid_dim: (tiles as u32, 1, 1),
+            block_dim: (SCAN_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = stream.launch_builder(&func);
+        launch
+            .arg(input)
+            .arg(output)
+            .arg(&n)
+            .arg(&mut self.state)
+            .arg(&mut self.flags)
+            .arg(&mut self.aggregate)
+            .arg(&mut self.inclusive)
+            .arg(&mut self.total)
+            .arg(&vector_ok);
+        // SAFETY: the argument list matches `scan_exclusive_{u32,u64}` in scan.cu; every buffer
+        // holds at least the elements the kernel touches (n elements in and out, `tiles` flags
+        // and values, one state word and one total), checked above.
+        unsafe { launch.launch(cfg) }?;
+        Ok(())
+    }
+
+    /// The total of the last scan, copied back (synchronises).
+    pub fn total(&self, gpu: &GpuContext) -> Result<T> {
+        let v = gpu.download(&self.total)?;
+        v.first()
+            .copied()
+            .ok_or_else(|| Error::Driver("empty scan total".into()))
+    }
+}
+
+/// Convenience: scans a host slice on the GPU and returns (exclusive sums, total).
+pub fn exclusive_scan_gpu<T: ScanElem>(gpu: &GpuContext, input: &[T]) -> Result<(Vec<T>, T)> {
+    let n = input.len() as u64;
+    let d_in = gpu.upload(input)?;
+    let mut d_out = gpu.alloc::<T>(input.len())?;
+    let mut scan = GpuScan::<T>::new(gpu, n)?;
+    scan.run(gpu, &d_in, &mut d_out, n)?;
+    let mut out = gpu.download(&d_out)?;
+    out.truncate(input.len());
+    let total = scan.total(gpu)?;
+    Ok((out, total))
+}

@@ -1,24 +1,317 @@
-//! GPU encoder and decoder of the `rle` chunk format: one warp per segment.
+//! GPU encoder and decoder of the `rle` chunk format (`kernels/rle.cu`): one warp per 4096-byte
+//! segment. The encoder writes every segment straight to its final place (a single-pass scan of
+//! the segment sizes), so its output is the CPU encoder's byte for byte.
 
-use crate::error::{Error, Result};
+use super::format::{max_compressed_len, segment_count, SEGMENT_SIZE};
+use crate::error::{ChunkStatus, Error, Result};
 use crate::format::{ChunkSpan, Container};
-use crate::gpu::GpuContext;
+use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
+
+/// Warps per block of the encoder; must match `RLE_ENC_WARPS` in rle.cu.
+pub const ENCODE_WARPS: u32 = 4;
+/// Warps per block of the decoder; must match `RLE_DEC_WARPS` in rle.cu.
+pub const DECODE_WARPS: u32 = 8;
+
+/// The chunk/segment geometry of an input, shared by encoder and decoder.
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    pub total_len: u64,
+    pub chunk_size: u32,
+    pub chunks: u32,
+    pub segs_per_chunk: u32,
+    pub total_segments: u32,
+}
+
+impl Geometry {
+    /// Validates `chunk_size` (a positive multiple of the segment size) and derives the rest.
+    pub fn new(total_len: u64, chunk_size: usize) -> Result<Geometry> {
+        if chunk_size == 0 || chunk_size % SEGMENT_SIZE != 0 || chunk_size > u32::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "rle chunk size {chunk_size} must be a positive multiple of {SEGMENT_SIZE}"
+            )));
+        }
+        let chunks = total_len.div_ceil(chunk_size as u64);
+        let segs_per_chunk = (chunk_size / SEGMENT_SIZE) as u64;
+        let total_segments = total_len.div_ceil(SEGMENT_SIZE as u64);
+        if chunks > u32::MAX as u64 || total_segments > u32::MAX as u64 {
+            return Err(Error::InvalidArgument(format!(
+                "input of {total_len} bytes has too many segments for one GPU call"
+            )));
+        }
+        Ok(Geometry {
+            total_len,
+            chunk_size: chunk_size as u32,
+            chunks: chunks as u32,
+            segs_per_chunk: segs_per_chunk as u32,
+            total_segments: total_segments as u32,
+        })
+    }
+
+    fn chunk_len(&self, c: u32) -> usize {
+        let start = c as u64 * self.chunk_size as u64;
+        (self.total_len - start).min(self.chunk_size as u64) as usize
+    }
+
+    /// Upper bound of the whole payload.
+    pub fn max_payload(&self) -> usize {
+        (0..self.chunks)
+            .map(|c| max_compressed_len(self.chunk_len(c)))
+            .sum()
+    }
+}
+
+/// Device buffers of one encode call, kept so that benchmarks can time the kernels alone.
+pub struct EncodeBuffers {
+    pub geometry: Geometry,
+    pub out: CudaSlice<u8>,
+    state: CudaSlice<u32>,
+    flags: CudaSlice<u32>,
+    aggregate: CudaSlice<u64>,
+    inclusive: CudaSlice<u64>,
+    seg_end: CudaSlice<u64>,
+    chunk_start: CudaSlice<u64>,
+    error: CudaSlice<u32>,
+}
+
+impl EncodeBuffers {
+    /// Allocates everything an encode of `geometry` needs.
+    pub fn new(gpu: &GpuContext, geometry: Geometry) -> Result<EncodeBuffers> {
+        let segs = geometry.total_segments as usize;
+        Ok(EncodeBuffers {
+            geometry,
+            out: gpu.alloc::<u8>(geometry.max_payload())?,
+            state: gpu.alloc_zeros::<u32>(1)?,
+            flags: gpu.alloc_zeros::<u32>(segs)?,
+            aggregate: gpu.alloc::<u64>(segs)?,
+            inclusive: gpu.alloc::<u64>(segs)?,
+            seg_end: gpu.alloc::<u64>(segs)?,
+            chunk_start: gpu.alloc::<u64>(geometry.chunks as usize)?,
+            error: gpu.alloc_zeros::<u32>(1)?,
+        })
+    }
+}
+
+/// Queues the encode kernels on the default stream (no synchronisation).
+pub fn encode_on_device(
+    gpu: &GpuContext,
+    input: &CudaSlice<u8>,
+    b: &mut EncodeBuffers,
+) -> Result<()> {
+    let g = b.geometry;
+    if g.total_segments == 0 {
+        return Ok(());
+    }
+    if (input.len() as u64) < g.total_len {
+        return Err(Error::InvalidArgument(
+            "rle input buffer shorter than its geometry".into(),
+        ));
+    }
+    let stream = gpu.stream();
+    stream.memset_zeros(&mut b.state)?;
+    stream.memset_zeros(&mut b.flags)?;
+    stream.memset_zeros(&mut b.error)?;
+    let capacity = b.out.len() as u64;
+    let encode = gpu.function(&kernels::RLE, "rle_encode_segments")?;
+    let cfg = LaunchConfig {
+        grid_dim: (g.total_segments.div_ceil(ENCODE_WARPS), 1, 1),
+        block_dim: (ENCODE_WARPS * 32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = stream.launch_builder(&encode);
+    launch
+        .arg(input)
+        .arg(&g.total_len)
+        .arg(&g.chunk_size)
+        .arg(&g.segs_per_chunk)
+        .arg(&g.total_segments)
+        .arg(&mut b.out)
+        .arg(&capacity)
+        .arg(&mut b.state)
+        .arg(&mut b.flags)
+        .arg(&mut b.aggregate)
+        .arg(&mut b.inclusive)
+        .arg(&mut b.seg_end)
+        .arg(&mut b.chunk_start)
+        .arg(&mut b.error);
+    // SAFETY: arguments match `rle_encode_segments`; the input holds total_len bytes (checked),
+    // the per-segment arrays hold total_segments entries, chunk_start one per chunk, and the
+    // kernel bounds every output write by `capacity`, the length of `out`.
+    unsafe { launch.launch(cfg) }?;
+    let tables = gpu.function(&kernels::RLE, "rle_encode_tables")?;
+    let cfg = LaunchConfig {
+        grid_dim: (g.total_segments.div_ceil(256), 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = stream.launch_builder(&tables);
+    launch
+        .arg(&g.total_len)
+        .arg(&g.chunk_size)
+        .arg(&g.segs_per_chunk)
+        .arg(&g.total_segments)
+        .arg(&mut b.out)
+        .arg(&b.seg_end)
+        .arg(&b.chunk_start);
+    // SAFETY: arguments match `rle_encode_tables`; every table lies inside the payload the
+    // first kernel laid out, which is within `out`.
+    unsafe { launch.launch(cfg) }?;
+    Ok(())
+}
+
+/// Reads back the chunk spans and the payload length of a finished encode.
+pub fn encoded_spans(gpu: &GpuContext, b: &EncodeBuffers) -> Result<(Vec<ChunkSpan>, usize)> {
+    let g = b.geometry;
+    if g.total_segments == 0 {
+        return Ok((Vec::new(), 0));
+    }
+    if gpu.download(&b.error)?.first().copied().unwrap_or(1) != 0 {
+        return Err(Error::Driver(
+            "rle encoder exceeded its output bound".into(),
+        ));
+    }
+    let starts = gpu.download(&b.chunk_start)?;
+    let last_end = gpu.download(&b.seg_end.slice(g.total_segments as usize - 1..))?;
+    let total = *last_end
+        .first()
+        .ok_or_else(|| Error::Driver("empty readback".into()))? as usize;
+    let mut spans = Vec::with_capacity(g.chunks as usize);
+    for c in 0..g.chunks as usize {
+        let start = *starts
+            .get(c)
+            .ok_or_else(|| Error::Driver("short readback".into()))? as usize;
+        let end = starts.get(c + 1).map(|&e| e as usize).unwrap_or(total);
+        let len = end
+            .checked_sub(start)
+            .ok_or_else(|| Error::Driver("rle encoder produced unordered chunks".into()))?;
+        spans.push(ChunkSpan {
+            offset: start,
+            compressed_len: len as u32,
+            uncompressed_len: g.chunk_len(c as u32) as u32,
+        });
+    }
+    Ok((spans, total))
+}
 
 /// Compresses `data` on the GPU into a payload and its chunk spans, byte-identical to
 /// `chunked::compress`.
 pub fn compress(
-    _gpu: &GpuContext,
-    _data: &[u8],
-    _chunk_size: usize,
+    gpu: &GpuContext,
+    data: &[u8],
+    chunk_size: usize,
 ) -> Result<(Vec<u8>, Vec<ChunkSpan>)> {
-    Err(Error::Unsupported("GPU rle encoder not written yet".into()))
+    let geometry = Geometry::new(data.len() as u64, chunk_size)?;
+    if data.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let input = gpu.upload(data)?;
+    let mut buffers = EncodeBuffers::new(gpu, geometry)?;
+    encode_on_device(gpu, &input, &mut buffers)?;
+    let (spans, total) = encoded_spans(gpu, &buffers)?;
+    let mut payload = vec![0u8; total];
+    gpu.stream()
+        .memcpy_dtoh(&buffers.out.slice(0..total), &mut payload)?;
+    gpu.synchronize()?;
+    Ok((payload, spans))
+}
+
+/// Device buffers of one decode call.
+pub struct DecodeBuffers {
+    pub geometry: Geometry,
+    pub payload: CudaSlice<u8>,
+    pub offsets: CudaSlice<u64>,
+    pub sizes: CudaSlice<u32>,
+    pub out: CudaSlice<u8>,
+    pub status: CudaSlice<u32>,
+}
+
+impl DecodeBuffers {
+    /// Uploads a validated container's payload and table.
+    pub fn from_container(gpu: &GpuContext, container: &Container<'_>) -> Result<DecodeBuffers> {
+        let h = &container.header;
+        let geometry = Geometry::new(h.total_len, h.chunk_size as usize)?;
+        let offsets: Vec<u64> = container.chunks.iter().map(|c| c.offset).collect();
+        let sizes: Vec<u32> = container.chunks.iter().map(|c| c.compressed_len).collect();
+        if offsets.len() != geometry.chunks as usize {
+            return Err(Error::CorruptContainer(
+                "chunk count does not match the sizes".into(),
+            ));
+        }
+        Ok(DecodeBuffers {
+            geometry,
+            payload: gpu.upload(container.payload)?,
+            offsets: gpu.upload(&offsets)?,
+            sizes: gpu.upload(&sizes)?,
+            out: gpu.alloc::<u8>(h.total_len as usize)?,
+            status: gpu.alloc_zeros::<u32>(geometry.chunks as usize)?,
+        })
+    }
+}
+
+/// Queues the decode kernel on the default stream (no synchronisation).
+pub fn decode_on_device(gpu: &GpuContext, b: &mut DecodeBuffers) -> Result<()> {
+    let g = b.geometry;
+    if g.total_segments == 0 {
+        return Ok(());
+    }
+    let stream = gpu.stream();
+    stream.memset_zeros(&mut b.status)?;
+    let decode = gpu.function(&kernels::RLE, "rle_decode_segments")?;
+    let cfg = LaunchConfig {
+        grid_dim: (g.total_segments.div_ceil(DECODE_WARPS), 1, 1),
+        block_dim: (DECODE_WARPS * 32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = stream.launch_builder(&decode);
+    launch
+        .arg(&b.payload)
+        .arg(&b.offsets)
+        .arg(&b.sizes)
+        .arg(&g.total_len)
+        .arg(&g.chunk_size)
+        .arg(&g.segs_per_chunk)
+        .arg(&g.total_segments)
+        .arg(&mut b.out)
+        .arg(&mut b.status);
+    // SAFETY: arguments match `rle_decode_segments`; offsets and sizes come from a validated
+    // table (every chunk lies inside the payload), the kernel bounds every read by its chunk's
+    // size and every write by its segment's length inside `out` (total_len bytes).
+    unsafe { launch.launch(cfg) }?;
+    Ok(())
+}
+
+/// Turns the per-chunk statuses into the error of the lowest failing chunk.
+pub fn check_status(gpu: &GpuContext, b: &DecodeBuffers) -> Result<()> {
+    let status = gpu.download(&b.status)?;
+    for (i, &code) in status.iter().enumerate().take(b.geometry.chunks as usize) {
+        if code != 0 {
+            return Err(Error::chunk(i, ChunkStatus::from_code(code)));
+        }
+    }
+    Ok(())
 }
 
 /// Decompresses every chunk of a validated `rle` container on the GPU into `out`.
-pub fn decompress_into(
-    _gpu: &GpuContext,
-    _container: &Container<'_>,
-    _out: &mut [u8],
-) -> Result<()> {
-    Err(Error::Unsupported("GPU rle decoder not written yet".into()))
+pub fn decompress_into(gpu: &GpuContext, container: &Container<'_>, out: &mut [u8]) -> Result<()> {
+    if out.len() as u64 != container.header.total_len {
+        return Err(Error::InvalidArgument(format!(
+            "output holds {} bytes, the container {}",
+            out.len(),
+            container.header.total_len
+        )));
+    }
+    if out.is_empty() {
+        return Ok(());
+    }
+    let mut buffers = DecodeBuffers::from_container(gpu, container)?;
+    decode_on_device(gpu, &mut buffers)?;
+    check_status(gpu, &buffers)?;
+    gpu.stream()
+        .memcpy_dtoh(&buffers.out.slice(0..out.len()), out)?;
+    gpu.synchronize()?;
+    Ok(())
+}
+
+/// Segments of a chunk of `n` bytes (re-exported for tests).
+pub fn segments(n: usize) -> usize {
+    segment_count(n)
 }
