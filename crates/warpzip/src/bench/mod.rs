@@ -1,14 +1,20 @@
 //! `warpzip bench`: device-side and end-to-end throughput of every codec and primitive, with
 //! the roofline measured in the same run (device-to-device and host-to-device copies).
 
+pub mod inputs;
+mod rle;
+mod scan;
+
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::gpu::GpuContext;
 use std::path::PathBuf;
+use std::time::Instant;
 
 /// What to benchmark.
 #[derive(Clone, Debug, Default)]
 pub struct BenchOptions {
-    /// Codec or primitive names (`rle`, `scan`, ...); empty means all.
+    /// Codec or primitive names (`rle`, `scan`); empty means all.
     pub codecs: Vec<String>,
     /// Input files; empty means generated inputs.
     pub files: Vec<PathBuf>,
@@ -16,6 +22,15 @@ pub struct BenchOptions {
     pub size: Option<usize>,
     /// Timed repetitions (median reported); at least 10.
     pub runs: usize,
+}
+
+impl BenchOptions {
+    fn wants(&self, name: &str) -> bool {
+        self.codecs.is_empty() || self.codecs.iter().any(|c| c == name)
+    }
+    fn runs(&self) -> usize {
+        self.runs.max(10)
+    }
 }
 
 /// One line of the result table.
@@ -41,7 +56,130 @@ pub struct BenchRow {
     pub note: String,
 }
 
+/// The same-run ceilings every roofline fraction is measured against.
+#[derive(Clone, Copy, Debug)]
+pub struct Ceilings {
+    /// Device-to-device copy, GB/s counting bytes read plus bytes written.
+    pub d2d_gbps: f64,
+    /// Host-to-device copy from pinned memory, GB/s.
+    pub h2d_gbps: f64,
+    /// Device-to-host copy into pinned memory, GB/s.
+    pub d2h_gbps: f64,
+}
+
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
-pub fn run(_device: &Device, _opts: &BenchOptions) -> Result<Vec<BenchRow>> {
-    Err(Error::Unsupported("bench not written yet".into()))
+pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
+    let known = ["rle", "scan"];
+    if let Some(bad) = opts.codecs.iter().find(|c| !known.contains(&c.as_str())) {
+        return Err(Error::InvalidArgument(format!(
+            "bench knows no codec '{bad}' (known: {})",
+            known.join(", ")
+        )));
+    }
+    let mut rows = Vec::new();
+    match device {
+        Device::Gpu(gpu) => {
+            let ceilings = measure_ceilings(gpu, opts, &mut rows)?;
+            if opts.wants("scan") {
+                scan::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+            }
+            if opts.wants("rle") {
+                rle::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+            }
+        }
+        Device::Cpu => {
+            if opts.wants("rle") {
+                rle::bench_cpu(opts, &mut rows)?;
+            }
+        }
+    }
+    Ok(rows)
+}
+
+fn gbps(bytes: f64, ms: f64) -> f64 {
+    bytes / (ms * 1e-3) / 1e9
+}
+
+/// Median wall-clock milliseconds of `runs` calls after one warm-up.
+pub(crate) fn wall_ms(runs: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        f()?;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    Ok(crate::gpu::median(&times))
+}
+
+fn measure_ceilings(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    rows: &mut Vec<BenchRow>,
+) -> Result<Ceilings> {
+    let n: usize = 1 << 30;
+    let src_host = inputs::noise(64 << 20);
+    let src = gpu.upload(&inputs::tiled(&src_host, n))?;
+    let mut dst = gpu.alloc::<u8>(n)?;
+    let stream = gpu.stream().clone();
+    let times = gpu.time_ms(3, opts.runs(), || {
+        stream.memcpy_dtod(&src, &mut dst)?;
+        Ok(())
+    })?;
+    let ms = crate::gpu::median(&times);
+    let d2d_gbps = gbps(2.0 * n as f64, ms);
+    rows.push(BenchRow {
+        what: "memcpy d2d".into(),
+        input: "1 GiB".into(),
+        device: gpu.name().into(),
+        bytes: n as u64,
+        ratio: None,
+        ms,
+        gbps: gbps(n as f64, ms),
+        roofline: Some(1.0),
+        note: format!("roofline: {d2d_gbps:.0} GB/s read+write"),
+    });
+    drop(dst);
+    // Host <-> device through pinned memory, 256 MiB.
+    let m: usize = 256 << 20;
+    // SAFETY: the pinned buffer is fully written by the device-to-host copy below before any
+    // host read, and only its length is used otherwise.
+    let mut pinned = unsafe { gpu.context().alloc_pinned::<u8>(m) }?;
+    let mut dev = gpu.alloc::<u8>(m)?;
+    let src_view = src.slice(0..m);
+    stream.memcpy_dtoh(&src_view, &mut pinned)?;
+    let times = gpu.time_ms(2, opts.runs(), || {
+        stream.memcpy_htod(&pinned, &mut dev)?;
+        Ok(())
+    })?;
+    let h2d_ms = crate::gpu::median(&times);
+    let h2d_gbps = gbps(m as f64, h2d_ms);
+    let times = gpu.time_ms(2, opts.runs(), || {
+        stream.memcpy_dtoh(&dev, &mut pinned)?;
+        Ok(())
+    })?;
+    let d2h_ms = crate::gpu::median(&times);
+    let d2h_gbps = gbps(m as f64, d2h_ms);
+    for (what, ms, g) in [
+        ("memcpy h2d pinned", h2d_ms, h2d_gbps),
+        ("memcpy d2h pinned", d2h_ms, d2h_gbps),
+    ] {
+        rows.push(BenchRow {
+            what: what.into(),
+            input: "256 MiB".into(),
+            device: gpu.name().into(),
+            bytes: m as u64,
+            ratio: None,
+            ms,
+            gbps: g,
+            roofline: None,
+            note: "end-to-end ceiling".into(),
+        });
+    }
+    Ok(Ceilings {
+        d2d_gbps,
+        h2d_gbps,
+        d2h_gbps,
+    })
 }

@@ -1,0 +1,66 @@
+//! Scan benchmark: 2^28 u32 and 2^27 u64, exclusive, against the same run's copy bandwidth.
+
+use super::{gbps, inputs, BenchOptions, BenchRow, Ceilings};
+use crate::error::{Error, Result};
+use crate::gpu::{median, GpuContext};
+use crate::ops::scan::{exclusive_scan_cpu, GpuScan, ScanElem};
+
+fn one<T: ScanElem + PartialEq>(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    ceilings: &Ceilings,
+    input: Vec<T>,
+    label: &str,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    let n = input.len();
+    let d_in = gpu.upload(&input)?;
+    let mut d_out = gpu.alloc::<T>(n)?;
+    let mut scan = GpuScan::<T>::new(gpu, n as u64)?;
+    let times = gpu.time_ms(3, opts.runs(), || {
+        scan.run(gpu, &d_in, &mut d_out, n as u64)
+    })?;
+    let ms = median(&times);
+    let got = gpu.download(&d_out)?;
+    let mut expected = vec![T::default(); n];
+    exclusive_scan_cpu(&input, &mut expected)?;
+    if got[..n] != expected[..] {
+        return Err(Error::Driver(format!(
+            "{label}: GPU scan differs from the CPU twin"
+        )));
+    }
+    let bytes = (n * std::mem::size_of::<T>()) as f64;
+    rows.push(BenchRow {
+        what: format!("scan {label}"),
+        input: format!("2^{} random", n.trailing_zeros()),
+        device: gpu.name().into(),
+        bytes: bytes as u64,
+        ratio: None,
+        ms,
+        gbps: gbps(bytes, ms),
+        roofline: Some(gbps(2.0 * bytes, ms) / ceilings.d2d_gbps),
+        note: "verified against CPU".into(),
+    });
+    Ok(())
+}
+
+pub(super) fn bench_gpu(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    ceilings: &Ceilings,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    one::<u32>(
+        gpu,
+        opts,
+        ceilings,
+        inputs::u32_values(1 << 28, 1 << 20),
+        "u32",
+        rows,
+    )?;
+    let v64: Vec<u64> = inputs::u32_values(1 << 27, u32::MAX)
+        .into_iter()
+        .map(|x| (x as u64) << 7)
+        .collect();
+    one::<u64>(gpu, opts, ceilings, v64, "u64", rows)
+}

@@ -1,0 +1,263 @@
+//! The GPU rle encoder and decoder against the CPU reference: identical bytes on random inputs
+//! of awkward sizes and on the real files of ../shared/data, and identical verdicts on corrupt
+//! payloads. GPU tests fail (never skip) where no GPU is usable.
+
+use rand::{Rng, SeedableRng};
+use std::path::PathBuf;
+use warpzip::codec::rle::{chunked, format as rle_format, gpu as rle_gpu};
+use warpzip::codec::CodecId;
+use warpzip::format::{write_container, ChunkSpan, Container, ElemType, Header};
+use warpzip::gpu::GpuContext;
+
+fn gpu() -> std::sync::Arc<GpuContext> {
+    GpuContext::open(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))
+}
+
+fn shared_data() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
+        let root = PathBuf::from(root);
+        candidates.push(root.join(".gpu/data"));
+        candidates.push(root.join("../shared/data"));
+    }
+    candidates.push(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data"
+    )));
+    candidates
+        .into_iter()
+        .find(|p| p.join("corpora").is_dir())
+        .unwrap_or_else(|| panic!("shared test data not found (set WARPZIP_REPO_ROOT)"))
+}
+
+/// Mixed data: runs of geometric lengths, literal stretches, a few long runs.
+fn mixed(rng: &mut rand::rngs::StdRng, n: usize) -> Vec<u8> {
+    let mut v = Vec::with_capacity(n);
+    while v.len() < n {
+        let kind = rng.gen_range(0..10);
+        let len = match kind {
+            0..=3 => rng.gen_range(1..6),
+            4..=6 => rng.gen_range(1..200),
+            7 => rng.gen_range(100..9000),
+            _ => rng.gen_range(1..40),
+        };
+        if kind >= 8 {
+            for _ in 0..len {
+                v.push(rng.gen());
+            }
+        } else {
+            let b: u8 = rng.gen_range(0..4);
+            v.extend(std::iter::repeat(b).take(len));
+        }
+    }
+    v.truncate(n);
+    v
+}
+
+fn container_bytes(
+    data_len: usize,
+    chunk_size: usize,
+    payload: &[u8],
+    spans: &[ChunkSpan],
+) -> Vec<u8> {
+    let header = Header {
+        codec: CodecId::Rle,
+        codec_params: rle_format::codec_params(),
+        elem_type: ElemType::Bytes,
+        shape: Vec::new(),
+        total_len: data_len as u64,
+        chunk_size: chunk_size as u32,
+    };
+    let mut out = Vec::new();
+    write_container(&mut out, &header, payload, spans).unwrap();
+    out
+}
+
+fn contiguous(payload: &[u8], spans: &[ChunkSpan]) -> Vec<u8> {
+    let mut v = Vec::new();
+    for s in spans {
+        v.extend_from_slice(&payload[s.offset..s.offset + s.compressed_len as usize]);
+    }
+    v
+}
+
+fn round_trip(gpu: &GpuContext, data: &[u8], chunk_size: usize, what: &str) {
+    let (cpu_payload, cpu_spans) = chunked::compress(data, chunk_size).unwrap();
+    let (gpu_payload, gpu_spans) = rle_gpu::compress(gpu, data, chunk_size).unwrap();
+    let cpu_bytes = contiguous(&cpu_payload, &cpu_spans);
+    let gpu_bytes = contiguous(&gpu_payload, &gpu_spans);
+    assert_eq!(cpu_spans.len(), gpu_spans.len(), "{what}: chunk count");
+    for (i, (a, b)) in cpu_spans.iter().zip(&gpu_spans).enumerate() {
+        assert_eq!(
+            (a.compressed_len, a.uncompressed_len),
+            (b.compressed_len, b.uncompressed_len),
+            "{what}: chunk {i} sizes"
+        );
+    }
+    if cpu_bytes != gpu_bytes {
+        let at = cpu_bytes.iter().zip(&gpu_bytes).position(|(a, b)| a != b);
+        panic!(
+            "{what}: GPU encoding differs from CPU at byte {at:?} (len {} vs {})",
+            cpu_bytes.len(),
+            gpu_bytes.len()
+        );
+    }
+    let file = container_bytes(data.len(), chunk_size, &gpu_payload, &gpu_spans);
+    let container = Container::parse(&file).unwrap();
+    container.verify_all().unwrap();
+    let mut out = vec![0xA5u8; data.len()];
+    rle_gpu::decompress_into(gpu, &container, &mut out).unwrap();
+    if out != data {
+        let at = out.iter().zip(data).position(|(a, b)| a != b);
+        panic!("{what}: GPU decode differs at byte {at:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_rle_matches_cpu_on_awkward_sizes() {
+    let gpu = gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let seg = rle_format::SEGMENT_SIZE;
+    for &chunk in &[seg, 2 * seg, 64 * 1024, 1 << 20] {
+        for n in [
+            0,
+            1,
+            2,
+            3,
+            31,
+            32,
+            33,
+            129,
+            130,
+            131,
+            seg - 1,
+            seg,
+            seg + 1,
+            chunk - 1,
+            chunk,
+            chunk + 1,
+            3 * chunk + 77,
+        ] {
+            let data = mixed(&mut rng, n);
+            round_trip(&gpu, &data, chunk, &format!("mixed n={n} chunk={chunk}"));
+            let noise: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+            round_trip(&gpu, &noise, chunk, &format!("noise n={n} chunk={chunk}"));
+            let constant = vec![0x42u8; n];
+            round_trip(
+                &gpu,
+                &constant,
+                chunk,
+                &format!("constant n={n} chunk={chunk}"),
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_rle_matches_cpu_on_many_chunks() {
+    let gpu = gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+    let data = mixed(&mut rng, 96 * 1024 * 1024 + 12345);
+    round_trip(&gpu, &data, 1 << 20, "96 MiB mixed");
+    // Patterns that stress the tokenizer: period-2 and period-3 bytes, runs of exactly 1..4.
+    let mut tricky = Vec::new();
+    for i in 0..2_000_000usize {
+        tricky.push(match (i / 997) % 4 {
+            0 => (i % 2) as u8,
+            1 => ((i / 3) % 2) as u8,
+            2 => ((i / 2) % 3) as u8,
+            _ => ((i / 4) % 2) as u8,
+        });
+    }
+    round_trip(&gpu, &tricky, 64 * 1024, "tricky periods");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_rle_matches_cpu_on_real_files() {
+    let gpu = gpu();
+    let root = shared_data();
+    let mut files = Vec::new();
+    for dir in ["corpora/canterbury", "corpora/calgary", "fields", "orc"] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                files.push(path);
+            }
+        }
+    }
+    assert!(
+        files.len() > 20,
+        "expected the shared corpora, found {} files",
+        files.len()
+    );
+    let mut all = Vec::new();
+    for path in &files {
+        let data = std::fs::read(path).unwrap();
+        round_trip(&gpu, &data, 64 * 1024, &path.display().to_string());
+        all.extend_from_slice(&data);
+    }
+    round_trip(&gpu, &all, 1 << 20, "all shared files concatenated");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_rle_corrupt_payloads_match_cpu_verdicts() {
+    let gpu = gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+    let chunk = 16 * 1024;
+    let data = mixed(&mut rng, 5 * chunk + 999);
+    let (payload, spans) = chunked::compress(&data, chunk).unwrap();
+    let clean = container_bytes(data.len(), chunk, &payload, &spans);
+    let payload_start = clean.len() - payload.len();
+    for trial in 0..300 {
+        let mut file = clean.clone();
+        let flips = 1 + trial % 4;
+        for _ in 0..flips {
+            let at = payload_start + rng.gen_range(0..payload.len());
+            file[at] ^= 1 << rng.gen_range(0..8);
+        }
+        let container = Container::parse(&file).unwrap();
+        // Decode without the checksum check, so that the decoders see the damage.
+        let chunks: Vec<(&[u8], usize)> = (0..container.chunks.len())
+            .map(|i| {
+                (
+                    container.chunk_bytes(i),
+                    container.chunks[i].uncompressed_len as usize,
+                )
+            })
+            .collect();
+        let mut cpu_out = vec![0u8; data.len()];
+        let cpu = chunked::decompress_into(&chunks, &mut cpu_out);
+        let mut gpu_out = vec![0u8; data.len()];
+        let gpu_res = rle_gpu::decompress_into(&gpu, &container, &mut gpu_out);
+        match (&cpu, &gpu_res) {
+            (Ok(()), Ok(())) => assert_eq!(
+                cpu_out, gpu_out,
+                "trial {trial}: both decoded, bytes differ"
+            ),
+            (
+                Err(warpzip::Error::Corrupt { chunk: a, .. }),
+                Err(warpzip::Error::Corrupt { chunk: b, .. }),
+            ) => {
+                assert_eq!(a, b, "trial {trial}: CPU and GPU blame different chunks")
+            }
+            _ => panic!("trial {trial}: CPU said {cpu:?}, GPU said {gpu_res:?}"),
+        }
+    }
+    // Truncated chunk tables and payloads (sizes shrunk inside a valid container).
+    for cut in [1usize, 3, 4, 7, 100] {
+        let mut spans2 = spans.clone();
+        let last = spans2.len() - 1;
+        spans2[last].compressed_len = spans2[last].compressed_len.saturating_sub(cut as u32);
+        let file = container_bytes(data.len(), chunk, &payload, &spans2);
+        let container = Container::parse(&file).unwrap();
+        let mut out = vec![0u8; data.len()];
+        match rle_gpu::decompress_into(&gpu, &container, &mut out) {
+            Err(warpzip::Error::Corrupt { chunk, .. }) => assert_eq!(chunk, last),
+            other => panic!("cut {cut}: expected a corrupt last chunk, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The GPU scan against its CPU twin. GPU tests run only with `--include-ignored` on a machine
+//! with a GPU, where a missing GPU fails them (never skips).
+
+use rand::{Rng, SeedableRng};
+use warpzip::gpu::GpuContext;
+use warpzip::ops::scan::{exclusive_scan_cpu, GpuScan, ScanElem};
+
+fn gpu() -> std::sync::Arc<GpuContext> {
+    GpuContext::open(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))
+}
+
+fn check<T: ScanElem + PartialEq + std::fmt::Debug>(gpu: &GpuContext, input: &[T], poison: T) {
+    let n = input.len();
+    let mut expected = vec![T::default(); n];
+    let total = exclusive_scan_cpu(input, &mut expected).unwrap();
+    let d_in = gpu.upload(input).unwrap();
+    let mut d_out = gpu.upload(&vec![poison; n.max(1)]).unwrap();
+    let mut scan = GpuScan::<T>::new(gpu, n as u64).unwrap();
+    scan.run(gpu, &d_in, &mut d_out, n as u64).unwrap();
+    let got = gpu.download(&d_out).unwrap();
+    let first_bad = (0..n).find(|&i| got[i] != expected[i]);
+    assert!(
+        first_bad.is_none(),
+        "n={n}: first mismatch at {first_bad:?}"
+    );
+    assert_eq!(scan.total(gpu).unwrap(), total, "n={n}: total");
+}
+
+fn sizes(tile: usize) -> Vec<usize> {
+    vec![
+        0,
+        1,
+        2,
+        31,
+        32,
+        33,
+        1000,
+        tile - 1,
+        tile,
+        tile + 1,
+        2 * tile + 3,
+        17 * tile - 5,
+        1_000_003,
+        10 * 1024 * 1024 + 7,
+    ]
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_scan_u32_matches_cpu() {
+    let gpu = gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    for n in sizes(u32::tile() as usize) {
+        let input: Vec<u32> = (0..n).map(|_| rng.gen_range(0..1000)).collect();
+        check(&gpu, &input, 0xdead_beef);
+        // Wrapping sums.
+        let input: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
+        check(&gpu, &input, 0xdead_beef);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_scan_u64_matches_cpu() {
+    let gpu = gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+    for n in sizes(u64::tile() as usize) {
+        let input: Vec<u64> = (0..n).map(|_| rng.gen_range(0..1u64 << 40)).collect();
+        check(&gpu, &input, 0xdead_beef_dead_beef);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_scan_unaligned_view_falls_back() {
+    // Scanning starting one element into an allocation: the kernel must not use 16-byte loads.
+    let gpu = gpu();
+    let input: Vec<u32> = (0..100_001u32).map(|i| i % 7).collect();
+    let d_in = gpu.upload(&input).unwrap();
+    let shifted: Vec<u32> = input[1..].to_vec();
+    let mut expected = vec![0u32; shifted.len()];
+    exclusive_scan_cpu(&shifted, &mut expected).unwrap();
+    let d_view_src = gpu.upload(&shifted).unwrap();
+    let mut d_out = gpu.upload(&vec![1u32; shifted.len()]).unwrap();
+    let mut scan = GpuScan::<u32>::new(&gpu, shifted.len() as u64).unwrap();
+    scan.run(&gpu, &d_view_src, &mut d_out, shifted.len() as u64)
+        .unwrap();
+    assert_eq!(gpu.download(&d_out).unwrap(), expected);
+    drop(d_in);
+}
