@@ -38,7 +38,8 @@ impl KernelSource {
     }
 }
 
-fn options_for(arch: &str) -> Vec<String> {
+/// The NVRTC options used for `arch` (such as `sm_90`).
+pub fn options_for(arch: &str) -> Vec<String> {
     vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".to_string(),
