@@ -26,6 +26,8 @@ pub const MIN_RUN: usize = 3;
 pub const MAX_SHORT_RUN: usize = 129;
 /// Run length a long run token adds to its varint.
 pub const LONG_RUN_BIAS: usize = 130;
+/// Most bytes a long run's varint may take; a longer varint is corrupt.
+pub const MAX_VARINT_LEN: usize = 3;
 /// Control byte of a long run.
 pub const LONG_RUN: u8 = 0xFF;
 /// First control byte of a short run.

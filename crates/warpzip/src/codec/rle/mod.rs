@@ -2,6 +2,7 @@
 //! Hardware": chunks are cut into fixed segments that encode and decode independently, so the
 //! GPU can give every segment to one warp and stitch the pieces with a prefix sum.
 
+pub mod chunked;
 pub mod cpu;
 pub mod format;
 pub mod gpu;
