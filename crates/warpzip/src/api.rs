@@ -1,23 +1,254 @@
-//! The library's front door: compress and decompress whole buffers into and out of `.wz`.
+//! The library's front door: compress whole buffers into `.wz` containers, decompress them, and
+//! inspect them. Each call dispatches on the codec and on the device; codecs slot into the
+//! `match` arms below as they arrive.
 
+use crate::codec::rle;
 use crate::codec::CodecId;
 use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::format::{self, Container, ElemType, Header};
+use std::io::Write;
+
+/// Largest chunk size any codec accepts: bounds the memory one chunk can ask a decoder for.
+pub const MAX_CHUNK_SIZE: u32 = 64 << 20;
 
 /// How to compress.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompressOptions {
+    /// The codec to use.
     pub codec: CodecId,
+    /// Codec-specific level; `None` for the codec's default. Codecs without levels reject one.
     pub level: Option<i32>,
+    /// Uncompressed bytes per chunk; `None` for the codec's default.
     pub chunk_size: Option<u32>,
 }
 
-/// Compresses `data` into a `.wz` container.
-pub fn compress(_data: &[u8], _opts: &CompressOptions, _device: &Device) -> Result<Vec<u8>> {
-    Err(Error::Unsupported("not written yet".into()))
+impl Default for CompressOptions {
+    fn default() -> Self {
+        CompressOptions {
+            codec: CodecId::Rle,
+            level: None,
+            chunk_size: Some(rle::format::DEFAULT_CHUNK_SIZE),
+        }
+    }
 }
 
-/// Decompresses a `.wz` container.
-pub fn decompress(_container: &[u8], _device: &Device) -> Result<Vec<u8>> {
-    Err(Error::Unsupported("not written yet".into()))
+impl CompressOptions {
+    /// Options for `codec` with its defaults.
+    pub fn for_codec(codec: CodecId) -> CompressOptions {
+        CompressOptions {
+            codec,
+            level: None,
+            chunk_size: Some(default_chunk_size(codec)),
+        }
+    }
+}
+
+/// The chunk size `codec` uses when none is given.
+pub fn default_chunk_size(codec: CodecId) -> u32 {
+    match codec {
+        CodecId::Rle => rle::format::DEFAULT_CHUNK_SIZE,
+    }
+}
+
+/// Checks `opts` against what its codec accepts and returns the chunk size to use.
+pub fn validate_options(opts: &CompressOptions) -> Result<u32> {
+    let chunk_size = opts
+        .chunk_size
+        .unwrap_or_else(|| default_chunk_size(opts.codec));
+    match opts.codec {
+        CodecId::Rle => {
+            if let Some(level) = opts.level {
+                return Err(Error::InvalidArgument(format!(
+                    "codec rle has no compression levels (got level {level})"
+                )));
+            }
+            let segment = rle::format::SEGMENT_SIZE as u32;
+            if chunk_size == 0 || !chunk_size.is_multiple_of(segment) || chunk_size > MAX_CHUNK_SIZE
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "chunk size {chunk_size} is not valid for rle: it must be a positive \
+                     multiple of {segment} and at most {MAX_CHUNK_SIZE} (64 MiB)"
+                )));
+            }
+        }
+    }
+    Ok(chunk_size)
+}
+
+/// Compresses `data` into a `.wz` container.
+pub fn compress(data: &[u8], opts: &CompressOptions, device: &Device) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    compress_to(&mut out, data, opts, device)?;
+    Ok(out)
+}
+
+/// Compresses `data` and writes the `.wz` container to `w`; returns the bytes written. Nothing
+/// is written unless compression succeeded, so a failed call leaves `w` untouched.
+pub fn compress_to<W: Write>(
+    w: &mut W,
+    data: &[u8],
+    opts: &CompressOptions,
+    device: &Device,
+) -> Result<u64> {
+    let chunk_size = validate_options(opts)?;
+    let (payload, spans, codec_params) = match opts.codec {
+        CodecId::Rle => {
+            let (payload, spans) = match device {
+                Device::Cpu => rle::chunked::compress(data, chunk_size as usize)?,
+                Device::Gpu(gpu) => rle::gpu::compress(gpu, data, chunk_size as usize)?,
+            };
+            (payload, spans, rle::format::codec_params())
+        }
+    };
+    let header = Header {
+        codec: opts.codec,
+        codec_params,
+        elem_type: ElemType::Bytes,
+        shape: Vec::new(),
+        total_len: data.len() as u64,
+        chunk_size,
+    };
+    format::write_container(w, &header, &payload, &spans)
+}
+
+/// Decompresses a `.wz` container after verifying every checksum.
+pub fn decompress(container: &[u8], device: &Device) -> Result<Vec<u8>> {
+    let parsed = Container::parse(container)?;
+    let len = usize::try_from(parsed.header.total_len).map_err(|_| {
+        Error::Unsupported(format!(
+            "uncompressed size {} does not fit in memory on this platform",
+            parsed.header.total_len
+        ))
+    })?;
+    let mut out = vec![0u8; len];
+    decompress_container_into(&parsed, &mut out, device)?;
+    Ok(out)
+}
+
+/// Decompresses a parsed container into `out`, whose length must be the container's total
+/// uncompressed size. Verifies every checksum first.
+pub fn decompress_container_into(
+    container: &Container<'_>,
+    out: &mut [u8],
+    device: &Device,
+) -> Result<()> {
+    if out.len() as u64 != container.header.total_len {
+        return Err(Error::InvalidArgument(format!(
+            "output buffer holds {} bytes but the container decompresses to {}",
+            out.len(),
+            container.header.total_len
+        )));
+    }
+    container.verify_all()?;
+    match container.header.codec {
+        CodecId::Rle => {
+            if container.header.codec_params != rle::format::codec_params() {
+                return Err(Error::Unsupported(format!(
+                    "rle parameters {:02x?} differ from the ones this build supports ({:02x?})",
+                    container.header.codec_params,
+                    rle::format::codec_params()
+                )));
+            }
+            match device {
+                Device::Cpu => {
+                    let chunks = chunk_slices(container)?;
+                    rle::chunked::decompress_into(&chunks, out)
+                }
+                Device::Gpu(gpu) => rle::gpu::decompress_into(gpu, container, out),
+            }
+        }
+    }
+}
+
+/// Each chunk's compressed bytes and uncompressed size, bounds-checked against the payload.
+fn chunk_slices<'a>(container: &Container<'a>) -> Result<Vec<(&'a [u8], usize)>> {
+    let payload: &'a [u8] = container.payload;
+    container
+        .chunks
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            let start = usize::try_from(entry.offset).ok();
+            let end = start.and_then(|s| s.checked_add(entry.compressed_len as usize));
+            let bytes = match (start, end) {
+                (Some(s), Some(e)) => payload.get(s..e),
+                _ => None,
+            };
+            match bytes {
+                Some(b) => Ok((b, entry.uncompressed_len as usize)),
+                None => Err(Error::Corrupt {
+                    chunk: index,
+                    reason: "chunk lies outside the payload".into(),
+                }),
+            }
+        })
+        .collect()
+}
+
+/// What the checksum pass over a container found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verification {
+    /// The header, the table and every chunk match their checksums.
+    Ok,
+    /// Verification failed; `chunk` names the first damaged chunk where one is known.
+    Failed {
+        chunk: Option<usize>,
+        message: String,
+    },
+}
+
+/// A summary of a container, for `warpzip inspect`.
+#[derive(Clone, Debug)]
+pub struct Inspection {
+    /// The parsed header.
+    pub header: Header,
+    /// Size of the whole container in bytes.
+    pub container_len: u64,
+    /// Bytes of compressed chunk data.
+    pub payload_len: u64,
+    /// Every chunk's table entry.
+    pub chunks: Vec<format::ChunkEntry>,
+    /// Uncompressed size over container size (0 for an empty input).
+    pub ratio: f64,
+    /// The result of checking every checksum.
+    pub verification: Verification,
+}
+
+impl Inspection {
+    /// Number of chunks.
+    pub fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+}
+
+/// Parses a container and checks its checksums without decompressing it. Fails only when the
+/// header or table cannot be parsed; a checksum mismatch is reported in `verification`.
+pub fn inspect(container: &[u8]) -> Result<Inspection> {
+    let parsed = Container::parse(container)?;
+    let verification = match parsed.verify_all() {
+        Ok(()) => Verification::Ok,
+        Err(Error::Corrupt { chunk, reason }) => Verification::Failed {
+            chunk: Some(chunk),
+            message: reason,
+        },
+        Err(other) => Verification::Failed {
+            chunk: None,
+            message: other.to_string(),
+        },
+    };
+    let container_len = container.len() as u64;
+    let ratio = if container_len == 0 {
+        0.0
+    } else {
+        parsed.header.total_len as f64 / container_len as f64
+    };
+    Ok(Inspection {
+        container_len,
+        payload_len: parsed.payload.len() as u64,
+        chunks: parsed.chunks.clone(),
+        ratio,
+        verification,
+        header: parsed.header,
+    })
 }
