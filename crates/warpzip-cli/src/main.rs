@@ -1,1 +1,27 @@
-fn main() {}
+//! `warpzip`: the command-line face of the warpzip library. The binary is thin: it parses
+//! arguments, handles files safely, shows progress and maps errors to exit codes (0 success,
+//! 1 error, 2 usage error); the library does the work.
+
+mod cli;
+mod cmd;
+mod output;
+mod progress;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = cli::rewrite_decompress_flag(std::env::args_os().collect());
+    // Usage errors exit with clap's status 2 (help and version with 0).
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    match cmd::run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("warpzip: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! The command line's shape: clap types for every subcommand and the small value parsers
+//! (sizes such as `128K`, codec names) they share.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use warpzip::CodecId;
+
+/// GPU compression: byte run-length encoding today, more codecs to come.
+#[derive(Debug, Parser)]
+#[command(name = "warpzip", version, propagate_version = true)]
+#[command(
+    after_help = "`warpzip -d FILE.wz` is short for `warpzip decompress FILE.wz`.\n\
+Exit status: 0 success, 1 error, 2 usage error."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compress FILE into FILE.wz (or stdin to stdout).
+    Compress(CompressArgs),
+    /// Decompress FILE.wz into FILE (or stdin to stdout).
+    #[command(visible_alias = "d")]
+    Decompress(DecompressArgs),
+    /// Show a .wz file's header, chunks and ratio, and verify its checksums.
+    Inspect(InspectArgs),
+    /// Round-trip the bundled sample files with every codec and print a table.
+    Demo,
+    /// Measure throughput against the same run's memory-copy roofline.
+    Bench(BenchArgs),
+}
+
+/// Where work runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DeviceChoice {
+    /// The GPU when one is usable, else the CPU (with a notice).
+    Auto,
+    /// The CPU only; CUDA is never touched.
+    Cpu,
+    /// The GPU; fails when none is usable.
+    Gpu,
+}
+
+#[derive(Debug, Args)]
+pub struct DeviceArg {
+    /// Where to run.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    pub device: DeviceChoice,
+}
+
+/// Output-file flags shared by compress and decompress.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Write to OUT instead of the default name (`-` for stdout).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Keep the input file (by default it is removed after success, like gzip).
+    #[arg(short, long)]
+    pub keep: bool,
+    /// Overwrite an existing output; write compressed data to a terminal.
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompressArgs {
+    /// Codec to use.
+    #[arg(short, long, value_name = "CODEC", default_value = "rle", value_parser = parse_codec)]
+    pub codec: CodecId,
+    /// Compression level, for codecs that have levels.
+    #[arg(short, long, value_name = "LEVEL", allow_negative_numbers = true)]
+    pub level: Option<i32>,
+    /// Uncompressed bytes per chunk, such as 4096, 128K or 1M (default: the codec's).
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub chunk_size: Option<u64>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub device: DeviceArg,
+    /// File to compress; `-` or nothing for stdin.
+    #[arg(value_name = "FILE")]
+    pub input: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DecompressArgs {
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub device: DeviceArg,
+    /// File to decompress (name ending in .wz); `-` or nothing for stdin.
+    #[arg(value_name = "FILE.wz")]
+    pub input: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// Also decompress every chunk (on --device) and report the first that fails.
+    #[arg(long)]
+    pub decode: bool,
+    /// List every chunk's table entry.
+    #[arg(long)]
+    pub chunks: bool,
+    #[command(flatten)]
+    pub device: DeviceArg,
+    /// The .wz file to inspect.
+    #[arg(value_name = "FILE.wz")]
+    pub input: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Codec or primitive to measure (rle, scan, ...); repeat for several; default all.
+    #[arg(short, long = "codec", value_name = "C")]
+    pub codecs: Vec<String>,
+    /// Also write the rows as CSV to OUT.
+    #[arg(long, value_name = "OUT")]
+    pub csv: Option<PathBuf>,
+    /// Size of generated inputs, such as 256M or 1G.
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub size: Option<u64>,
+    /// Timed repetitions per measurement (the median is reported).
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub runs: u64,
+    #[command(flatten)]
+    pub device: DeviceArg,
+    /// Input files; without any, inputs are generated.
+    #[arg(value_name = "FILES")]
+    pub files: Vec<PathBuf>,
+}
+
+fn parse_codec(name: &str) -> Result<CodecId, String> {
+    CodecId::from_name(name).map_err(|_| {
+        let known: Vec<&str> = CodecId::ALL.iter().map(|c| c.name()).collect();
+        format!(
+            "unknown codec '{name}' (known codecs: {})",
+            known.join(", ")
+        )
+    })
+}
+
+/// Parses a byte count: a number with an optional binary suffix K, M, G (also KiB, MiB, GiB;
+/// any case). `128K` is 131072.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, suffix) = t.split_at(digits_end);
+    if digits.is_empty() {
+        return Err(format!(
+            "'{text}' is not a size (examples: 4096, 128K, 1M, 1G)"
+        ));
+    }
+    let value: u64 = digits
+        .parse()
+        .map_err(|_| format!("'{text}' is too large"))?;
+    let shift = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        other => {
+            return Err(format!(
+                "unknown size suffix '{other}' in '{text}' (use K, M or G)"
+            ))
+        }
+    };
+    value
+        .checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("'{text}' is too large"))
+}
+
+/// Rewrites `warpzip -d ...` (and `--decompress`) into `warpzip decompress ...`, gzip style.
+pub fn rewrite_decompress_flag(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    if let Some(first) = args.get(1) {
+        if first == "-d" || first == "--decompress" {
+            args[1] = "decompress".into();
+        }
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_suffixes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("128K"), Ok(128 << 10));
+        assert_eq!(parse_size("128k"), Ok(128 << 10));
+        assert_eq!(parse_size("1M"), Ok(1 << 20));
+        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert!(parse_size("").is_err());
+        assert!(parse_size("K").is_err());
+        assert!(parse_size("1T").is_err());
+        assert!(parse_size("1.5M").is_err());
+        assert!(parse_size("99999999999999999999G").is_err());
+    }
+
+    #[test]
+    fn leading_dash_d_becomes_decompress() {
+        let args = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            rewrite_decompress_flag(args(&["warpzip", "-d", "x.wz"])),
+            args(&["warpzip", "decompress", "x.wz"])
+        );
+        assert_eq!(
+            rewrite_decompress_flag(args(&["warpzip", "compress", "-d"])),
+            args(&["warpzip", "compress", "-d"])
+        );
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

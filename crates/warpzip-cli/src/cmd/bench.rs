@@ -1,0 +1,138 @@
+//! `warpzip bench`: runs the library's benchmark and prints its rows as a table, and as CSV
+//! with `--csv`.
+
+use super::{format_table, human_bytes, open_device, Align};
+use crate::cli::BenchArgs;
+use crate::output::OutputFile;
+use anyhow::{Context, Result};
+use std::io::Write;
+use warpzip::bench::{self, BenchOptions, BenchRow};
+
+pub fn run(args: BenchArgs) -> Result<()> {
+    let device = open_device(args.device.device)?;
+    let size = args
+        .size
+        .map(usize::try_from)
+        .transpose()
+        .context("--size does not fit in memory here")?;
+    let opts = BenchOptions {
+        codecs: args.codecs,
+        files: args.files,
+        size,
+        runs: usize::try_from(args.runs).context("--runs is too large")?,
+    };
+    // The CSV target is checked before minutes of measuring, not after.
+    let csv = match &args.csv {
+        Some(path) => Some(OutputFile::create(path, true)?),
+        None => None,
+    };
+    let rows = bench::run(&device, &opts).context("benchmark failed")?;
+    print!("{}", table(&rows));
+    if let Some(mut file) = csv {
+        file.write_all(csv_text(&rows).as_bytes())
+            .context("writing the CSV file")?;
+        file.commit()?;
+    }
+    Ok(())
+}
+
+fn table(rows: &[BenchRow]) -> String {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.what.clone(),
+                r.input.clone(),
+                r.device.clone(),
+                human_bytes(r.bytes),
+                r.ratio.map_or("-".to_string(), |x| format!("{x:.3}")),
+                format!("{:.3}", r.ms),
+                format!("{:.1}", r.gbps),
+                r.roofline
+                    .map_or("-".to_string(), |x| format!("{:.1}", 100.0 * x)),
+                r.note.clone(),
+            ]
+        })
+        .collect();
+    format_table(
+        &[
+            ("what", Align::Left),
+            ("input", Align::Left),
+            ("device", Align::Left),
+            ("size", Align::Right),
+            ("ratio", Align::Right),
+            ("ms", Align::Right),
+            ("GB/s", Align::Right),
+            ("roofline %", Align::Right),
+            ("note", Align::Left),
+        ],
+        &cells,
+    )
+}
+
+fn csv_text(rows: &[BenchRow]) -> String {
+    let mut s = String::from("what,input,device,bytes,ratio,ms,gb_per_s,roofline_fraction,note\n");
+    for r in rows {
+        let fields = [
+            csv_field(&r.what),
+            csv_field(&r.input),
+            csv_field(&r.device),
+            r.bytes.to_string(),
+            r.ratio.map_or(String::new(), |x| format!("{x}")),
+            format!("{}", r.ms),
+            format!("{}", r.gbps),
+            r.roofline.map_or(String::new(), |x| format!("{x}")),
+            csv_field(&r.note),
+        ];
+        s.push_str(&fields.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+/// Quotes a field that holds a comma, quote or line break (RFC 4180).
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_only_when_needed() {
+        assert_eq!(csv_field("rle decode"), "rle decode");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+
+    #[test]
+    fn csv_has_a_header_and_one_line_per_row() {
+        let row = BenchRow {
+            what: "rle decode".into(),
+            input: "random, runs".into(),
+            device: "cpu".into(),
+            bytes: 1024,
+            ratio: Some(2.5),
+            ms: 1.25,
+            gbps: 0.5,
+            roofline: None,
+            note: String::new(),
+        };
+        let text = csv_text(&[row]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(
+            lines[0],
+            "what,input,device,bytes,ratio,ms,gb_per_s,roofline_fraction,note"
+        );
+        assert_eq!(
+            lines[1],
+            "rle decode,\"random, runs\",cpu,1024,2.5,1.25,0.5,,"
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! One module per subcommand, plus what they share: opening the device, reading the input,
+//! and printing aligned tables.
+
+mod bench;
+mod compress;
+mod decompress;
+mod demo;
+mod inspect;
+
+use crate::cli::{Command, DeviceChoice};
+use crate::progress::{self, Progress};
+use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::io::{self, IsTerminal};
+use std::path::{Path, PathBuf};
+use warpzip::Device;
+
+/// Runs one subcommand.
+pub fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Compress(args) => compress::run(args),
+        Command::Decompress(args) => decompress::run(args),
+        Command::Inspect(args) => inspect::run(args),
+        Command::Demo => demo::run(),
+        Command::Bench(args) => bench::run(args),
+    }
+}
+
+/// Opens the device the user asked for. `cpu` never touches CUDA; `gpu` fails with the reason
+/// no GPU is usable; `auto` falls back to the CPU with the library's one-line notice.
+pub fn open_device(choice: DeviceChoice) -> Result<Device> {
+    match choice {
+        DeviceChoice::Cpu => Ok(Device::cpu()),
+        DeviceChoice::Gpu => Device::gpu(0).context("--device gpu"),
+        DeviceChoice::Auto => Ok(Device::auto()),
+    }
+}
+
+/// A command's input: a file or standard input.
+pub enum Input {
+    File(PathBuf),
+    Stdin,
+}
+
+impl Input {
+    /// `-` or no argument means standard input.
+    pub fn from_arg(arg: Option<PathBuf>) -> Input {
+        match arg {
+            Some(p) if p != Path::new("-") => Input::File(p),
+            _ => Input::Stdin,
+        }
+    }
+
+    /// A name for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Input::File(p) => p.display().to_string(),
+            Input::Stdin => "standard input".to_string(),
+        }
+    }
+
+    /// True for standard input attached to a terminal.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Input::Stdin) && io::stdin().is_terminal()
+    }
+
+    /// Reads everything, showing progress for large files.
+    pub fn read(&self, progress: &mut Progress) -> Result<Vec<u8>> {
+        match self {
+            Input::File(path) => {
+                let file =
+                    File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+                let meta = file
+                    .metadata()
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                if meta.is_dir() {
+                    bail!("{} is a directory", path.display());
+                }
+                progress.enable_for(meta.len());
+                progress.bytes_phase("reading", Some(meta.len()));
+                progress::read_all(file, Some(meta.len()), progress)
+                    .with_context(|| format!("cannot read {}", path.display()))
+            }
+            Input::Stdin => {
+                progress.bytes_phase("reading", None);
+                progress::read_all(io::stdin().lock(), None, progress)
+                    .context("cannot read standard input")
+            }
+        }
+    }
+}
+
+/// Column alignment in a table.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// Formats rows under a header, each column as wide as its widest cell.
+pub fn format_table(header: &[(&str, Align)], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|(h, _)| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut s = String::new();
+        for (i, ((cell, w), (_, align))) in cells.iter().zip(&widths).zip(header).enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            let pad = w.saturating_sub(cell.chars().count());
+            if *align == Align::Right {
+                s.push_str(&" ".repeat(pad));
+                s.push_str(cell);
+            } else {
+                s.push_str(cell);
+                if i + 1 < cells.len() {
+                    s.push_str(&" ".repeat(pad));
+                }
+            }
+        }
+        let mut s = s.trim_end().to_string();
+        s.push('\n');
+        s
+    };
+    let mut out = line(header.iter().map(|(h, _)| *h).collect());
+    for row in rows {
+        out.push_str(&line(row.iter().map(String::as_str).collect()));
+    }
+    out
+}
+
+/// A byte count for humans: `1.5 MiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_align_columns() {
+        let t = format_table(
+            &[("name", Align::Left), ("n", Align::Right)],
+            &[
+                vec!["a".into(), "100".into()],
+                vec!["longer".into(), "2".into()],
+            ],
+        );
+        assert_eq!(t, "name      n\na       100\nlonger    2\n");
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(64 << 20), "64.0 MiB");
+    }
+}

@@ -1,0 +1,177 @@
+//! Safe output handling: a file is written under a temporary name in its own directory and
+//! renamed into place only after everything succeeded, so an error (or a failed decode) never
+//! leaves a partial output behind, and an existing file is never overwritten without `-f`.
+
+use anyhow::{bail, Context, Result};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+/// Where a command's output goes.
+pub enum Sink {
+    File(OutputFile),
+    Stdout(io::StdoutLock<'static>),
+}
+
+impl Sink {
+    /// Opens `path` (a file, or stdout for `-`); refuses an existing file unless `force`.
+    pub fn open(path: &Path, force: bool) -> Result<Sink> {
+        if path == Path::new("-") {
+            Ok(Sink::stdout())
+        } else {
+            Ok(Sink::File(OutputFile::create(path, force)?))
+        }
+    }
+
+    /// Standard output.
+    pub fn stdout() -> Sink {
+        Sink::Stdout(io::stdout().lock())
+    }
+
+    /// True when the output is standard output attached to a terminal.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Sink::Stdout(s) if s.is_terminal())
+    }
+
+    /// Flushes and, for a file, renames it into place.
+    pub fn finish(self) -> Result<()> {
+        match self {
+            Sink::File(f) => f.commit(),
+            Sink::Stdout(mut s) => s.flush().context("writing to standard output"),
+        }
+    }
+
+    /// A name for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Sink::File(f) => f.final_path.display().to_string(),
+            Sink::Stdout(_) => "standard output".to_string(),
+        }
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::File(f) => f.write(buf),
+            Sink::Stdout(s) => s.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::File(f) => f.write_all(buf),
+            Sink::Stdout(s) => s.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::File(f) => f.flush(),
+            Sink::Stdout(s) => s.flush(),
+        }
+    }
+}
+
+/// An output file being written under a temporary name; removed on drop unless committed.
+pub struct OutputFile {
+    final_path: PathBuf,
+    tmp_path: PathBuf,
+    writer: BufWriter<File>,
+    force: bool,
+    committed: bool,
+}
+
+impl OutputFile {
+    /// Starts writing `path`. Fails at once if it exists (unless `force`) or is a directory.
+    pub fn create(path: &Path, force: bool) -> Result<OutputFile> {
+        check_target(path, force)?;
+        let name = path
+            .file_name()
+            .with_context(|| format!("{}: not a file name", path.display()))?;
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".wz-tmp-{}", std::process::id()));
+        let tmp_path = dir.join(tmp_name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp_path)
+            .with_context(|| format!("cannot create {}", tmp_path.display()))?;
+        Ok(OutputFile {
+            final_path: path.to_path_buf(),
+            tmp_path,
+            writer: BufWriter::with_capacity(1 << 20, file),
+            force,
+            committed: false,
+        })
+    }
+
+    /// Gives the output the permissions of `source` (gzip keeps the mode of its input).
+    pub fn copy_permissions_from(&self, source: &Path) {
+        // Best effort, like gzip: a file system that refuses modes still gets the data.
+        if let Ok(meta) = fs::metadata(source) {
+            let _ = fs::set_permissions(&self.tmp_path, meta.permissions());
+        }
+    }
+
+    /// Flushes the data and renames the file into place.
+    pub fn commit(mut self) -> Result<()> {
+        self.writer
+            .flush()
+            .with_context(|| format!("writing {}", self.tmp_path.display()))?;
+        // Someone may have created the output while we worked: check again before replacing.
+        check_target(&self.final_path, self.force)?;
+        fs::rename(&self.tmp_path, &self.final_path).with_context(|| {
+            format!(
+                "cannot rename {} to {}",
+                self.tmp_path.display(),
+                self.final_path.display()
+            )
+        })?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.writer.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.tmp_path);
+        }
+    }
+}
+
+fn check_target(path: &Path, force: bool) -> Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => bail!("{} is a directory", path.display()),
+        Ok(_) if !force => bail!("{} already exists; use -f to overwrite it", path.display()),
+        _ => Ok(()),
+    }
+}
+
+/// True when `a` and `b` name the same existing file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}

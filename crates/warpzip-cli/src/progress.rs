@@ -1,0 +1,161 @@
+//! Progress on stderr for large inputs (above 64 MiB, stderr a terminal). Reading and writing
+//! show real byte counts; a whole-buffer library call shows a spinner naming its phase, since
+//! it reports no progress of its own and a made-up percentage would be a lie.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{self, IsTerminal, Read, Write};
+use std::time::Duration;
+
+/// Inputs larger than this get a progress display.
+pub const THRESHOLD: u64 = 64 << 20;
+
+/// A progress display that may be switched off (small input, stderr not a terminal).
+pub struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    /// A display that shows only if `bytes` exceeds the threshold and stderr is a terminal.
+    pub fn for_size(bytes: u64) -> Progress {
+        let mut p = Progress { bar: None };
+        p.enable_for(bytes);
+        p
+    }
+
+    /// Switches the display on once a phase turns out to be large.
+    pub fn enable_for(&mut self, bytes: u64) {
+        if self.bar.is_none() && bytes > THRESHOLD && io::stderr().is_terminal() {
+            self.bar = Some(ProgressBar::with_draw_target(
+                None,
+                ProgressDrawTarget::stderr(),
+            ));
+        }
+    }
+
+    /// Starts a phase measured in bytes (`total` when known).
+    pub fn bytes_phase(&self, phase: &str, total: Option<u64>) {
+        if let Some(bar) = &self.bar {
+            bar.disable_steady_tick();
+            bar.set_position(0);
+            bar.set_message(phase.to_string());
+            match total {
+                Some(total) => {
+                    bar.set_length(total);
+                    bar.set_style(
+                        ProgressStyle::with_template(
+                            "{msg:>12} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+                        )
+                        .unwrap_or_else(|_| ProgressStyle::default_bar())
+                        .progress_chars("=> "),
+                    );
+                }
+                None => {
+                    bar.unset_length();
+                    bar.set_style(
+                        ProgressStyle::with_template("{msg:>12} {bytes} ({bytes_per_sec})")
+                            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Starts a phase whose progress cannot be measured: a spinner with the elapsed time.
+    pub fn spinner_phase(&self, phase: &str) {
+        if let Some(bar) = &self.bar {
+            bar.unset_length();
+            bar.set_message(phase.to_string());
+            bar.set_style(
+                ProgressStyle::with_template("{msg:>12} {spinner} {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar.enable_steady_tick(Duration::from_millis(100));
+        }
+    }
+
+    fn inc(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(n);
+        }
+    }
+
+    /// Removes the display.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+const PIECE: usize = 8 << 20;
+
+/// Reads all of `reader`, reporting bytes as they arrive. `expected` sizes the buffer.
+pub fn read_all<R: Read>(
+    mut reader: R,
+    expected: Option<u64>,
+    progress: &Progress,
+) -> io::Result<Vec<u8>> {
+    let mut data = Vec::with_capacity(expected.unwrap_or(0).min(isize::MAX as u64) as usize);
+    let mut piece = vec![0u8; PIECE];
+    loop {
+        let n = match reader.read(&mut piece) {
+            Ok(0) => return Ok(data),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        data.extend_from_slice(&piece[..n]);
+        progress.inc(n as u64);
+    }
+}
+
+/// Writes `data` to `w` in pieces, reporting bytes as they go.
+pub fn write_all<W: Write>(w: &mut W, data: &[u8], progress: &Progress) -> io::Result<()> {
+    for piece in data.chunks(PIECE) {
+        w.write_all(piece)?;
+        progress.inc(piece.len() as u64);
+    }
+    Ok(())
+}
+
+/// A writer that reports the bytes passing through it, starting the phase `phase` at its
+/// first write (a library call that writes only after it has computed everything).
+pub struct CountingWriter<'a, W> {
+    inner: W,
+    progress: &'a Progress,
+    phase: &'static str,
+    started: bool,
+}
+
+impl<'a, W: Write> CountingWriter<'a, W> {
+    pub fn new(inner: W, progress: &'a Progress, phase: &'static str) -> Self {
+        CountingWriter {
+            inner,
+            progress,
+            phase,
+            started: false,
+        }
+    }
+}
+
+impl<W: Write> Write for CountingWriter<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !self.started {
+            self.started = true;
+            self.progress.bytes_phase(self.phase, None);
+        }
+        let n = self.inner.write(buf)?;
+        self.progress.inc(n as u64);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}

@@ -1,0 +1,498 @@
+//! End-to-end tests of the `warpzip` binary: file handling, exit codes and messages, run in
+//! fresh temporary directories.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_warpzip");
+
+/// A directory under the system temp dir, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "warpzip-cli-test-{}-{n}-{name}",
+            std::process::id()
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// Every file name in the directory, sorted.
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Deterministic test data with long runs, short runs and noise, `len` bytes.
+fn sample(len: usize) -> Vec<u8> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut out = Vec::with_capacity(len);
+    while out.len() < len {
+        let r = next();
+        let byte = (r >> 8) as u8;
+        let run = match r % 4 {
+            0 => 1,
+            1 => 1 + (r >> 32) as usize % 8,
+            2 => 1 + (r >> 32) as usize % 300,
+            _ => 1 + (r >> 32) as usize % 20_000,
+        };
+        out.extend(std::iter::repeat_n(byte, run.min(len - out.len())));
+    }
+    out
+}
+
+fn warpzip(dir: &TempDir, args: &[&str]) -> Output {
+    warpzip_with_stdin(dir, args, None)
+}
+
+fn warpzip_with_stdin(dir: &TempDir, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(&dir.0)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        // Feed stdin from a thread so that a full stdout pipe cannot deadlock the test.
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        });
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[track_caller]
+fn assert_ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "warpzip failed ({:?}): {}",
+        o.status.code(),
+        stderr(o)
+    );
+}
+
+#[track_caller]
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        stdout(o),
+        stderr(o)
+    );
+}
+
+fn write(path: &Path, data: &[u8]) {
+    fs::write(path, data).unwrap();
+}
+
+#[test]
+fn file_round_trip_removes_inputs_like_gzip() {
+    let dir = TempDir::new("roundtrip");
+    let data = sample(3 * 1024 * 1024 + 123);
+    write(&dir.path("data.bin"), &data);
+
+    assert_ok(&warpzip(&dir, &["compress", "--device", "cpu", "data.bin"]));
+    assert_eq!(dir.names(), vec!["data.bin.wz"]);
+    let compressed = fs::read(dir.path("data.bin.wz")).unwrap();
+    assert!(compressed.len() < data.len(), "sample data has runs");
+
+    assert_ok(&warpzip(
+        &dir,
+        &["decompress", "--device", "cpu", "data.bin.wz"],
+    ));
+    assert_eq!(dir.names(), vec!["data.bin"]);
+    assert_eq!(fs::read(dir.path("data.bin")).unwrap(), data);
+}
+
+#[test]
+fn auto_device_round_trip() {
+    let dir = TempDir::new("auto");
+    let data = sample(200_000);
+    write(&dir.path("a"), &data);
+    assert_ok(&warpzip(&dir, &["compress", "a"]));
+    assert_ok(&warpzip(&dir, &["decompress", "a.wz"]));
+    assert_eq!(fs::read(dir.path("a")).unwrap(), data);
+}
+
+#[test]
+fn empty_and_tiny_files_round_trip() {
+    let dir = TempDir::new("tiny");
+    for (name, data) in [
+        ("empty", Vec::new()),
+        ("one", vec![7u8]),
+        ("odd", sample(4097)),
+    ] {
+        write(&dir.path(name), &data);
+        assert_ok(&warpzip(&dir, &["compress", "--device", "cpu", name]));
+        let wz = format!("{name}.wz");
+        assert_ok(&warpzip(&dir, &["-d", "--device", "cpu", &wz]));
+        assert_eq!(fs::read(dir.path(name)).unwrap(), data, "{name}");
+    }
+}
+
+#[test]
+fn stdin_to_stdout_round_trip() {
+    let dir = TempDir::new("pipes");
+    let data = sample(1_500_000);
+    let c = warpzip_with_stdin(&dir, &["compress", "--device", "cpu"], Some(&data));
+    assert_ok(&c);
+    assert!(!c.stdout.is_empty());
+    let c2 = warpzip_with_stdin(&dir, &["compress", "--device", "cpu", "-"], Some(&data));
+    assert_ok(&c2);
+    assert_eq!(c.stdout, c2.stdout, "`-` and no file both mean stdin");
+
+    let d = warpzip_with_stdin(&dir, &["-d", "--device", "cpu"], Some(&c.stdout));
+    assert_ok(&d);
+    assert_eq!(d.stdout, data);
+    assert!(
+        dir.names().is_empty(),
+        "pipes write no files: {:?}",
+        dir.names()
+    );
+}
+
+#[test]
+fn explicit_output_and_stdout_keep_the_input() {
+    let dir = TempDir::new("explicit");
+    let data = sample(100_000);
+    write(&dir.path("in"), &data);
+    let o = warpzip(&dir, &["compress", "--device", "cpu", "-o", "-", "in"]);
+    assert_ok(&o);
+    assert!(dir.path("in").exists(), "writing to stdout keeps the input");
+    write(&dir.path("packed"), &o.stdout);
+    assert_ok(&warpzip(
+        &dir,
+        &["-d", "--device", "cpu", "-o", "restored", "packed"],
+    ));
+    assert_eq!(fs::read(dir.path("restored")).unwrap(), data);
+}
+
+#[test]
+fn keep_flag_keeps_the_input() {
+    let dir = TempDir::new("keep");
+    let data = sample(50_000);
+    write(&dir.path("k.txt"), &data);
+    assert_ok(&warpzip(
+        &dir,
+        &["compress", "--device", "cpu", "-k", "k.txt"],
+    ));
+    assert_eq!(dir.names(), vec!["k.txt", "k.txt.wz"]);
+    fs::remove_file(dir.path("k.txt")).unwrap();
+    assert_ok(&warpzip(&dir, &["-d", "--device", "cpu", "-k", "k.txt.wz"]));
+    assert_eq!(dir.names(), vec!["k.txt", "k.txt.wz"]);
+    assert_eq!(fs::read(dir.path("k.txt")).unwrap(), data);
+}
+
+#[test]
+fn refuses_to_overwrite_without_force() {
+    let dir = TempDir::new("overwrite");
+    let data = sample(60_000);
+    write(&dir.path("f"), &data);
+    write(&dir.path("f.wz"), b"precious");
+
+    let o = warpzip(&dir, &["compress", "--device", "cpu", "f"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("warpzip: "), "{}", stderr(&o));
+    assert_eq!(fs::read(dir.path("f.wz")).unwrap(), b"precious");
+    assert_eq!(fs::read(dir.path("f")).unwrap(), data);
+    assert_eq!(dir.names(), vec!["f", "f.wz"], "no temporary file left");
+
+    assert_ok(&warpzip(
+        &dir,
+        &["compress", "--device", "cpu", "-f", "-k", "f"],
+    ));
+    assert_ne!(fs::read(dir.path("f.wz")).unwrap(), b"precious");
+
+    // Decompressing onto an existing file is refused the same way.
+    let o = warpzip(&dir, &["-d", "--device", "cpu", "f.wz"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+    assert_eq!(fs::read(dir.path("f")).unwrap(), data);
+}
+
+#[test]
+fn decompress_requires_the_wz_suffix_or_an_output_name() {
+    let dir = TempDir::new("suffix");
+    write(&dir.path("plain"), b"not compressed");
+    let o = warpzip(&dir, &["-d", "plain"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains(".wz"), "{}", stderr(&o));
+    assert_eq!(dir.names(), vec!["plain"]);
+}
+
+#[test]
+fn compress_refuses_a_wz_input_without_force() {
+    let dir = TempDir::new("wzinput");
+    write(&dir.path("x.wz"), b"data");
+    let o = warpzip(&dir, &["compress", "--device", "cpu", "x.wz"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains(".wz suffix"), "{}", stderr(&o));
+}
+
+#[test]
+fn missing_input_is_an_error() {
+    let dir = TempDir::new("missing");
+    let o = warpzip(&dir, &["compress", "--device", "cpu", "nope"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
+    assert!(dir.names().is_empty(), "{:?}", dir.names());
+}
+
+#[test]
+fn unknown_codec_is_a_usage_error_naming_the_known_codecs() {
+    let dir = TempDir::new("codec");
+    write(&dir.path("f"), b"abc");
+    let o = warpzip(&dir, &["compress", "-c", "lzma", "f"]);
+    assert_exit(&o, 2);
+    let msg = stderr(&o);
+    assert!(msg.contains("lzma"), "{msg}");
+    for codec in warpzip::CodecId::ALL {
+        assert!(msg.contains(codec.name()), "{msg}");
+    }
+    assert_eq!(dir.names(), vec!["f"]);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = TempDir::new("usage");
+    assert_exit(&warpzip(&dir, &[]), 2);
+    assert_exit(&warpzip(&dir, &["frobnicate"]), 2);
+    assert_exit(&warpzip(&dir, &["compress", "--chunk-size", "12Q", "f"]), 2);
+    assert_exit(&warpzip(&dir, &["compress", "--device", "tpu", "f"]), 2);
+    assert_exit(&warpzip(&dir, &["--help"]), 0);
+}
+
+#[test]
+fn chunk_sizes_are_parsed_and_validated() {
+    let dir = TempDir::new("chunks");
+    let data = sample(1_000_000);
+    write(&dir.path("c"), &data);
+
+    let o = warpzip(
+        &dir,
+        &["compress", "--device", "cpu", "--chunk-size", "1000", "c"],
+    );
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("4096"), "{}", stderr(&o));
+    assert_eq!(dir.names(), vec!["c"]);
+
+    let o = warpzip(
+        &dir,
+        &["compress", "--device", "cpu", "--chunk-size", "128M", "c"],
+    );
+    assert_exit(&o, 1);
+    assert_eq!(dir.names(), vec!["c"]);
+
+    assert_ok(&warpzip(
+        &dir,
+        &[
+            "compress",
+            "--device",
+            "cpu",
+            "-k",
+            "--chunk-size",
+            "128K",
+            "c",
+        ],
+    ));
+    let o = warpzip(&dir, &["inspect", "c.wz"]);
+    assert_ok(&o);
+    let text = stdout(&o);
+    assert!(text.contains("131072"), "{text}");
+    // 1_000_000 bytes in chunks of 128 KiB: 8 chunks.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("chunks") && l.trim_end().ends_with(" 8")),
+        "{text}"
+    );
+    assert_ok(&warpzip(&dir, &["-d", "-f", "--device", "cpu", "c.wz"]));
+    assert_eq!(fs::read(dir.path("c")).unwrap(), data);
+}
+
+#[test]
+fn truncated_input_fails_and_leaves_no_output() {
+    let dir = TempDir::new("truncated");
+    let data = sample(2_500_000);
+    write(&dir.path("t"), &data);
+    assert_ok(&warpzip(
+        &dir,
+        &["compress", "--device", "cpu", "--chunk-size", "256K", "t"],
+    ));
+    let full = fs::read(dir.path("t.wz")).unwrap();
+    for cut in [full.len() - 1, full.len() / 2, 40, 3] {
+        write(&dir.path("t.wz"), &full[..cut]);
+        let o = warpzip(&dir, &["-d", "--device", "cpu", "t.wz"]);
+        assert_exit(&o, 1);
+        let msg = stderr(&o).to_lowercase();
+        assert!(
+            msg.contains("truncated") || msg.contains("chunk"),
+            "cut at {cut}: {msg}"
+        );
+        assert_eq!(
+            dir.names(),
+            vec!["t.wz"],
+            "cut at {cut}: partial output left"
+        );
+    }
+}
+
+#[test]
+fn corrupt_chunk_fails_naming_the_chunk_and_leaves_no_output() {
+    let dir = TempDir::new("corrupt");
+    let data = sample(2_000_000);
+    write(&dir.path("c"), &data);
+    assert_ok(&warpzip(
+        &dir,
+        &["compress", "--device", "cpu", "--chunk-size", "256K", "c"],
+    ));
+    let mut bytes = fs::read(dir.path("c.wz")).unwrap();
+    // The last byte belongs to the last chunk's compressed data.
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x5a;
+    write(&dir.path("c.wz"), &bytes);
+
+    let o = warpzip(&dir, &["-d", "--device", "cpu", "c.wz"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("chunk"), "{}", stderr(&o));
+    assert_eq!(dir.names(), vec!["c.wz"], "no partial output");
+
+    let o = warpzip(&dir, &["inspect", "c.wz"]);
+    assert_exit(&o, 1);
+    assert!(stdout(&o).contains("FAILED"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("chunk"), "{}", stderr(&o));
+}
+
+#[test]
+fn inspect_reports_header_chunks_ratio_and_checksums() {
+    let dir = TempDir::new("inspect");
+    let data = sample(3_000_000);
+    write(&dir.path("i"), &data);
+    assert_ok(&warpzip(&dir, &["compress", "--device", "cpu", "i"]));
+    let o = warpzip(&dir, &["inspect", "--chunks", "i.wz"]);
+    assert_ok(&o);
+    let text = stdout(&o);
+    for needle in [
+        "codec",
+        "rle",
+        "chunk size",
+        "1048576",
+        "chunks",
+        "3000000",
+        "ratio",
+        "checksums",
+        "OK",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+    let o = warpzip(&dir, &["inspect", "--decode", "--device", "cpu", "i.wz"]);
+    assert_ok(&o);
+    assert!(stdout(&o).contains("decoded"), "{}", stdout(&o));
+    assert!(dir.path("i.wz").exists(), "inspect never removes its input");
+}
+
+#[test]
+fn inspect_rejects_a_file_that_is_not_wz() {
+    let dir = TempDir::new("notwz");
+    write(&dir.path("x.wz"), &sample(10_000));
+    let o = warpzip(&dir, &["inspect", "x.wz"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).starts_with("warpzip: "), "{}", stderr(&o));
+}
+
+#[test]
+fn demo_round_trips_every_codec() {
+    let dir = TempDir::new("demo");
+    let o = warpzip(&dir, &["demo"]);
+    assert_ok(&o);
+    let text = stdout(&o);
+    assert!(text.contains("compress GB/s"), "{text}");
+    assert!(text.contains("decompress GB/s"), "{text}");
+    for file in ["alice29.txt", "kennedy.xls", "ptt5", "sum"] {
+        for codec in warpzip::CodecId::ALL {
+            assert!(
+                text.lines()
+                    .any(|l| l.starts_with(file) && l.contains(codec.name()) && l.contains("ok")),
+                "no verified row for {file} / {codec}:\n{text}"
+            );
+        }
+    }
+    assert!(text.contains("verified byte for byte"), "{text}");
+    assert!(dir.names().is_empty(), "demo writes no files");
+}
+
+#[test]
+fn gpu_device_fails_clearly_without_a_gpu_or_works_with_one() {
+    let dir = TempDir::new("gpu");
+    let data = sample(300_000);
+    write(&dir.path("g"), &data);
+    let required = std::env::var_os("WARPZIP_REQUIRE_GPU").is_some();
+    let usable = required || warpzip::Device::gpu(0).is_ok();
+    let o = warpzip(&dir, &["compress", "--device", "gpu", "-k", "g"]);
+    if usable {
+        assert_ok(&o);
+        let cpu = warpzip(&dir, &["compress", "--device", "cpu", "-o", "-", "g"]);
+        assert_ok(&cpu);
+        assert_eq!(
+            fs::read(dir.path("g.wz")).unwrap(),
+            cpu.stdout,
+            "the GPU writes the CPU's bytes"
+        );
+        fs::remove_file(dir.path("g")).unwrap();
+        assert_ok(&warpzip(&dir, &["-d", "--device", "gpu", "g.wz"]));
+        assert_eq!(fs::read(dir.path("g")).unwrap(), data);
+    } else {
+        assert_exit(&o, 1);
+        let msg = stderr(&o);
+        assert!(msg.starts_with("warpzip: "), "{msg}");
+        assert!(msg.contains("GPU"), "{msg}");
+        assert_eq!(dir.names(), vec!["g"], "nothing written");
+    }
+}
