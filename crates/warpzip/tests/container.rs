@@ -399,8 +399,11 @@ proptest! {
         chunk_size in 0u32..100,
         params_len in 60usize..70,
         span_specs in prop::collection::vec((0usize..120, 0u32..30, 0u32..110), 0..12),
+        (fit_total, fit_spans) in (any::<bool>(), any::<bool>()),
     ) {
-        let h = Header {
+        // Without the `fit_*` nudges almost every case would be refused early; with them, many
+        // reach the later rules or succeed.
+        let mut h = Header {
             codec: CodecId::Rle,
             codec_params: vec![7; params_len],
             elem_type: ElemType::ALL[elem],
@@ -408,8 +411,11 @@ proptest! {
             total_len,
             chunk_size,
         };
+        if fit_total && !h.shape.is_empty() {
+            h.total_len = h.shape.iter().product::<u64>() * h.elem_type.size();
+        }
         let payload = lcg_bytes(9, 100);
-        let spans: Vec<ChunkSpan> = span_specs
+        let mut spans: Vec<ChunkSpan> = span_specs
             .iter()
             .map(|&(offset, compressed_len, uncompressed_len)| ChunkSpan {
                 offset,
@@ -417,6 +423,15 @@ proptest! {
                 uncompressed_len,
             })
             .collect();
+        if fit_spans && chunk_size > 0 {
+            let ulens = uncompressed_lens(&h);
+            spans.resize(ulens.len(), ChunkSpan { offset: 90, compressed_len: 10, uncompressed_len: 0 });
+            for (span, ulen) in spans.iter_mut().zip(ulens) {
+                span.uncompressed_len = ulen;
+                span.offset %= payload.len();
+                span.compressed_len = span.compressed_len.min((payload.len() - span.offset) as u32);
+            }
+        }
         let mut out = Vec::new();
         match write_container(&mut out, &h, &payload, &spans) {
             Ok(n) => {

@@ -336,3 +336,42 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(Header, u32, ByteCursor<'_>
 pub fn peek_header(bytes: &[u8]) -> Result<Header> {
     decode_header(bytes).map(|(header, _, _)| header)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elem_type_ids_round_trip_and_stop_at_the_last() {
+        for (i, &t) in ElemType::ALL.iter().enumerate() {
+            assert_eq!(usize::from(t.to_u8()), i);
+            assert_eq!(ElemType::from_u8(t.to_u8()), Some(t));
+        }
+        assert_eq!(ElemType::from_u8(ElemType::ALL.len() as u8), None);
+        assert_eq!(ElemType::from_u8(u8::MAX), None);
+    }
+
+    #[test]
+    fn chunk_count_and_last_chunk_size() {
+        let h = Header {
+            codec: CodecId::Rle,
+            codec_params: Vec::new(),
+            elem_type: ElemType::Bytes,
+            shape: Vec::new(),
+            total_len: 10,
+            chunk_size: 4,
+        };
+        assert_eq!(h.chunk_count(), Some(3));
+        assert_eq!(h.chunk_uncompressed_len(1), Some(4));
+        assert_eq!(h.chunk_uncompressed_len(2), Some(2));
+        assert_eq!(h.chunk_uncompressed_len(3), None);
+        let too_many = Header {
+            total_len: 1 << 33,
+            chunk_size: 1,
+            ..h.clone()
+        };
+        assert_eq!(too_many.chunk_count(), None);
+        let zero = Header { chunk_size: 0, ..h };
+        assert_eq!(zero.chunk_count(), None);
+    }
+}
