@@ -8,7 +8,21 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-const BIN: &str = env!("CARGO_BIN_EXE_warpzip");
+/// The binary under test: `WARPZIP_BIN` when set, else the one cargo built, else (on the GPU
+/// machine, where the build machine's paths do not exist) `$WARPZIP_REPO_ROOT/.gpu/bin/warpzip`.
+fn bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("WARPZIP_BIN") {
+        return PathBuf::from(path);
+    }
+    let built = PathBuf::from(env!("CARGO_BIN_EXE_warpzip"));
+    if built.exists() {
+        return built;
+    }
+    match std::env::var_os("WARPZIP_REPO_ROOT") {
+        Some(root) => PathBuf::from(root).join(".gpu/bin/warpzip"),
+        None => built,
+    }
+}
 
 /// A directory under the system temp dir, removed when dropped.
 struct TempDir(PathBuf);
@@ -76,7 +90,7 @@ fn warpzip(dir: &TempDir, args: &[&str]) -> Output {
 }
 
 fn warpzip_with_stdin(dir: &TempDir, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(args)
         .current_dir(&dir.0)
         .stdin(if stdin.is_some() {
