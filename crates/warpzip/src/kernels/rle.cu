@@ -13,7 +13,7 @@
 // Stretches up to this long are written by their own lane; longer ones by the whole warp.
 #define RLE_LANE_STRETCH 16u
 
-struct RleEncodeWarp {
+struct __align__(16) RleEncodeWarp {
     u8 in[RLE_SEG + 16];
     u8 out[RLE_MAX_SEG_OUT + 16];
     u32 head[RLE_WORDS + 1];   // run heads, plus the sentinel head at position n
