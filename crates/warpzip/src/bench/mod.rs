@@ -69,7 +69,7 @@ pub struct Ceilings {
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
 pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
-    let known = ["rle", "scan"];
+    let known = ["rle", "scan", "scan-sweep"];
     if let Some(bad) = opts.codecs.iter().find(|c| !known.contains(&c.as_str())) {
         return Err(Error::InvalidArgument(format!(
             "bench knows no codec '{bad}' (known: {})",
@@ -82,6 +82,10 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             let ceilings = measure_ceilings(gpu, opts, &mut rows)?;
             if opts.wants("scan") {
                 scan::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+            }
+            // Tuning only: never part of the default set.
+            if opts.codecs.iter().any(|c| c == "scan-sweep") {
+                scan::sweep_gpu(gpu, opts, &ceilings, &mut rows)?;
             }
             if opts.wants("rle") {
                 rle::bench_gpu(gpu, opts, &ceilings, &mut rows)?;

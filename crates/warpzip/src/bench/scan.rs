@@ -64,3 +64,59 @@ pub(super) fn bench_gpu(
         .collect();
     one::<u64>(gpu, opts, ceilings, v64, "u64", rows)
 }
+
+/// Times the scan.cu tuning variants on 2^28 u32 (`--codec scan-sweep`).
+pub(super) fn sweep_gpu(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    ceilings: &Ceilings,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    let input = inputs::u32_values(1 << 28, 1 << 20);
+    let n = input.len();
+    let mut expected = vec![0u32; n];
+    exclusive_scan_cpu(&input, &mut expected)?;
+    let d_in = gpu.upload(&input)?;
+    let mut d_out = gpu.alloc::<u32>(n)?;
+    let mut scan = GpuScan::<u32>::new(gpu, n as u64)?;
+    let variants: [(u32, u32); 8] = [
+        (256, 4),
+        (128, 4),
+        (128, 8),
+        (256, 2),
+        (256, 8),
+        (512, 4),
+        (512, 2),
+        (1024, 2),
+    ];
+    for (threads, vecs) in variants {
+        let name = if (threads, vecs) == (256, 4) {
+            "scan_exclusive_u32".to_string()
+        } else {
+            format!("scan_variant_u32_t{threads}_v{vecs}")
+        };
+        let tile = (threads * vecs * 4) as u64;
+        let times = gpu.time_ms(3, opts.runs(), || {
+            scan.run_kernel(gpu, &name, threads, tile, &d_in, &mut d_out, n as u64)
+        })?;
+        let ms = median(&times);
+        let ok = gpu.download(&d_out)?[..n] == expected[..];
+        let bytes = (n * 4) as f64;
+        rows.push(BenchRow {
+            what: format!("scan u32 t{threads} v{vecs}"),
+            input: "2^28 random".into(),
+            device: gpu.name().into(),
+            bytes: bytes as u64,
+            ratio: None,
+            ms,
+            gbps: gbps(bytes, ms),
+            roofline: Some(gbps(2.0 * bytes, ms) / ceilings.d2d_gbps),
+            note: if ok {
+                "verified".into()
+            } else {
+                "MISMATCH".into()
+            },
+        });
+    }
+    Ok(())
+}

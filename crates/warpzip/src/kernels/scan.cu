@@ -5,25 +5,22 @@
 #include "common.cuh"
 
 #define SCAN_THREADS 256
-
-struct ScanState {
-    u32 tile_counter;
-};
+#define SCAN_VECS 4
 
 // Pads one 16-byte vector after every 8, so that both the striped and the blocked accesses are
 // free of bank conflicts.
 __device__ __forceinline__ u32 scan_pad(u32 v) { return v + (v >> 3); }
 
-template <typename T, int VECS>
+template <typename T, int THREADS, int VECS>
 __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, u64 n,
                                           u32* tile_counter, u32* flags, T* aggregate,
                                           T* inclusive, T* total_out, int vector_ok) {
     constexpr int PER_VEC = 16 / sizeof(T);
     constexpr int ITEMS = VECS * PER_VEC;
-    constexpr u32 TILE = SCAN_THREADS * ITEMS;
-    constexpr int NVEC = SCAN_THREADS * VECS;
+    constexpr u32 TILE = THREADS * ITEMS;
+    constexpr int NVEC = THREADS * VECS;
     __shared__ uint4 smem[NVEC + NVEC / 8];
-    __shared__ T warp_totals[SCAN_THREADS / 32];
+    __shared__ T warp_totals[THREADS / 32];
     __shared__ T tile_prefix;
     __shared__ u32 tile_id;
 
@@ -39,11 +36,11 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
         const uint4* src = reinterpret_cast<const uint4*>(in + start);
 #pragma unroll
         for (int k = 0; k < VECS; k++) {
-            u32 v = k * SCAN_THREADS + threadIdx.x;
+            u32 v = k * THREADS + threadIdx.x;
             smem[scan_pad(v)] = __ldcs(src + v);
         }
     } else {
-        for (u32 i = threadIdx.x; i < TILE; i += SCAN_THREADS) {
+        for (u32 i = threadIdx.x; i < TILE; i += THREADS) {
             u32 v = i / PER_VEC;
             T x = (start + i < n) ? in[start + i] : (T)0;
             sm[scan_pad(v) * PER_VEC + (i % PER_VEC)] = x;
@@ -77,7 +74,7 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
     T warp_prefix = 0;
     T block_total = 0;
 #pragma unroll
-    for (u32 w = 0; w < SCAN_THREADS / 32; w++) {
+    for (u32 w = 0; w < THREADS / 32; w++) {
         T t = warp_totals[w];
         if (w < warp) warp_prefix += t;
         block_total += t;
@@ -117,11 +114,11 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
         uint4* dst = reinterpret_cast<uint4*>(out + start);
 #pragma unroll
         for (int k = 0; k < VECS; k++) {
-            u32 v = k * SCAN_THREADS + threadIdx.x;
+            u32 v = k * THREADS + threadIdx.x;
             __stcs(dst + v, smem[scan_pad(v)]);
         }
     } else {
-        for (u32 i = threadIdx.x; i < TILE; i += SCAN_THREADS) {
+        for (u32 i = threadIdx.x; i < TILE; i += THREADS) {
             if (start + i < n) out[start + i] = sm[scan_pad(i / PER_VEC) * PER_VEC + (i % PER_VEC)];
         }
     }
@@ -131,12 +128,31 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
 extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
     scan_exclusive_u32(const u32* __restrict__ in, u32* __restrict__ out, u64 n, u32* state,
                        u32* flags, u32* aggregate, u32* inclusive, u32* total_out, int vector_ok) {
-    scan_tile<u32, 4>(in, out, n, state, flags, aggregate, inclusive, total_out, vector_ok);
+    scan_tile<u32, SCAN_THREADS, SCAN_VECS>(in, out, n, state, flags, aggregate, inclusive,
+                                            total_out, vector_ok);
 }
 
 // Exclusive prefix sum of n u64 (wrapping). Same contract as the u32 version.
 extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
     scan_exclusive_u64(const u64* __restrict__ in, u64* __restrict__ out, u64 n, u32* state,
                        u32* flags, u64* aggregate, u64* inclusive, u64* total_out, int vector_ok) {
-    scan_tile<u64, 4>(in, out, n, state, flags, aggregate, inclusive, total_out, vector_ok);
+    scan_tile<u64, SCAN_THREADS, SCAN_VECS>(in, out, n, state, flags, aggregate, inclusive,
+                                            total_out, vector_ok);
 }
+
+// Tuning variants (threads x vectors per thread), timed by `warpzip bench --codec scan-sweep`.
+#define SCAN_VARIANT(T, THREADS, VECS)                                                          \
+    extern "C" __global__ void __launch_bounds__(THREADS)                                       \
+        scan_variant_##T##_t##THREADS##_v##VECS(const T* __restrict__ in, T* __restrict__ out, \
+                                                u64 n, u32* state, u32* flags, T* aggregate,    \
+                                                T* inclusive, T* total_out, int vector_ok) {    \
+        scan_tile<T, THREADS, VECS>(in, out, n, state, flags, aggregate, inclusive, total_out, \
+                                    vector_ok);                                                 \
+    }
+SCAN_VARIANT(u32, 128, 4)
+SCAN_VARIANT(u32, 128, 8)
+SCAN_VARIANT(u32, 256, 2)
+SCAN_VARIANT(u32, 256, 8)
+SCAN_VARIANT(u32, 512, 4)
+SCAN_VARIANT(u32, 512, 2)
+SCAN_VARIANT(u32, 1024, 2)

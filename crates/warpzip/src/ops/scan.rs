@@ -10,6 +10,9 @@ pub const SCAN_THREADS: u32 = 256;
 /// 16-byte vectors each thread scans; must match the kernels' `VECS` argument.
 pub const SCAN_VECS: u32 = 4;
 
+/// The smallest tile, in elements, of any scan kernel variant.
+const MIN_TILE: u64 = 512;
+
 /// An element type the scan supports.
 pub trait ScanElem: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static {
     /// The kernel entry point.
@@ -66,7 +69,8 @@ pub struct GpuScan<T: ScanElem> {
 impl<T: ScanElem> GpuScan<T> {
     /// Allocates scratch for inputs of up to `capacity` elements.
     pub fn new(gpu: &GpuContext, capacity: u64) -> Result<Self> {
-        let tiles = capacity.div_ceil(T::tile()).max(1) as usize;
+        // Sized for the smallest tile of any variant (`MIN_TILE`), so tuning variants fit too.
+        let tiles = capacity.div_ceil(MIN_TILE).max(1) as usize;
         Ok(GpuScan {
             capacity,
             state: gpu.alloc_zeros::<u32>(1)?,
@@ -86,6 +90,27 @@ impl<T: ScanElem> GpuScan<T> {
         output: &mut CudaSlice<T>,
         n: u64,
     ) -> Result<()> {
+        self.run_kernel(gpu, T::KERNEL, SCAN_THREADS, T::tile(), input, output, n)
+    }
+
+    /// Like `run`, with an explicit kernel entry point of `threads` threads per block scanning
+    /// `tile` elements per block (the tuning variants of scan.cu).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_kernel(
+        &mut self,
+        gpu: &GpuContext,
+        kernel: &str,
+        threads: u32,
+        tile: u64,
+        input: &CudaSlice<T>,
+        output: &mut CudaSlice<T>,
+        n: u64,
+    ) -> Result<()> {
+        if tile < MIN_TILE {
+            return Err(Error::InvalidArgument(format!(
+                "scan tile {tile} below {MIN_TILE}"
+            )));
+        }
         if n > self.capacity || n > input.len() as u64 || n > output.len() as u64 {
             return Err(Error::InvalidArgument(format!(
                 "scan of {n} elements exceeds a buffer (capacity {}, input {}, output {})",
@@ -100,7 +125,7 @@ impl<T: ScanElem> GpuScan<T> {
         if n == 0 {
             return Ok(());
         }
-        let tiles = n.div_ceil(T::tile());
+        let tiles = n.div_ceil(tile);
         let mut flags = self.flags.slice_mut(0..tiles as usize);
         stream.memset_zeros(&mut flags)?;
         let vector_ok: i32 = {
@@ -108,10 +133,10 @@ impl<T: ScanElem> GpuScan<T> {
             let (po, _go) = output.device_ptr(stream);
             i32::from(pi % 16 == 0 && po % 16 == 0)
         };
-        let func = gpu.function(&kernels::SCAN, T::KERNEL)?;
+        let func = gpu.function(&kernels::SCAN, kernel)?;
         let cfg = LaunchConfig {
             grid_dim: (tiles as u32, 1, 1),
-            block_dim: (SCAN_THREADS, 1, 1),
+            block_dim: (threads, 1, 1),
             shared_mem_bytes: 0,
         };
         let mut launch = stream.launch_builder(&func);
