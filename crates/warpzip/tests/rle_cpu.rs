@@ -741,6 +741,9 @@ fn golden_files_are_stable() {
         "rle encoding changed: this is a format change"
     );
     assert_eq!(spans.len(), 2);
+    for piece in input.chunks(GOLDEN_CHUNK_SIZE) {
+        check_chunk(piece);
+    }
 
     // Decode the stored bytes, finding chunk 0's end from its own table (2 segments).
     let table_end = u32::from_le_bytes(stored_chunks[4..8].try_into().unwrap()) as usize;
@@ -883,6 +886,9 @@ fn throughput_single_core() {
         inputs.push((name.into(), std::fs::read(corpora.join(name)).unwrap()));
     }
     inputs.push(("mixed 4 MiB".into(), mixed_input(4 << 20, 2)));
+    // WARPZIP_BENCH_ONLY=<substring> times only the inputs whose name contains it.
+    let only = std::env::var("WARPZIP_BENCH_ONLY").unwrap_or_default();
+    inputs.retain(|(name, _)| name.contains(&only));
     let chunk = DEFAULT_CHUNK_SIZE as usize;
     for (name, data) in &inputs {
         let mut enc = Vec::with_capacity(max_compressed_len(data.len()) + 64);

@@ -204,8 +204,12 @@ pub fn encode_chunk_into(input: &[u8], dst: &mut [u8]) -> Option<usize> {
 /// A chunk's compressed size must fit the u32 table; for an `input` so large that it might not
 /// (over 4 GiB), nothing is appended.
 pub fn encode_chunk(input: &[u8], out: &mut Vec<u8>) {
+    let bound = max_compressed_len(input.len());
+    if u32::try_from(bound).is_err() {
+        return;
+    }
     let base = out.len();
-    out.resize(base + max_compressed_len(input.len()), 0);
+    out.resize(base + bound, 0);
     let written = encode_chunk_into(input, &mut out[base..]).unwrap_or(0);
     out.truncate(base + written);
 }

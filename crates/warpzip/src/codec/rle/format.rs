@@ -1,4 +1,4 @@
-//! The byte layout of an `rle` chunk (see `docs/format.md`, section "rle").
+//! The byte layout of an `rle` chunk (see `docs/format.md`, section "Codec rle").
 //!
 //! A chunk of `n` bytes is cut into `k = ceil(n / SEGMENT_SIZE)` segments. Its compressed form
 //! is a segment table of `k` little-endian u32, entry `i` being the end offset of segment `i`'s
