@@ -3,85 +3,80 @@
 //! it reports no progress of its own and a made-up percentage would be a lie.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::cell::RefCell;
 use std::io::{self, IsTerminal, Read, Write};
 use std::time::Duration;
 
 /// Inputs larger than this get a progress display.
 pub const THRESHOLD: u64 = 64 << 20;
 
-/// A progress display that may be switched off (small input, stderr not a terminal).
+/// A progress display that may be switched off (small input, stderr not a terminal). Each
+/// phase gets a fresh bar, built with its style before it first draws, so no frame mixes two
+/// phases and each phase's rate is its own.
 pub struct Progress {
-    bar: Option<ProgressBar>,
+    enabled: bool,
+    bar: RefCell<Option<ProgressBar>>,
 }
 
 impl Progress {
     /// A display that shows only if `bytes` exceeds the threshold and stderr is a terminal.
     pub fn for_size(bytes: u64) -> Progress {
-        let mut p = Progress { bar: None };
+        let mut p = Progress {
+            enabled: false,
+            bar: RefCell::new(None),
+        };
         p.enable_for(bytes);
         p
     }
 
     /// Switches the display on once a phase turns out to be large.
     pub fn enable_for(&mut self, bytes: u64) {
-        if self.bar.is_none() && bytes > THRESHOLD && io::stderr().is_terminal() {
-            self.bar = Some(ProgressBar::with_draw_target(
-                None,
-                ProgressDrawTarget::stderr(),
-            ));
+        if !self.enabled && bytes > THRESHOLD && io::stderr().is_terminal() {
+            self.enabled = true;
         }
     }
 
     /// Starts a phase measured in bytes (`total` when known).
     pub fn bytes_phase(&self, phase: &str, total: Option<u64>) {
-        if let Some(bar) = &self.bar {
-            bar.disable_steady_tick();
-            bar.set_position(0);
-            bar.set_message(phase.to_string());
-            match total {
-                Some(total) => {
-                    bar.set_length(total);
-                    bar.set_style(
-                        ProgressStyle::with_template(
-                            "{msg:>12} [{bar:40}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
-                        )
-                        .unwrap_or_else(|_| ProgressStyle::default_bar())
-                        .progress_chars("=> "),
-                    );
-                }
-                None => {
-                    bar.unset_length();
-                    bar.set_style(
-                        ProgressStyle::with_template("{msg:>12} {bytes} ({bytes_per_sec})")
-                            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                    );
-                }
-            }
-        }
+        let template = match total {
+            Some(_) => "{msg:>12} [{wide_bar}] {bytes}/{total_bytes} ({bytes_per_sec})",
+            None => "{msg:>12} {bytes} ({bytes_per_sec})",
+        };
+        self.start(phase, template, total);
     }
 
     /// Starts a phase whose progress cannot be measured: a spinner with the elapsed time.
     pub fn spinner_phase(&self, phase: &str) {
-        if let Some(bar) = &self.bar {
-            bar.unset_length();
-            bar.set_message(phase.to_string());
-            bar.set_style(
-                ProgressStyle::with_template("{msg:>12} {spinner} {elapsed}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
+        self.start(phase, "{msg:>12} {spinner} {elapsed}", None);
+        if let Some(bar) = self.bar.borrow().as_ref() {
             bar.enable_steady_tick(Duration::from_millis(100));
         }
     }
 
+    fn start(&self, phase: &str, template: &str, total: Option<u64>) {
+        if !self.enabled {
+            return;
+        }
+        let style = ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr())
+            .with_style(style)
+            .with_message(phase.to_string());
+        if let Some(old) = self.bar.replace(Some(bar)) {
+            old.finish_and_clear();
+        }
+    }
+
     fn inc(&self, n: u64) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.borrow().as_ref() {
             bar.inc(n);
         }
     }
 
     /// Removes the display.
     pub fn finish(&self) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
     }
