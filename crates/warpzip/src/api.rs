@@ -152,38 +152,19 @@ pub fn decompress_container_into(
             }
             match device {
                 Device::Cpu => {
-                    let chunks = chunk_slices(container)?;
+                    // verify_all has checked that every chunk lies inside the payload.
+                    let chunks: Vec<(&[u8], usize)> = (0..container.chunk_count())
+                        .zip(&container.chunks)
+                        .map(|(i, entry)| {
+                            (container.chunk_bytes(i), entry.uncompressed_len as usize)
+                        })
+                        .collect();
                     rle::chunked::decompress_into(&chunks, out)
                 }
                 Device::Gpu(gpu) => rle::gpu::decompress_into(gpu, container, out),
             }
         }
     }
-}
-
-/// Each chunk's compressed bytes and uncompressed size, bounds-checked against the payload.
-fn chunk_slices<'a>(container: &Container<'a>) -> Result<Vec<(&'a [u8], usize)>> {
-    let payload: &'a [u8] = container.payload;
-    container
-        .chunks
-        .iter()
-        .enumerate()
-        .map(|(index, entry)| {
-            let start = usize::try_from(entry.offset).ok();
-            let end = start.and_then(|s| s.checked_add(entry.compressed_len as usize));
-            let bytes = match (start, end) {
-                (Some(s), Some(e)) => payload.get(s..e),
-                _ => None,
-            };
-            match bytes {
-                Some(b) => Ok((b, entry.uncompressed_len as usize)),
-                None => Err(Error::Corrupt {
-                    chunk: index,
-                    reason: "chunk lies outside the payload".into(),
-                }),
-            }
-        })
-        .collect()
 }
 
 /// What the checksum pass over a container found.

@@ -2,7 +2,7 @@
 //! after success unless `-k`, an existing output is kept unless `-f`, and compressed data is not
 //! written to a terminal.
 
-use super::{open_device, Input};
+use super::{finish_output, open_device, Input};
 use crate::cli::CompressArgs;
 use crate::output::{same_file, Sink};
 use crate::progress::{CountingWriter, Progress};
@@ -44,18 +44,7 @@ pub fn run(args: CompressArgs) -> Result<()> {
         .with_context(|| format!("compressing {}", input.describe()))?;
     progress.finish();
 
-    if let (Sink::File(file), Input::File(path)) = (&sink, &input) {
-        file.copy_permissions_from(path);
-    }
-    let to_file = matches!(sink, Sink::File(_));
-    sink.finish()?;
-    if let Input::File(path) = &input {
-        if to_file && !args.out.keep {
-            std::fs::remove_file(path)
-                .with_context(|| format!("compressed, but cannot remove {}", path.display()))?;
-        }
-    }
-    Ok(())
+    finish_output(sink, &input, args.out.keep)
 }
 
 /// `-o` when given; else stdout for stdin, and `FILE.wz` for a file.

@@ -1,7 +1,7 @@
 //! `warpzip decompress` (also `warpzip -d`): FILE.wz to FILE (or stdin to stdout). The output
 //! exists only after every chunk decoded and verified; a failure mid-way leaves nothing.
 
-use super::{open_device, Input};
+use super::{finish_output, open_device, Input};
 use crate::cli::DecompressArgs;
 use crate::output::{same_file, Sink};
 use crate::progress::{self, Progress};
@@ -41,18 +41,7 @@ pub fn run(args: DecompressArgs) -> Result<()> {
         .with_context(|| format!("writing {}", sink.describe()))?;
     progress.finish();
 
-    if let (Sink::File(file), Input::File(path)) = (&sink, &input) {
-        file.copy_permissions_from(path);
-    }
-    let to_file = matches!(sink, Sink::File(_));
-    sink.finish()?;
-    if let Input::File(path) = &input {
-        if to_file && !args.out.keep {
-            std::fs::remove_file(path)
-                .with_context(|| format!("decompressed, but cannot remove {}", path.display()))?;
-        }
-    }
-    Ok(())
+    finish_output(sink, &input, args.out.keep)
 }
 
 /// `-o` when given; else stdout for stdin, and FILE for FILE.wz.

@@ -8,6 +8,7 @@ mod demo;
 mod inspect;
 
 use crate::cli::{Command, DeviceChoice};
+use crate::output::Sink;
 use crate::progress::{self, Progress};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
@@ -88,6 +89,23 @@ impl Input {
             }
         }
     }
+}
+
+/// Commits the output (giving a file the input file's permissions, as gzip does) and then,
+/// gzip style, removes the input file unless `keep` or the output went to stdout.
+pub fn finish_output(sink: Sink, input: &Input, keep: bool) -> Result<()> {
+    if let (Sink::File(file), Input::File(path)) = (&sink, input) {
+        file.copy_permissions_from(path);
+    }
+    let to_file = matches!(sink, Sink::File(_));
+    sink.finish()?;
+    if let Input::File(path) = input {
+        if to_file && !keep {
+            std::fs::remove_file(path)
+                .with_context(|| format!("output written, but cannot remove {}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Column alignment in a table.
