@@ -1,6 +1,7 @@
 //! The GPU rle encoder and decoder against the CPU reference: identical bytes on random inputs
 //! of awkward sizes and on the real files of ../shared/data, and identical verdicts on corrupt
 //! payloads. GPU tests fail (never skip) where no GPU is usable.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
@@ -47,7 +48,7 @@ fn mixed(rng: &mut rand::rngs::StdRng, n: usize) -> Vec<u8> {
             }
         } else {
             let b: u8 = rng.gen_range(0..4);
-            v.extend(std::iter::repeat(b).take(len));
+            v.extend(std::iter::repeat_n(b, len));
         }
     }
     v.truncate(n);
@@ -105,11 +106,13 @@ fn round_trip(gpu: &GpuContext, data: &[u8], chunk_size: usize, what: &str) {
     let file = container_bytes(data.len(), chunk_size, &gpu_payload, &gpu_spans);
     let container = Container::parse(&file).unwrap();
     container.verify_all().unwrap();
-    let mut out = vec![0xA5u8; data.len()];
-    rle_gpu::decompress_into(gpu, &container, &mut out).unwrap();
-    if out != data {
-        let at = out.iter().zip(data).position(|(a, b)| a != b);
-        panic!("{what}: GPU decode differs at byte {at:?}");
+    for kernel in rle_gpu::DecodeKernel::ALL {
+        let mut out = vec![0xA5u8; data.len()];
+        rle_gpu::decompress_into_with(gpu, &container, &mut out, kernel).unwrap();
+        if out != data {
+            let at = out.iter().zip(data).position(|(a, b)| a != b);
+            panic!("{what}: GPU decode ({kernel:?}) differs at byte {at:?}");
+        }
     }
 }
 
@@ -159,8 +162,8 @@ fn gpu_rle_matches_cpu_on_awkward_sizes() {
 fn gpu_rle_matches_cpu_on_many_chunks() {
     let gpu = gpu();
     let mut rng = rand::rngs::StdRng::seed_from_u64(8);
-    let data = mixed(&mut rng, 96 * 1024 * 1024 + 12345);
-    round_trip(&gpu, &data, 1 << 20, "96 MiB mixed");
+    let data = mixed(&mut rng, 230 * 1024 * 1024 + 12345);
+    round_trip(&gpu, &data, 1 << 20, "230 MiB mixed (4 pipeline batches)");
     // Patterns that stress the tokenizer: period-2 and period-3 bytes, runs of exactly 1..4.
     let mut tricky = Vec::new();
     for i in 0..2_000_000usize {
@@ -254,10 +257,14 @@ fn gpu_rle_corrupt_payloads_match_cpu_verdicts() {
         spans2[last].compressed_len = spans2[last].compressed_len.saturating_sub(cut as u32);
         let file = container_bytes(data.len(), chunk, &payload, &spans2);
         let container = Container::parse(&file).unwrap();
-        let mut out = vec![0u8; data.len()];
-        match rle_gpu::decompress_into(&gpu, &container, &mut out) {
-            Err(warpzip::Error::Corrupt { chunk, .. }) => assert_eq!(chunk, last),
-            other => panic!("cut {cut}: expected a corrupt last chunk, got {other:?}"),
+        for kernel in rle_gpu::DecodeKernel::ALL {
+            let mut out = vec![0u8; data.len()];
+            match rle_gpu::decompress_into_with(&gpu, &container, &mut out, kernel) {
+                Err(warpzip::Error::Corrupt { chunk, .. }) => assert_eq!(chunk, last),
+                other => {
+                    panic!("cut {cut} {kernel:?}: expected a corrupt last chunk, got {other:?}")
+                }
+            }
         }
     }
 }

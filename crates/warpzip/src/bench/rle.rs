@@ -2,6 +2,7 @@
 //! memory, and the CPU codec per core; every GPU result is checked against the CPU codec.
 
 use super::{gbps, inputs, wall_ms, BenchOptions, BenchRow, Ceilings};
+use crate::codec::rle::pipeline::RlePipeline;
 use crate::codec::rle::{chunked, format as rle_format, gpu as rle_gpu};
 use crate::codec::CodecId;
 use crate::error::{Error, Result};
@@ -101,33 +102,67 @@ pub(super) fn bench_gpu(
             note: "device-resident; bytes equal CPU".into(),
         });
 
-        // Device-side decode.
+        // Device-side decode, every decoder kernel (the default one is marked).
         let file = container(n, &cpu_payload, &cpu_spans)?;
         let parsed = Container::parse(&file)?;
         let mut dec = rle_gpu::DecodeBuffers::from_container(gpu, &parsed)?;
-        let times = gpu.time_ms(3, opts.runs(), || rle_gpu::decode_on_device(gpu, &mut dec))?;
-        let dec_ms = median(&times);
-        rle_gpu::check_status(gpu, &dec)?;
-        if gpu.download(&dec.out)?[..n] != data[..] {
-            return Err(Error::Driver(format!(
-                "rle bench: GPU decode of {name} differs from the input"
-            )));
+        for kernel in rle_gpu::DecodeKernel::ALL {
+            let times = gpu.time_ms(3, opts.runs(), || {
+                rle_gpu::decode_on_device_with(gpu, &mut dec, kernel)
+            })?;
+            let dec_ms = median(&times);
+            rle_gpu::check_status(gpu, &dec)?;
+            if gpu.download(&dec.out)?[..n] != data[..] {
+                return Err(Error::Driver(format!(
+                    "rle bench: GPU decode ({kernel:?}) of {name} differs from the input"
+                )));
+            }
+            let default = if kernel == rle_gpu::DecodeKernel::DEFAULT {
+                " (default)"
+            } else {
+                ""
+            };
+            rows.push(BenchRow {
+                what: format!("rle decode {kernel:?}{default}"),
+                input: name.clone(),
+                device: dev.clone(),
+                bytes: n as u64,
+                ratio: Some(ratio),
+                ms: dec_ms,
+                gbps: gbps(n as f64, dec_ms),
+                roofline: Some(gbps((n + comp) as f64, dec_ms) / ceilings.d2d_gbps),
+                note: "device-resident; bytes equal input".into(),
+            });
         }
         drop(dec);
-        rows.push(BenchRow {
-            what: "rle decode".into(),
-            input: name.clone(),
-            device: dev.clone(),
-            bytes: n as u64,
-            ratio: Some(ratio),
-            ms: dec_ms,
-            gbps: gbps(n as f64, dec_ms),
-            roofline: Some(gbps((n + comp) as f64, dec_ms) / ceilings.d2d_gbps),
-            note: "device-resident; bytes equal input".into(),
-        });
 
-        // End to end from host memory (pageable buffers, the library's plain calls).
-        let e2e_runs = 3;
+        // End to end from host memory: pinned buffers (what a pipeline that reads into pinned
+        // memory gets) and plain pageable ones (the library's default call).
+        let e2e_runs = 5;
+        let pipeline = RlePipeline::new(gpu)?;
+        // SAFETY: both pinned buffers are written in full before any read (copy_from_slice and
+        // the pipeline's device-to-host copies), and are only used through the slices below.
+        let mut pin_in = unsafe { gpu.context().alloc_pinned::<u8>(n) }?;
+        let mut pin_out = unsafe {
+            gpu.context()
+                .alloc_pinned::<u8>(geometry.max_payload().max(n))
+        }?;
+        pin_in.as_mut_slice()?.copy_from_slice(&data);
+        let c_pinned = wall_ms(e2e_runs, || {
+            let out = pin_out.as_mut_slice()?;
+            pipeline
+                .compress_into(gpu, pin_in.as_slice()?, CHUNK, out)
+                .map(|_| ())
+        })?;
+        let d_pinned = wall_ms(e2e_runs, || {
+            let out = &mut pin_out.as_mut_slice()?[..n];
+            pipeline.decompress_into(gpu, &parsed, out, rle_gpu::DecodeKernel::DEFAULT)
+        })?;
+        if pin_out.as_slice()?[..n] != data[..] {
+            return Err(Error::Driver(format!(
+                "rle bench: pipelined decode of {name} differs"
+            )));
+        }
         let c_ms = wall_ms(e2e_runs, || {
             rle_gpu::compress(gpu, &data, CHUNK).map(|_| ())
         })?;
@@ -135,7 +170,27 @@ pub(super) fn bench_gpu(
         let d_ms = wall_ms(e2e_runs, || {
             rle_gpu::decompress_into(gpu, &parsed, &mut out)
         })?;
-        for (what, ms) in [("rle compress e2e", c_ms), ("rle decompress e2e", d_ms)] {
+        for (what, ms, ceiling, ceiling_name) in [
+            (
+                "rle compress e2e pinned",
+                c_pinned,
+                ceilings.h2d_gbps,
+                "h2d",
+            ),
+            (
+                "rle decompress e2e pinned",
+                d_pinned,
+                ceilings.d2h_gbps,
+                "d2h",
+            ),
+            ("rle compress e2e pageable", c_ms, ceilings.h2d_gbps, "h2d"),
+            (
+                "rle decompress e2e pageable",
+                d_ms,
+                ceilings.d2h_gbps,
+                "d2h",
+            ),
+        ] {
             let g = gbps(n as f64, ms);
             rows.push(BenchRow {
                 what: what.into(),
@@ -145,11 +200,8 @@ pub(super) fn bench_gpu(
                 ratio: Some(ratio),
                 ms,
                 gbps: g,
-                roofline: Some(g / ceilings.h2d_gbps),
-                note: format!(
-                    "host to host; roofline = pinned h2d {:.1} GB/s",
-                    ceilings.h2d_gbps
-                ),
+                roofline: Some(g / ceiling),
+                note: format!("host to host; roofline = pinned {ceiling_name} {ceiling:.1} GB/s"),
             });
         }
     }

@@ -353,3 +353,134 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
         for (u32 j = lane; j < seg_len; j += 32u) dst[j] = sout[j];
     }
 }
+
+// Decoder with G lanes per segment (32/G segments per warp) and a 2 x 512-byte ring buffer per
+// segment instead of a whole staged segment: more segments decode at once per SM, and a window
+// is flushed with 16-byte stores as soon as it is full. Every lane of a group runs the same
+// parser; the lanes share the byte writes and the flushes.
+#define RLE_RING_WINDOW 512u
+#define RLE_RING (2u * RLE_RING_WINDOW)
+// Every block holds 32 segment decoders: G warps of 32/G groups each.
+#define RLE_GROUP_SEGMENTS 32u
+
+template <int G>
+__device__ __forceinline__ void rle_ring_flush(u8* ring, u8* dst, u32 from, u32 len, u32 gl, u32 mask) {
+    __syncwarp(mask);
+    const u8* src = ring + (from & (RLE_RING - 1u));
+    if ((((u64)dst) & 15u) == 0 && (len & 15u) == 0) {
+        const uint4* s = reinterpret_cast<const uint4*>(src);
+        uint4* d = reinterpret_cast<uint4*>(dst);
+        for (u32 v = gl; v < len / 16u; v += G) __stcs(d + v, s[v]);
+    } else {
+        for (u32 j = gl; j < len; j += G) dst[j] = src[j];
+    }
+    __syncwarp(mask);
+}
+
+template <int G>
+__device__ __forceinline__ void rle_decode_group(const u8* __restrict__ payload,
+                                                 const u64* __restrict__ chunk_offset,
+                                                 const u32* __restrict__ chunk_csize, u64 total_len,
+                                                 u32 chunk_size, u32 segs_per_chunk,
+                                                 u32 total_segments, u8* __restrict__ out,
+                                                 u32* status, u8* ring) {
+    const u32 lane = wz_lane();
+    const u32 gid = lane / G;
+    const u32 gl = lane % G;
+    const u32 mask = (G == 32) ? WZ_FULL_MASK : (((1u << G) - 1u) << (gid * G));
+    const u32 g = blockIdx.x * RLE_GROUP_SEGMENTS + (threadIdx.x >> 5) * (32u / G) + gid;
+    if (g >= total_segments) return;
+    const u32 c = g / segs_per_chunk;
+    const u32 s = g % segs_per_chunk;
+    const u64 seg_start = (u64)c * chunk_size + (u64)s * RLE_SEG;
+    const u64 left = total_len - seg_start;
+    const u32 seg_len = left < RLE_SEG ? (u32)left : RLE_SEG;
+    const u32 k = rle_segments_in_chunk(total_len, chunk_size, c);
+    const u8* comp = payload + chunk_offset[c];
+    const u32 csize = chunk_csize[c];
+    u8* dst = out + seg_start;
+
+    u32 st = WZ_STATUS_OK;
+    u32 tok_start = 0, tok_end = 0;
+    if ((u64)csize < 4ull * k) {
+        st = WZ_STATUS_TRUNCATED;
+    } else {
+        const u32 area = csize - 4u * k;
+        tok_end = rle_read_u32_le(comp + 4u * s);
+        tok_start = s ? rle_read_u32_le(comp + 4u * (s - 1u)) : 0u;
+        if (tok_start > tok_end || tok_end > area) st = WZ_STATUS_CORRUPT;
+    }
+    const u8* tok = comp + 4u * k + tok_start;
+    const u32 n_in = tok_end - tok_start;
+    u32 ip = 0, o = 0, flushed = 0;
+    while (st == WZ_STATUS_OK && o < seg_len) {
+        if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
+        const u32 ctl = __ldg(tok + ip);
+        u32 len, q;
+        u8 value = 0;
+        const bool literal = ctl < 128u;
+        if (literal) {
+            len = ctl + 1u;
+            q = ip + 1u;
+            if (q + len > n_in) { st = WZ_STATUS_TRUNCATED; break; }
+        } else {
+            q = ip + 1u;
+            if (ctl == 0xffu) {
+                u32 v = 0, shift = 0;
+                bool done = false;
+                for (u32 b = 0; b < 3u; b++) {
+                    if (q >= n_in) break;
+                    u32 byte = __ldg(tok + q);
+                    q++;
+                    v |= (byte & 0x7fu) << shift;
+                    shift += 7u;
+                    if (!(byte & 0x80u)) { done = true; break; }
+                }
+                if (!done) { st = (q >= n_in) ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT; break; }
+                len = v + 130u;
+            } else {
+                len = ctl - 0x80u + 3u;
+            }
+            if (q >= n_in) { st = WZ_STATUS_TRUNCATED; break; }
+            value = __ldg(tok + q);
+        }
+        if (o + len > seg_len) { st = WZ_STATUS_OVERFLOW; break; }
+        const u8* src = tok + q;
+        u32 done = 0;
+        while (done < len) {
+            u32 room = flushed + RLE_RING - o;
+            u32 take = min(len - done, room);
+            for (u32 j = gl; j < take; j += G) {
+                ring[(o + j) & (RLE_RING - 1u)] = literal ? __ldg(src + done + j) : value;
+            }
+            o += take;
+            done += take;
+            while (o - flushed >= RLE_RING_WINDOW) {
+                rle_ring_flush<G>(ring, dst + flushed, flushed, RLE_RING_WINDOW, gl, mask);
+                flushed += RLE_RING_WINDOW;
+            }
+        }
+        ip = literal ? q + len : q + 1u;
+    }
+    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
+    if (st != WZ_STATUS_OK) {
+        if (gl == 0) atomicMax(&status[c], st);
+        return;
+    }
+    if (o > flushed) rle_ring_flush<G>(ring, dst + flushed, flushed, o - flushed, gl, mask);
+}
+
+#define RLE_DECODE_GROUP(G)                                                                     \
+    extern "C" __global__ void __launch_bounds__(G * 32) rle_decode_g##G(                      \
+        const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,                  \
+        const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size, u32 segs_per_chunk, \
+        u32 total_segments, u8* __restrict__ out, u32* status) {                               \
+        __shared__ __align__(16) u8 rings[RLE_GROUP_SEGMENTS][RLE_RING];                       \
+        const u32 slot = (threadIdx.x >> 5) * (32u / G) + wz_lane() / G;                       \
+        rle_decode_group<G>(payload, chunk_offset, chunk_csize, total_len, chunk_size,         \
+                            segs_per_chunk, total_segments, out, status, rings[slot]);         \
+    }
+RLE_DECODE_GROUP(4)
+RLE_DECODE_GROUP(8)
+RLE_DECODE_GROUP(16)
+RLE_DECODE_GROUP(32)

@@ -6,6 +6,8 @@ use super::format::{max_compressed_len, segment_count, SEGMENT_SIZE};
 use crate::error::{ChunkStatus, Error, Result};
 use crate::format::{ChunkSpan, Container};
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
+use cudarc::driver::CudaStream;
+use std::sync::Arc;
 
 /// Warps per block of the encoder; must match `RLE_ENC_WARPS` in rle.cu.
 pub const ENCODE_WARPS: u32 = 4;
@@ -25,7 +27,10 @@ pub struct Geometry {
 impl Geometry {
     /// Validates `chunk_size` (a positive multiple of the segment size) and derives the rest.
     pub fn new(total_len: u64, chunk_size: usize) -> Result<Geometry> {
-        if chunk_size == 0 || chunk_size % SEGMENT_SIZE != 0 || chunk_size > u32::MAX as usize {
+        if chunk_size == 0
+            || !chunk_size.is_multiple_of(SEGMENT_SIZE)
+            || chunk_size > u32::MAX as usize
+        {
             return Err(Error::InvalidArgument(format!(
                 "rle chunk size {chunk_size} must be a positive multiple of {SEGMENT_SIZE}"
             )));
@@ -97,16 +102,34 @@ pub fn encode_on_device(
     input: &CudaSlice<u8>,
     b: &mut EncodeBuffers,
 ) -> Result<()> {
+    encode_on_stream(gpu, gpu.stream(), input, b)
+}
+
+/// Queues the encode kernels of `b.geometry` on `stream` (no synchronisation). The buffers may
+/// be larger than the geometry needs (a pipeline reuses them for a shorter last batch).
+pub fn encode_on_stream(
+    gpu: &GpuContext,
+    stream: &Arc<CudaStream>,
+    input: &CudaSlice<u8>,
+    b: &mut EncodeBuffers,
+) -> Result<()> {
     let g = b.geometry;
     if g.total_segments == 0 {
         return Ok(());
+    }
+    if b.flags.len() < g.total_segments as usize
+        || b.chunk_start.len() < g.chunks as usize
+        || b.out.len() < g.max_payload()
+    {
+        return Err(Error::InvalidArgument(
+            "rle encode buffers smaller than the geometry".into(),
+        ));
     }
     if (input.len() as u64) < g.total_len {
         return Err(Error::InvalidArgument(
             "rle input buffer shorter than its geometry".into(),
         ));
     }
-    let stream = gpu.stream();
     stream.memset_zeros(&mut b.state)?;
     stream.memset_zeros(&mut b.flags)?;
     stream.memset_zeros(&mut b.error)?;
@@ -160,25 +183,40 @@ pub fn encode_on_device(
 
 /// Reads back the chunk spans and the payload length of a finished encode.
 pub fn encoded_spans(gpu: &GpuContext, b: &EncodeBuffers) -> Result<(Vec<ChunkSpan>, usize)> {
+    encoded_spans_on(gpu, gpu.stream(), b)
+}
+
+/// `encoded_spans`, reading back through `stream` (the stream the encode ran on).
+pub fn encoded_spans_on(
+    _gpu: &GpuContext,
+    stream: &Arc<CudaStream>,
+    b: &EncodeBuffers,
+) -> Result<(Vec<ChunkSpan>, usize)> {
     let g = b.geometry;
     if g.total_segments == 0 {
         return Ok((Vec::new(), 0));
     }
-    if gpu.download(&b.error)?.first().copied().unwrap_or(1) != 0 {
+    let short = || Error::Driver("short readback of the rle chunk layout".into());
+    if stream
+        .clone_dtoh(&b.error)?
+        .first()
+        .copied()
+        .ok_or_else(short)?
+        != 0
+    {
         return Err(Error::Driver(
             "rle encoder exceeded its output bound".into(),
         ));
     }
-    let starts = gpu.download(&b.chunk_start)?;
-    let last_end = gpu.download(&b.seg_end.slice(g.total_segments as usize - 1..))?;
-    let total = *last_end
-        .first()
-        .ok_or_else(|| Error::Driver("empty readback".into()))? as usize;
+    let starts = stream.clone_dtoh(&b.chunk_start.slice(0..g.chunks as usize))?;
+    let last_end = stream.clone_dtoh(
+        &b.seg_end
+            .slice(g.total_segments as usize - 1..g.total_segments as usize),
+    )?;
+    let total = *last_end.first().ok_or_else(short)? as usize;
     let mut spans = Vec::with_capacity(g.chunks as usize);
     for c in 0..g.chunks as usize {
-        let start = *starts
-            .get(c)
-            .ok_or_else(|| Error::Driver("short readback".into()))? as usize;
+        let start = *starts.get(c).ok_or_else(short)? as usize;
         let end = starts.get(c + 1).map(|&e| e as usize).unwrap_or(total);
         let len = end
             .checked_sub(start)
@@ -200,17 +238,10 @@ pub fn compress(
     chunk_size: usize,
 ) -> Result<(Vec<u8>, Vec<ChunkSpan>)> {
     let geometry = Geometry::new(data.len() as u64, chunk_size)?;
-    if data.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
-    }
-    let input = gpu.upload(data)?;
-    let mut buffers = EncodeBuffers::new(gpu, geometry)?;
-    encode_on_device(gpu, &input, &mut buffers)?;
-    let (spans, total) = encoded_spans(gpu, &buffers)?;
-    let mut payload = vec![0u8; total];
-    gpu.stream()
-        .memcpy_dtoh(&buffers.out.slice(0..total), &mut payload)?;
-    gpu.synchronize()?;
+    let mut payload = vec![0u8; geometry.max_payload()];
+    let pipeline = super::pipeline::RlePipeline::new(gpu)?;
+    let (spans, total) = pipeline.compress_into(gpu, data, chunk_size, &mut payload)?;
+    payload.truncate(total);
     Ok((payload, spans))
 }
 
@@ -247,20 +278,87 @@ impl DecodeBuffers {
     }
 }
 
-/// Queues the decode kernel on the default stream (no synchronisation).
+/// The decoder kernels of rle.cu. All produce the same bytes and statuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeKernel {
+    /// One warp per segment, the whole segment staged in shared memory.
+    Staged,
+    /// `G` lanes per segment (4, 8, 16 or 32) with a 1 KiB ring buffer each.
+    Group(u32),
+}
+
+impl DecodeKernel {
+    /// Every kernel, for tests and the tuning benchmark.
+    pub const ALL: [DecodeKernel; 5] = [
+        DecodeKernel::Staged,
+        DecodeKernel::Group(4),
+        DecodeKernel::Group(8),
+        DecodeKernel::Group(16),
+        DecodeKernel::Group(32),
+    ];
+    /// The kernel the library uses.
+    pub const DEFAULT: DecodeKernel = DecodeKernel::Group(8);
+
+    fn launch_shape(self, segments: u32) -> Result<(String, LaunchConfig)> {
+        let (name, grid, block) = match self {
+            DecodeKernel::Staged => (
+                "rle_decode_segments".to_string(),
+                segments.div_ceil(DECODE_WARPS),
+                DECODE_WARPS * 32,
+            ),
+            DecodeKernel::Group(g @ (4 | 8 | 16 | 32)) => (
+                format!("rle_decode_g{g}"),
+                segments.div_ceil(GROUP_SEGMENTS),
+                g * 32,
+            ),
+            DecodeKernel::Group(g) => {
+                return Err(Error::InvalidArgument(format!(
+                    "no rle decoder with {g} lanes per segment"
+                )))
+            }
+        };
+        Ok((
+            name,
+            LaunchConfig {
+                grid_dim: (grid, 1, 1),
+                block_dim: (block, 1, 1),
+                shared_mem_bytes: 0,
+            },
+        ))
+    }
+}
+
+/// Segments per block of the grouped decoders; must match `RLE_GROUP_SEGMENTS` in rle.cu.
+pub const GROUP_SEGMENTS: u32 = 32;
+
+/// Queues the default decode kernel on the default stream (no synchronisation).
 pub fn decode_on_device(gpu: &GpuContext, b: &mut DecodeBuffers) -> Result<()> {
+    decode_on_device_with(gpu, b, DecodeKernel::DEFAULT)
+}
+
+/// Queues decode kernel `kernel` on the default stream (no synchronisation).
+pub fn decode_on_device_with(
+    gpu: &GpuContext,
+    b: &mut DecodeBuffers,
+    kernel: DecodeKernel,
+) -> Result<()> {
+    decode_on_stream(gpu, gpu.stream(), b, kernel)
+}
+
+/// Queues decode kernel `kernel` for `b.geometry` on `stream` (no synchronisation).
+pub fn decode_on_stream(
+    gpu: &GpuContext,
+    stream: &Arc<CudaStream>,
+    b: &mut DecodeBuffers,
+    kernel: DecodeKernel,
+) -> Result<()> {
     let g = b.geometry;
     if g.total_segments == 0 {
         return Ok(());
     }
-    let stream = gpu.stream();
     stream.memset_zeros(&mut b.status)?;
-    let decode = gpu.function(&kernels::RLE, "rle_decode_segments")?;
-    let cfg = LaunchConfig {
-        grid_dim: (g.total_segments.div_ceil(DECODE_WARPS), 1, 1),
-        block_dim: (DECODE_WARPS * 32, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let (name, cfg) = kernel.launch_shape(g.total_segments)?;
+    let decode = gpu.function(&kernels::RLE, &name)?;
     let mut launch = stream.launch_builder(&decode);
     launch
         .arg(&b.payload)
@@ -272,7 +370,7 @@ pub fn decode_on_device(gpu: &GpuContext, b: &mut DecodeBuffers) -> Result<()> {
         .arg(&g.total_segments)
         .arg(&mut b.out)
         .arg(&mut b.status);
-    // SAFETY: arguments match `rle_decode_segments`; offsets and sizes come from a validated
+    // SAFETY: arguments match `rle_decode_segments` and `rle_decode_g*`; offsets and sizes come from a validated
     // table (every chunk lies inside the payload), the kernel bounds every read by its chunk's
     // size and every write by its segment's length inside `out` (total_len bytes).
     unsafe { launch.launch(cfg) }?;
@@ -292,6 +390,16 @@ pub fn check_status(gpu: &GpuContext, b: &DecodeBuffers) -> Result<()> {
 
 /// Decompresses every chunk of a validated `rle` container on the GPU into `out`.
 pub fn decompress_into(gpu: &GpuContext, container: &Container<'_>, out: &mut [u8]) -> Result<()> {
+    decompress_into_with(gpu, container, out, DecodeKernel::DEFAULT)
+}
+
+/// `decompress_into` with an explicit decoder kernel (tests compare them all).
+pub fn decompress_into_with(
+    gpu: &GpuContext,
+    container: &Container<'_>,
+    out: &mut [u8],
+    kernel: DecodeKernel,
+) -> Result<()> {
     if out.len() as u64 != container.header.total_len {
         return Err(Error::InvalidArgument(format!(
             "output holds {} bytes, the container {}",
@@ -302,13 +410,8 @@ pub fn decompress_into(gpu: &GpuContext, container: &Container<'_>, out: &mut [u
     if out.is_empty() {
         return Ok(());
     }
-    let mut buffers = DecodeBuffers::from_container(gpu, container)?;
-    decode_on_device(gpu, &mut buffers)?;
-    check_status(gpu, &buffers)?;
-    gpu.stream()
-        .memcpy_dtoh(&buffers.out.slice(0..out.len()), out)?;
-    gpu.synchronize()?;
-    Ok(())
+    let pipeline = super::pipeline::RlePipeline::new(gpu)?;
+    pipeline.decompress_into(gpu, container, out, kernel)
 }
 
 /// Segments of a chunk of `n` bytes (re-exported for tests).

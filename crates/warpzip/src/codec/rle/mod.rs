@@ -6,3 +6,4 @@ pub mod chunked;
 pub mod cpu;
 pub mod format;
 pub mod gpu;
+pub mod pipeline;
