@@ -268,3 +268,57 @@ fn gpu_rle_corrupt_payloads_match_cpu_verdicts() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_rle_pipeline_with_pinned_buffers_matches_cpu() {
+    use warpzip::codec::rle::pipeline::{HostMemory, RlePipeline};
+    let gpu = gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(10);
+    let chunk = 256 * 1024;
+    let data = mixed(&mut rng, 300 * 1024 * 1024 + 4097);
+    let (cpu_payload, cpu_spans) = chunked::compress(&data, chunk).unwrap();
+    let pipeline = RlePipeline::new(&gpu).unwrap();
+    let mut pin_in = gpu.alloc_pinned(data.len()).unwrap();
+    pin_in.as_mut_slice().unwrap().copy_from_slice(&data);
+    let bound = rle_gpu::Geometry::new(data.len() as u64, chunk)
+        .unwrap()
+        .max_payload();
+    let mut pin_out = gpu.alloc_pinned(bound.max(data.len())).unwrap();
+    pin_out.as_mut_slice().unwrap().fill(0x5A);
+    let (spans, total) = pipeline
+        .compress_into(
+            &gpu,
+            pin_in.as_slice().unwrap(),
+            chunk,
+            pin_out.as_mut_slice().unwrap(),
+            HostMemory::Pinned,
+        )
+        .unwrap();
+    let got = contiguous(&pin_out.as_slice().unwrap()[..total], &spans);
+    assert!(
+        got == contiguous(&cpu_payload, &cpu_spans),
+        "pinned pipeline encoding differs from CPU"
+    );
+    let file = container_bytes(data.len(), chunk, &cpu_payload, &cpu_spans);
+    let mut pin_file = gpu.alloc_pinned(file.len()).unwrap();
+    pin_file.as_mut_slice().unwrap().copy_from_slice(&file);
+    let container = Container::parse(pin_file.as_slice().unwrap()).unwrap();
+    for memory in [HostMemory::Pinned, HostMemory::Pageable] {
+        pin_out.as_mut_slice().unwrap().fill(0xC3);
+        let out = &mut pin_out.as_mut_slice().unwrap()[..data.len()];
+        pipeline
+            .decompress_into(
+                &gpu,
+                &container,
+                out,
+                rle_gpu::DecodeKernel::DEFAULT,
+                memory,
+            )
+            .unwrap();
+        assert!(
+            pin_out.as_slice().unwrap()[..data.len()] == data[..],
+            "pipeline decode ({memory:?}) differs"
+        );
+    }
+}

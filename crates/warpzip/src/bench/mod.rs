@@ -1,6 +1,7 @@
 //! `warpzip bench`: device-side and end-to-end throughput of every codec and primitive, with
 //! the roofline measured in the same run (device-to-device and host-to-device copies).
 
+mod compact;
 pub mod inputs;
 mod rle;
 mod scan;
@@ -14,7 +15,7 @@ use std::time::Instant;
 /// What to benchmark.
 #[derive(Clone, Debug, Default)]
 pub struct BenchOptions {
-    /// Codec or primitive names (`rle`, `scan`); empty means all.
+    /// Codec or primitive names (`rle`, `scan`, `select`); empty means all.
     pub codecs: Vec<String>,
     /// Input files; empty means generated inputs.
     pub files: Vec<PathBuf>,
@@ -90,10 +91,16 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             if opts.wants("rle") {
                 rle::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
             }
+            if opts.wants("select") {
+                compact::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+            }
         }
         Device::Cpu => {
             if opts.wants("rle") {
                 rle::bench_cpu(opts, &mut rows)?;
+            }
+            if opts.wants("select") {
+                compact::bench_cpu(opts, &mut rows)?;
             }
         }
     }
@@ -147,9 +154,7 @@ fn measure_ceilings(
     drop(dst);
     // Host <-> device through pinned memory, 256 MiB.
     let m: usize = 256 << 20;
-    // SAFETY: the pinned buffer is fully written by the device-to-host copy below before any
-    // host read, and only its length is used otherwise.
-    let mut pinned = unsafe { gpu.context().alloc_pinned::<u8>(m) }?;
+    let mut pinned = gpu.alloc_pinned(m)?;
     let mut dev = gpu.alloc::<u8>(m)?;
     let src_view = src.slice(0..m);
     stream.memcpy_dtoh(&src_view, &mut pinned)?;

@@ -2,7 +2,7 @@
 //! memory, and the CPU codec per core; every GPU result is checked against the CPU codec.
 
 use super::{gbps, inputs, wall_ms, BenchOptions, BenchRow, Ceilings};
-use crate::codec::rle::pipeline::RlePipeline;
+use crate::codec::rle::pipeline::{HostMemory, RlePipeline};
 use crate::codec::rle::{chunked, format as rle_format, gpu as rle_gpu};
 use crate::codec::CodecId;
 use crate::error::{Error, Result};
@@ -140,23 +140,35 @@ pub(super) fn bench_gpu(
         // memory gets) and plain pageable ones (the library's default call).
         let e2e_runs = 5;
         let pipeline = RlePipeline::new(gpu)?;
-        // SAFETY: both pinned buffers are written in full before any read (copy_from_slice and
-        // the pipeline's device-to-host copies), and are only used through the slices below.
-        let mut pin_in = unsafe { gpu.context().alloc_pinned::<u8>(n) }?;
-        let mut pin_out = unsafe {
-            gpu.context()
-                .alloc_pinned::<u8>(geometry.max_payload().max(n))
-        }?;
+        let mut pin_in = gpu.alloc_pinned(n)?;
+        let mut pin_out = gpu.alloc_pinned(geometry.max_payload().max(n))?;
         pin_in.as_mut_slice()?.copy_from_slice(&data);
+        let mut pinned_layout = (Vec::new(), 0usize);
         let c_pinned = wall_ms(e2e_runs, || {
             let out = pin_out.as_mut_slice()?;
-            pipeline
-                .compress_into(gpu, pin_in.as_slice()?, CHUNK, out)
-                .map(|_| ())
+            pinned_layout =
+                pipeline.compress_into(gpu, pin_in.as_slice()?, CHUNK, out, HostMemory::Pinned)?;
+            Ok(())
         })?;
+        let pinned_bytes = &pin_out.as_slice()?[..pinned_layout.1];
+        if contiguous(pinned_bytes, &pinned_layout.0) != contiguous(&cpu_payload, &cpu_spans) {
+            return Err(Error::Driver(format!(
+                "rle bench: pipelined encoding of {name} differs from the CPU"
+            )));
+        }
+        // The compressed file in pinned memory too, as a reader into pinned buffers has it.
+        let mut pin_file = gpu.alloc_pinned(file.len())?;
+        pin_file.as_mut_slice()?.copy_from_slice(&file);
+        let pinned_container = Container::parse(pin_file.as_slice()?)?;
         let d_pinned = wall_ms(e2e_runs, || {
             let out = &mut pin_out.as_mut_slice()?[..n];
-            pipeline.decompress_into(gpu, &parsed, out, rle_gpu::DecodeKernel::DEFAULT)
+            pipeline.decompress_into(
+                gpu,
+                &pinned_container,
+                out,
+                rle_gpu::DecodeKernel::DEFAULT,
+                HostMemory::Pinned,
+            )
         })?;
         if pin_out.as_slice()?[..n] != data[..] {
             return Err(Error::Driver(format!(

@@ -79,21 +79,25 @@ pub(super) fn sweep_gpu(
     let d_in = gpu.upload(&input)?;
     let mut d_out = gpu.alloc::<u32>(n)?;
     let mut scan = GpuScan::<u32>::new(gpu, n as u64)?;
-    let variants: [(u32, u32); 8] = [
-        (256, 4),
-        (128, 4),
-        (128, 8),
-        (256, 2),
-        (256, 8),
-        (512, 4),
-        (512, 2),
-        (1024, 2),
+    let variants: [(u32, u32, &str); 12] = [
+        (256, 4, ""),
+        (128, 8, ""),
+        (256, 8, ""),
+        (512, 4, ""),
+        (256, 4, "_po"),
+        (256, 8, "_po"),
+        (128, 8, "_po"),
+        (512, 4, "_po"),
+        (128, 16, "_po"),
+        (256, 8, "_o"),
+        (256, 8, "_p"),
+        (256, 4, "default"),
     ];
-    for (threads, vecs) in variants {
-        let name = if (threads, vecs) == (256, 4) {
+    for (threads, vecs, suffix) in variants {
+        let name = if suffix == "default" {
             "scan_exclusive_u32".to_string()
         } else {
-            format!("scan_variant_u32_t{threads}_v{vecs}")
+            format!("scan_variant_u32_t{threads}_v{vecs}{suffix}")
         };
         let tile = (threads * vecs * 4) as u64;
         let times = gpu.time_ms(3, opts.runs(), || {
@@ -103,7 +107,7 @@ pub(super) fn sweep_gpu(
         let ok = gpu.download(&d_out)?[..n] == expected[..];
         let bytes = (n * 4) as f64;
         rows.push(BenchRow {
-            what: format!("scan u32 t{threads} v{vecs}"),
+            what: format!("scan u32 t{threads} v{vecs}{suffix}"),
             input: "2^28 random".into(),
             device: gpu.name().into(),
             bytes: bytes as u64,

@@ -20,7 +20,11 @@ pub struct KernelSource {
 const COMMON_HEADER: &str = include_str!("../kernels/common.cuh");
 
 /// Every kernel source of the library, for the compile-everything test and cache warm-up.
-pub const ALL_SOURCES: &[KernelSource] = &[super::kernels::SCAN, super::kernels::RLE];
+pub const ALL_SOURCES: &[KernelSource] = &[
+    super::kernels::SCAN,
+    super::kernels::RLE,
+    super::kernels::COMPACT,
+];
 
 impl KernelSource {
     /// The full text handed to NVRTC.
@@ -124,6 +128,16 @@ pub fn cubin_for(source: &KernelSource, arch: &str) -> Result<Vec<u8>> {
 
 /// Runs NVRTC once, returning the CUBIN or an error carrying the compiler log.
 pub fn compile_cubin(name: &str, text: &str, options: &[String]) -> Result<Vec<u8>> {
+    compile_cubin_with_log(name, text, options).map(|(cubin, _)| cubin)
+}
+
+/// Like `compile_cubin`, also returning the compiler's log (with `--ptxas-options=-v` it holds
+/// every kernel's registers, spills and shared memory).
+pub fn compile_cubin_with_log(
+    name: &str,
+    text: &str,
+    options: &[String],
+) -> Result<(Vec<u8>, String)> {
     probe::nvrtc_version()?;
     let nvrtc_err = |message: String, log: String| Error::Nvrtc {
         kernel: name.to_string(),
@@ -137,22 +151,22 @@ pub fn compile_cubin(name: &str, text: &str, options: &[String]) -> Result<Vec<u
         .map_err(|e| nvrtc_err(format!("{e:?}"), String::new()))?;
     // SAFETY: prog was just created and is destroyed exactly once below.
     let compiled = unsafe { nvrtc::compile_program(prog, options) };
+    // SAFETY: prog is a live program.
+    let log = unsafe { nvrtc::get_program_log(prog) }
+        .map(|raw| {
+            let bytes: Vec<u8> = raw
+                .iter()
+                .map(|&c| c as u8)
+                .take_while(|&c| c != 0)
+                .collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+        .unwrap_or_default();
     let result = match compiled {
-        Err(e) => {
-            // SAFETY: prog is a live program.
-            let log = unsafe { nvrtc::get_program_log(prog) }
-                .map(|raw| {
-                    let bytes: Vec<u8> = raw
-                        .iter()
-                        .map(|&c| c as u8)
-                        .take_while(|&c| c != 0)
-                        .collect();
-                    String::from_utf8_lossy(&bytes).into_owned()
-                })
-                .unwrap_or_default();
-            Err(nvrtc_err(format!("{e:?}"), log))
-        }
-        Ok(()) => read_cubin(prog).map_err(|m| nvrtc_err(m, String::new())),
+        Err(e) => Err(nvrtc_err(format!("{e:?}"), log)),
+        Ok(()) => read_cubin(prog)
+            .map(|cubin| (cubin, log))
+            .map_err(|m| nvrtc_err(m, String::new())),
     };
     // SAFETY: prog is live and not used after this call.
     let _ = unsafe { nvrtc::destroy_program(prog) };

@@ -11,3 +11,8 @@ pub const RLE: KernelSource = KernelSource {
     name: "rle",
     text: include_str!("../kernels/rle.cu"),
 };
+
+pub const COMPACT: KernelSource = KernelSource {
+    name: "compact",
+    text: include_str!("../kernels/compact.cu"),
+};

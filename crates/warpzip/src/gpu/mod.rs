@@ -8,7 +8,7 @@ pub mod probe;
 use crate::error::{Error, Result};
 use compile::KernelSource;
 use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, PinnedHostSlice};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -22,6 +22,7 @@ pub struct GpuContext {
     compute_capability: (i32, i32),
     sm_count: u32,
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    staging: Mutex<Vec<PinnedHostSlice<u8>>>,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -66,6 +67,7 @@ impl GpuContext {
             compute_capability,
             sm_count,
             modules: Mutex::new(HashMap::new()),
+            staging: Mutex::new(Vec::new()),
         }))
     }
 
@@ -153,6 +155,46 @@ impl GpuContext {
         data: &S,
     ) -> Result<Vec<T>> {
         Ok(self.stream.clone_dtoh(data)?)
+    }
+
+    /// Takes `count` pinned host buffers of at least `len` bytes each from the context's pool
+    /// (allocating what is missing); give them back with `return_staging`. Pinned memory is
+    /// slow to allocate, so pipelines keep reusing the same few buffers.
+    pub fn take_staging(&self, count: usize, len: usize) -> Result<Vec<PinnedHostSlice<u8>>> {
+        let mut taken = Vec::with_capacity(count);
+        if let Ok(mut pool) = self.staging.lock() {
+            while taken.len() < count {
+                match pool.iter().position(|b| b.len() >= len) {
+                    Some(i) => taken.push(pool.swap_remove(i)),
+                    None => break,
+                }
+            }
+        }
+        while taken.len() < count {
+            // SAFETY: staging buffers are only ever filled (host copies or device-to-host
+            // copies) before the bytes that were filled are read.
+            taken.push(self.alloc_pinned(len)?);
+        }
+        Ok(taken)
+    }
+
+    /// Page-locked host memory of `len` bytes (cached, not write-combined, so the host can read
+    /// it fast). Its contents are unspecified until written.
+    pub fn alloc_pinned(&self, len: usize) -> Result<PinnedHostSlice<u8>> {
+        // SAFETY: the bytes are unspecified (not undefined: u8 has no invalid values) and every
+        // caller fills what it reads.
+        Ok(unsafe { self.ctx.alloc_pinned_with_flags::<u8>(len.max(1), 0) }?)
+    }
+
+    /// Returns staging buffers to the pool (the pool keeps at most eight).
+    pub fn return_staging(&self, buffers: Vec<PinnedHostSlice<u8>>) {
+        if let Ok(mut pool) = self.staging.lock() {
+            for b in buffers {
+                if pool.len() < 8 {
+                    pool.push(b);
+                }
+            }
+        }
     }
 
     /// Waits for all work queued on the default stream.

@@ -108,3 +108,32 @@ __device__ __forceinline__ T wz_lookback_warp(const u32* flags, const T* aggrega
     }
     return exclusive;
 }
+
+// Look-back with flag and 32-bit value packed in one 64-bit word (flag in the high half), so a
+// predecessor's state is one load. `status` must be zero before the launch.
+__device__ __forceinline__ void wz_lookback_publish_packed(u64* status, u32 tile, u32 v, u32 flag) {
+    u64 word = ((u64)flag << 32) | (u64)v;
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(status + tile), "l"(word) : "memory");
+}
+
+__device__ __forceinline__ u32 wz_lookback_packed_warp(const u64* status, u32 tile) {
+    u32 exclusive = 0;
+    long long base = (long long)tile - 1;
+    while (true) {
+        long long pred = base - (long long)wz_lane();
+        u64 word = (u64)WZ_LB_INCLUSIVE << 32;  // before tile 0: an inclusive prefix of zero
+        if (pred >= 0) {
+            do {
+                word = wz_load_relaxed_u64(status + pred);
+            } while ((word >> 32) == 0);
+        }
+        const u32 f = (u32)(word >> 32);
+        const u32 inc_mask = __ballot_sync(WZ_FULL_MASK, f == WZ_LB_INCLUSIVE);
+        const u32 stop = inc_mask ? (u32)(__ffs(inc_mask) - 1) : 32u;
+        const u32 v = (wz_lane() <= stop) ? (u32)word : 0u;
+        exclusive += wz_warp_sum<u32>(v);
+        if (inc_mask) break;
+        base -= 32;
+    }
+    return exclusive;
+}

@@ -123,9 +123,11 @@ __device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, u32 n) {
         bool active = i < events;
         u32 start = 0, end = 0, size = 0;
         bool is_run = false;
+        if (active) start = rle_select(w, i);
+        // A group ends where the next begins: the next lane's start, or one more select.
+        end = __shfl_down_sync(WZ_FULL_MASK, start, 1);
+        if (lane == 31u || i + 1u >= events) end = (i + 1u < events) ? rle_select(w, i + 1u) : n;
         if (active) {
-            start = rle_select(w, i);
-            end = (i + 1u < events) ? rle_select(w, i + 1u) : n;
             u32 len = end - start;
             is_run = (w.cover[start >> 5] >> (start & 31u)) & 1u;
             if (is_run) {
@@ -179,6 +181,26 @@ __device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, u32 n) {
     }
     __syncwarp();
     return out_len;
+}
+
+// Copies len bytes from (16-byte aligned) shared memory to any global address with 4-byte
+// stores: a few head bytes until the destination is aligned, then words assembled from two
+// aligned shared-memory words with a funnel shift, then the tail bytes. Whole warp.
+__device__ __forceinline__ void rle_copy_to_global(u8* dst, const u8* src, u32 len) {
+    const u32 lane = wz_lane();
+    const u32 head = min((u32)((4u - ((u64)dst & 3u)) & 3u), len);
+    if (lane < head) dst[lane] = src[lane];
+    const u32 words = (len - head) / 4u;
+    const u32 shift = (head & 3u) * 8u;
+    const u32* aligned = reinterpret_cast<const u32*>(src);
+    u32* d = reinterpret_cast<u32*>(dst + head);
+    for (u32 k = lane; k < words; k += 32u) {
+        u32 lo = aligned[k];
+        u32 hi = aligned[k + 1u];
+        d[k] = shift ? __funnelshift_r(lo, hi, shift) : lo;
+    }
+    const u32 done = head + 4u * words;
+    if (lane < len - done) dst[done + lane] = src[done + lane];
 }
 
 __device__ __forceinline__ u32 rle_segments_in_chunk(u64 total_len, u32 chunk_size, u32 chunk) {
@@ -236,7 +258,7 @@ extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32)
         if (lane == 0) atomicExch(error_flag, 1u);
         return;
     }
-    for (u32 j = lane; j < tokens; j += 32u) out[dst + j] = w.out[j];
+    rle_copy_to_global(out + dst, w.out, tokens);
     if (lane == 0) {
         seg_end[g] = dst + tokens;
         if (s == 0) chunk_start[c] = prefix;

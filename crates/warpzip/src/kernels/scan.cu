@@ -11,7 +11,10 @@
 // free of bank conflicts.
 __device__ __forceinline__ u32 scan_pad(u32 v) { return v + (v >> 3); }
 
-template <typename T, int THREADS, int VECS>
+// PACKED: one 64-bit status word per tile (32-bit values only; `flags` then holds 2 words per
+// tile). ORDERED: the tile is blockIdx.x (blocks start in index order on every CUDA GPU, as
+// CUB also assumes) instead of a ticket from an atomic counter.
+template <typename T, int THREADS, int VECS, bool PACKED = false, bool ORDERED = false>
 __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, u64 n,
                                           u32* tile_counter, u32* flags, T* aggregate,
                                           T* inclusive, T* total_out, int vector_ok) {
@@ -24,9 +27,14 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
     __shared__ T tile_prefix;
     __shared__ u32 tile_id;
 
-    if (threadIdx.x == 0) tile_id = atomicAdd(tile_counter, 1u);
-    __syncthreads();
-    const u32 tile = tile_id;
+    u32 tile;
+    if constexpr (ORDERED) {
+        tile = blockIdx.x;
+    } else {
+        if (threadIdx.x == 0) tile_id = atomicAdd(tile_counter, 1u);
+        __syncthreads();
+        tile = tile_id;
+    }
     const u64 start = (u64)tile * TILE;
     const bool full = vector_ok && start + TILE <= n;
     T* sm = reinterpret_cast<T*>(smem);
@@ -84,7 +92,17 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
     // Look-back across tiles, by warp 0.
     if (warp == 0) {
         T prefix = 0;
-        if (tile == 0) {
+        if constexpr (PACKED) {
+            u64* status = reinterpret_cast<u64*>(flags);
+            if (tile == 0) {
+                if (lane == 0) wz_lookback_publish_packed(status, 0, (u32)block_total, WZ_LB_INCLUSIVE);
+            } else {
+                if (lane == 0) wz_lookback_publish_packed(status, tile, (u32)block_total, WZ_LB_AGGREGATE);
+                prefix = (T)wz_lookback_packed_warp(status, tile);
+                if (lane == 0)
+                    wz_lookback_publish_packed(status, tile, (u32)(prefix + block_total), WZ_LB_INCLUSIVE);
+            }
+        } else if (tile == 0) {
             if (lane == 0) wz_lookback_publish<T>(flags, inclusive, 0, block_total, WZ_LB_INCLUSIVE);
         } else {
             if (lane == 0) wz_lookback_publish<T>(flags, aggregate, tile, block_total, WZ_LB_AGGREGATE);
@@ -141,18 +159,21 @@ extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
 }
 
 // Tuning variants (threads x vectors per thread), timed by `warpzip bench --codec scan-sweep`.
-#define SCAN_VARIANT(T, THREADS, VECS)                                                          \
+#define SCAN_VARIANT(T, THREADS, VECS, PACKED, ORDERED, SUFFIX)                                \
     extern "C" __global__ void __launch_bounds__(THREADS)                                       \
-        scan_variant_##T##_t##THREADS##_v##VECS(const T* __restrict__ in, T* __restrict__ out, \
-                                                u64 n, u32* state, u32* flags, T* aggregate,    \
-                                                T* inclusive, T* total_out, int vector_ok) {    \
-        scan_tile<T, THREADS, VECS>(in, out, n, state, flags, aggregate, inclusive, total_out, \
-                                    vector_ok);                                                 \
+        scan_variant_##T##_t##THREADS##_v##VECS##SUFFIX(                                        \
+            const T* __restrict__ in, T* __restrict__ out, u64 n, u32* state, u32* flags,        \
+            T* aggregate, T* inclusive, T* total_out, int vector_ok) {                          \
+        scan_tile<T, THREADS, VECS, PACKED, ORDERED>(in, out, n, state, flags, aggregate,       \
+                                                     inclusive, total_out, vector_ok);          \
     }
-SCAN_VARIANT(u32, 128, 4)
-SCAN_VARIANT(u32, 128, 8)
-SCAN_VARIANT(u32, 256, 2)
-SCAN_VARIANT(u32, 256, 8)
-SCAN_VARIANT(u32, 512, 4)
-SCAN_VARIANT(u32, 512, 2)
-SCAN_VARIANT(u32, 1024, 2)
+SCAN_VARIANT(u32, 128, 8, false, false, )
+SCAN_VARIANT(u32, 256, 8, false, false, )
+SCAN_VARIANT(u32, 512, 4, false, false, )
+SCAN_VARIANT(u32, 256, 4, true, true, _po)
+SCAN_VARIANT(u32, 256, 8, true, true, _po)
+SCAN_VARIANT(u32, 128, 8, true, true, _po)
+SCAN_VARIANT(u32, 512, 4, true, true, _po)
+SCAN_VARIANT(u32, 128, 16, true, true, _po)
+SCAN_VARIANT(u32, 256, 8, false, true, _o)
+SCAN_VARIANT(u32, 256, 8, true, false, _p)

@@ -126,7 +126,9 @@ impl<T: ScanElem> GpuScan<T> {
             return Ok(());
         }
         let tiles = n.div_ceil(tile);
-        let mut flags = self.flags.slice_mut(0..tiles as usize);
+        // Packed-status variants use two words per tile.
+        let words = (2 * tiles as usize).min(self.flags.len());
+        let mut flags = self.flags.slice_mut(0..words);
         stream.memset_zeros(&mut flags)?;
         let vector_ok: i32 = {
             let (pi, _gi) = input.device_ptr(stream);

@@ -3,6 +3,7 @@
 //! the segment sizes), so its output is the CPU encoder's byte for byte.
 
 use super::format::{max_compressed_len, segment_count, SEGMENT_SIZE};
+use super::pipeline::HostMemory;
 use crate::error::{ChunkStatus, Error, Result};
 use crate::format::{ChunkSpan, Container};
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
@@ -240,7 +241,8 @@ pub fn compress(
     let geometry = Geometry::new(data.len() as u64, chunk_size)?;
     let mut payload = vec![0u8; geometry.max_payload()];
     let pipeline = super::pipeline::RlePipeline::new(gpu)?;
-    let (spans, total) = pipeline.compress_into(gpu, data, chunk_size, &mut payload)?;
+    let (spans, total) =
+        pipeline.compress_into(gpu, data, chunk_size, &mut payload, HostMemory::Pageable)?;
     payload.truncate(total);
     Ok((payload, spans))
 }
@@ -297,7 +299,7 @@ impl DecodeKernel {
         DecodeKernel::Group(32),
     ];
     /// The kernel the library uses.
-    pub const DEFAULT: DecodeKernel = DecodeKernel::Group(8);
+    pub const DEFAULT: DecodeKernel = DecodeKernel::Staged;
 
     fn launch_shape(self, segments: u32) -> Result<(String, LaunchConfig)> {
         let (name, grid, block) = match self {
@@ -411,7 +413,7 @@ pub fn decompress_into_with(
         return Ok(());
     }
     let pipeline = super::pipeline::RlePipeline::new(gpu)?;
-    pipeline.decompress_into(gpu, container, out, kernel)
+    pipeline.decompress_into(gpu, container, out, kernel, HostMemory::Pageable)
 }
 
 /// Segments of a chunk of `n` bytes (re-exported for tests).
