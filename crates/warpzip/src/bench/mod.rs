@@ -70,7 +70,7 @@ pub struct Ceilings {
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
 pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
-    let known = ["rle", "scan", "scan-sweep"];
+    let known = ["rle", "scan", "scan-sweep", "select"];
     if let Some(bad) = opts.codecs.iter().find(|c| !known.contains(&c.as_str())) {
         return Err(Error::InvalidArgument(format!(
             "bench knows no codec '{bad}' (known: {})",

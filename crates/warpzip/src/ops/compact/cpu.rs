@@ -1,0 +1,42 @@
+//! The scalar reference: one element at a time, in order, obviously correct. Every other path
+//! (SIMD, GPU) is tested against it.
+
+use super::{Mask, Pattern};
+use crate::error::Result;
+
+/// Kept elements of `values` under `mask`.
+pub fn select<T: Copy>(values: &[T], mask: Mask<'_>) -> Result<Vec<T>> {
+    mask.check(values.len())?;
+    let mut out = Vec::new();
+    match mask {
+        Mask::Bits(bits) => {
+            for (group, &byte) in values.chunks(8).zip(bits) {
+                for (j, &v) in group.iter().enumerate() {
+                    if (byte >> j) & 1 == 1 {
+                        out.push(v);
+                    }
+                }
+            }
+        }
+        Mask::Flags(flags) => {
+            for (&v, &f) in values.iter().zip(flags) {
+                if f != 0 {
+                    out.push(v);
+                }
+            }
+        }
+        Mask::Pattern(pattern) => select_pattern_into(values, pattern, &mut out),
+    }
+    Ok(out)
+}
+
+fn select_pattern_into<T: Copy>(values: &[T], pattern: &Pattern, out: &mut Vec<T>) {
+    let flags = pattern.flags();
+    for row in values.chunks(flags.len()) {
+        for (&v, &k) in row.iter().zip(flags) {
+            if k {
+                out.push(v);
+            }
+        }
+    }
+}

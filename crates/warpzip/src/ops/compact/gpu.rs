@@ -1,0 +1,559 @@
+//! GPU launches of `kernels/compact.cu`: the single-pass select (decoupled look-back over the
+//! tiles' counts, mask read once), the three-pass select (count kernel, device-wide scan,
+//! write-out kernel) and the scan-free patterned gather. Nothing synchronizes until a count or
+//! an output is read back.
+
+use super::{CompactElem, Mask, Pattern};
+use crate::error::{Error, Result};
+use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
+use crate::ops::scan::GpuScan;
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+use std::marker::PhantomData;
+
+/// Threads per select block; must match `COMPACT_THREADS` in compact.cu.
+pub const THREADS: u32 = 256;
+/// 16-byte vectors per thread of the select kernels; must match `COMPACT_VECS`.
+pub const VECS: u32 = 4;
+/// Vectors per thread of the `_wide` select kernels; must match `COMPACT_VECS_WIDE`.
+pub const VECS_WIDE: u32 = 8;
+/// Warps (one tile each) per block of the count kernel; must match `COMPACT_COUNT_WARPS`.
+pub const COUNT_WARPS: u32 = 8;
+/// Threads per block of the pattern kernel; must match `COMPACT_PATTERN_THREADS`.
+pub const PATTERN_THREADS: u32 = 256;
+
+// Bits of the kernels' `align` argument; must match `COMPACT_ALIGN_*`.
+const ALIGN_VALUES: u32 = 1;
+const ALIGN_OUT: u32 = 2;
+const ALIGN_MASK: u32 = 4;
+
+/// Which select kernels run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// The single-pass kernel: it skips vectors without a kept element (empty tiles read no
+    /// values) and stores all-kept tiles straight from registers, so one kernel serves every
+    /// density without a host round trip.
+    #[default]
+    Auto,
+    /// Single pass, tiles of `VECS` vectors per thread.
+    SinglePass,
+    /// Single pass, tiles of `VECS_WIDE` vectors per thread (twice the bytes per look-back).
+    SinglePassWide,
+    /// Count kernel, device-wide scan of the counts, write-out kernel (mask read twice).
+    ThreePass,
+}
+
+impl Strategy {
+    /// Every explicit strategy.
+    pub const ALL: [Strategy; 3] = [
+        Strategy::SinglePass,
+        Strategy::SinglePassWide,
+        Strategy::ThreePass,
+    ];
+
+    /// A short name for tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Auto => "auto",
+            Strategy::SinglePass => "single-pass",
+            Strategy::SinglePassWide => "single-pass wide",
+            Strategy::ThreePass => "three-pass",
+        }
+    }
+
+    fn vecs(self) -> u32 {
+        match self {
+            Strategy::SinglePassWide => VECS_WIDE,
+            _ => VECS,
+        }
+    }
+}
+
+/// Elements per tile of the select kernels with `vecs` vectors per thread.
+pub fn tile_elems<T>(vecs: u32) -> u64 {
+    u64::from(THREADS) * u64::from(vecs) * (16 / std::mem::size_of::<T>()) as u64
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MaskKind {
+    Bits,
+    Flags,
+}
+
+impl MaskKind {
+    fn name(self) -> &'static str {
+        match self {
+            MaskKind::Bits => "bits",
+            MaskKind::Flags => "flags",
+        }
+    }
+}
+
+/// Where the count of the last queued select lives.
+#[derive(Clone, Copy, Debug)]
+enum LastCount {
+    Known(u64),
+    Device,
+    Scan,
+}
+
+/// A pattern on the device: its kept positions.
+pub struct DevicePattern {
+    pattern: Pattern,
+    kept: CudaSlice<u32>,
+}
+
+impl DevicePattern {
+    /// Uploads `pattern`'s kept positions.
+    pub fn new(gpu: &GpuContext, pattern: &Pattern) -> Result<DevicePattern> {
+        let kept = if pattern.kept_positions().is_empty() {
+            gpu.upload(&[0u32])?
+        } else {
+            gpu.upload(pattern.kept_positions())?
+        };
+        Ok(DevicePattern {
+            pattern: pattern.clone(),
+            kept,
+        })
+    }
+
+    /// The host pattern.
+    pub fn pattern(&self) -> &Pattern {
+        &self.pattern
+    }
+}
+
+/// Scratch state of the GPU select for inputs of up to `capacity` elements, reusable across
+/// calls (benchmarks time `queue_*` alone).
+pub struct GpuCompactor<T: CompactElem> {
+    capacity: u64,
+    tile_counter: CudaSlice<u32>,
+    /// Look-back state per tile: flag in the top two bits, count below.
+    lb_status: CudaSlice<u64>,
+    total: CudaSlice<u64>,
+    counts: CudaSlice<u64>,
+    offsets: CudaSlice<u64>,
+    scan: GpuScan<u64>,
+    last: LastCount,
+    _elem: PhantomData<T>,
+}
+
+impl<T: CompactElem> GpuCompactor<T> {
+    /// Allocates scratch for inputs of up to `capacity` elements.
+    pub fn new(gpu: &GpuContext, capacity: u64) -> Result<Self> {
+        let tiles = capacity.div_ceil(tile_elems::<T>(VECS)).max(1);
+        if tiles > u64::from(u32::MAX) {
+            return Err(Error::InvalidArgument(format!(
+                "{capacity} elements are too many for one GPU select"
+            )));
+        }
+        let tiles = tiles as usize;
+        Ok(GpuCompactor {
+            capacity,
+            tile_counter: gpu.alloc_zeros::<u32>(1)?,
+            lb_status: gpu.alloc_zeros::<u64>(tiles)?,
+            total: gpu.alloc_zeros::<u64>(1)?,
+            counts: gpu.alloc::<u64>(tiles)?,
+            offsets: gpu.alloc::<u64>(tiles)?,
+            scan: GpuScan::<u64>::new(gpu, tiles as u64)?,
+            last: LastCount::Known(0),
+            _elem: PhantomData,
+        })
+    }
+
+    /// Queues the select of the first `n` values under the packed bitmask `mask` (at least
+    /// `n.div_ceil(8)` bytes) into `out`. Writes stop at `out.len()`; `count` then exceeds it.
+    pub fn queue_bits<V, M, O>(
+        &mut self,
+        gpu: &GpuContext,
+        values: &V,
+        n: u64,
+        mask: &M,
+        out: &mut O,
+        strategy: Strategy,
+    ) -> Result<()>
+    where
+        V: DevicePtr<T>,
+        M: DevicePtr<u8>,
+        O: DevicePtrMut<T>,
+    {
+        self.queue_select(gpu, values, n, mask, MaskKind::Bits, out, strategy)
+    }
+
+    /// Like `queue_bits`, with one byte per flag (at least `n` bytes; nonzero keeps).
+    pub fn queue_flags<V, M, O>(
+        &mut self,
+        gpu: &GpuContext,
+        values: &V,
+        n: u64,
+        flags: &M,
+        out: &mut O,
+        strategy: Strategy,
+    ) -> Result<()>
+    where
+        V: DevicePtr<T>,
+        M: DevicePtr<u8>,
+        O: DevicePtrMut<T>,
+    {
+        self.queue_select(gpu, values, n, flags, MaskKind::Flags, out, strategy)
+    }
+
+    /// Queues the gather of the first `n` values under a pattern into `out`, which must hold
+    /// every kept element (the count is known in advance: nothing is written otherwise).
+    pub fn queue_pattern<V, O>(
+        &mut self,
+        gpu: &GpuContext,
+        values: &V,
+        n: u64,
+        pattern: &DevicePattern,
+        out: &mut O,
+    ) -> Result<()>
+    where
+        V: DevicePtr<T>,
+        O: DevicePtrMut<T>,
+    {
+        check_values(n, values.len())?;
+        let p = &pattern.pattern;
+        let count = p.count_before(n);
+        if count > out.len() as u64 {
+            return Err(Error::InvalidArgument(format!(
+                "the output holds {} elements but {count} are selected",
+                out.len()
+            )));
+        }
+        self.last = LastCount::Known(count);
+        if count == 0 {
+            return Ok(());
+        }
+        let per_vec = (16 / std::mem::size_of::<T>()) as u64;
+        let nvec = count.div_ceil(per_vec);
+        let blocks = nvec
+            .div_ceil(u64::from(PATTERN_THREADS))
+            .min(u64::from(gpu.sm_count().max(1)) * 8)
+            .max(1);
+        let ones = p.ones() as u64;
+        let stride = blocks * u64::from(PATTERN_THREADS) * per_vec;
+        let adv_q = stride / ones;
+        let adv_r = (stride % ones) as u32;
+        let ones = ones as u32;
+        let period = p.period() as u32;
+        let stream = gpu.stream();
+        let func = gpu.function(
+            &kernels::COMPACT,
+            &format!("compact_pattern_{}", T::KERNEL_TYPE),
+        )?;
+        let (pv, _gv) = values.device_ptr(stream);
+        let (po, _go) = out.device_ptr_mut(stream);
+        let align = if po % 16 == 0 { ALIGN_OUT } else { 0 };
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (PATTERN_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = stream.launch_builder(&func);
+        launch
+            .arg(&pv)
+            .arg(&pattern.kept)
+            .arg(&ones)
+            .arg(&period)
+            .arg(&po)
+            .arg(&count)
+            .arg(&adv_q)
+            .arg(&adv_r)
+            .arg(&align);
+        // SAFETY: the arguments match `compact_pattern_<type>`; `values` holds n elements
+        // (checked) and every source index (o / ones) * period + kept[o % ones] of an output
+        // o < count is below n; `out` holds at least `count` elements (checked); `kept` holds
+        // `ones` positions.
+        unsafe { launch.launch(cfg) }?;
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn queue_select<V, M, O>(
+        &mut self,
+        gpu: &GpuContext,
+        values: &V,
+        n: u64,
+        mask: &M,
+        kind: MaskKind,
+        out: &mut O,
+        strategy: Strategy,
+    ) -> Result<()>
+    where
+        V: DevicePtr<T>,
+        M: DevicePtr<u8>,
+        O: DevicePtrMut<T>,
+    {
+        check_values(n, values.len())?;
+        if n > self.capacity {
+            return Err(Error::InvalidArgument(format!(
+                "select of {n} elements exceeds the scratch capacity {}",
+                self.capacity
+            )));
+        }
+        let need = match kind {
+            MaskKind::Bits => n.div_ceil(8),
+            MaskKind::Flags => n,
+        };
+        let mask_len = mask.len() as u64;
+        if mask_len < need {
+            return Err(Error::InvalidArgument(format!(
+                "the mask is shorter than the values: {mask_len} bytes, {n} values need {need}"
+            )));
+        }
+        if n == 0 {
+            self.last = LastCount::Known(0);
+            return Ok(());
+        }
+        let vecs = strategy.vecs();
+        let tile = tile_elems::<T>(vecs);
+        let tiles = n.div_ceil(tile);
+        if tiles > self.lb_status.len() as u64 {
+            return Err(Error::InvalidArgument(format!(
+                "select of {n} elements needs {tiles} tiles, scratch holds {}",
+                self.lb_status.len()
+            )));
+        }
+        let num_tiles = tiles as u32;
+        let capacity = out.len() as u64;
+        let stream = gpu.stream().clone();
+        let (pv, _gv) = values.device_ptr(&stream);
+        let (pm, _gm) = mask.device_ptr(&stream);
+        let (po, _go) = out.device_ptr_mut(&stream);
+        let mut align = 0;
+        if pv % 16 == 0 {
+            align |= ALIGN_VALUES;
+        }
+        if po % 16 == 0 {
+            align |= ALIGN_OUT;
+        }
+        if pm % 16 == 0 {
+            align |= ALIGN_MASK;
+        }
+        let single = strategy != Strategy::ThreePass;
+        if single {
+            stream.memset_zeros(&mut self.tile_counter)?;
+            stream.memset_zeros(&mut self.total)?;
+            let mut status = self
+                .lb_status
+                .try_slice_mut(0..tiles as usize)
+                .ok_or_else(|| Error::InvalidArgument("tile status out of range".into()))?;
+            stream.memset_zeros(&mut status)?;
+        } else {
+            let func =
+                gpu.function(&kernels::COMPACT, &format!("compact_count_{}", kind.name()))?;
+            let cfg = LaunchConfig {
+                grid_dim: (num_tiles.div_ceil(COUNT_WARPS), 1, 1),
+                block_dim: (COUNT_WARPS * 32, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let tile32 = tile as u32;
+            let mut launch = stream.launch_builder(&func);
+            launch
+                .arg(&pm)
+                .arg(&mask_len)
+                .arg(&n)
+                .arg(&tile32)
+                .arg(&mut self.counts)
+                .arg(&num_tiles)
+                .arg(&align);
+            // SAFETY: the arguments match `compact_count_{bits,flags}`; the mask holds what n
+            // values need (checked) and the kernel reads no byte at or past mask_len; `counts`
+            // holds at least `num_tiles` entries (checked against the scratch).
+            unsafe { launch.launch(cfg) }?;
+            self.scan
+                .run(gpu, &self.counts, &mut self.offsets, u64::from(num_tiles))?;
+        }
+        let name = format!(
+            "compact_{}_{}{}_{}",
+            if single { "select" } else { "writeout" },
+            kind.name(),
+            if vecs == VECS_WIDE { "_wide" } else { "" },
+            T::KERNEL_TYPE
+        );
+        let func = gpu.function(&kernels::COMPACT, &name)?;
+        let cfg = LaunchConfig {
+            grid_dim: (num_tiles, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = stream.launch_builder(&func);
+        launch
+            .arg(&pv)
+            .arg(&n)
+            .arg(&pm)
+            .arg(&mask_len)
+            .arg(&po)
+            .arg(&capacity)
+            .arg(&mut self.tile_counter)
+            .arg(&mut self.lb_status)
+            .arg(&self.offsets)
+            .arg(&mut self.total)
+            .arg(&num_tiles)
+            .arg(&align);
+        // SAFETY: the arguments match the `compact_{select,writeout}_*` entry points; `values`
+        // holds n elements and the mask what n needs (checked; the kernel reads only kept
+        // values, whole vectors only inside n, and no mask byte at or past mask_len); every
+        // output write is below `capacity`, the length of `out`; the tile arrays hold at least
+        // `num_tiles` entries, and the look-back status and tile counter were zeroed above
+        // (single pass) or `offsets` scanned (three pass).
+        unsafe { launch.launch(cfg) }?;
+        self.last = if single {
+            LastCount::Device
+        } else {
+            LastCount::Scan
+        };
+        Ok(())
+    }
+
+    /// Kept elements of the last queued select (synchronizes). More than the output held
+    /// means only the first `out.len()` were written.
+    pub fn count(&self, gpu: &GpuContext) -> Result<u64> {
+        match self.last {
+            LastCount::Known(c) => Ok(c),
+            LastCount::Device => gpu
+                .download(&self.total)?
+                .first()
+                .copied()
+                .ok_or_else(|| Error::Driver("empty select total".into())),
+            LastCount::Scan => self.scan.total(gpu),
+        }
+    }
+}
+
+fn check_values(n: u64, len: usize) -> Result<()> {
+    if n > len as u64 {
+        return Err(Error::InvalidArgument(format!(
+            "select of {n} values from a device array of {len}"
+        )));
+    }
+    Ok(())
+}
+
+fn finish_count(count: u64, out_len: usize) -> Result<usize> {
+    if count > out_len as u64 {
+        return Err(Error::InvalidArgument(format!(
+            "the output holds {out_len} elements but {count} are selected (the first {out_len} \
+             were written)"
+        )));
+    }
+    Ok(count as usize)
+}
+
+/// Selects from the device array `values` (all of it) by the packed bitmask `mask` into `out`;
+/// returns the count (synchronizes).
+pub fn select_device<T, V, M, O>(
+    gpu: &GpuContext,
+    values: &V,
+    mask: &M,
+    out: &mut O,
+) -> Result<usize>
+where
+    T: CompactElem,
+    V: DevicePtr<T>,
+    M: DevicePtr<u8>,
+    O: DevicePtrMut<T>,
+{
+    let n = values.len() as u64;
+    let mut c = GpuCompactor::<T>::new(gpu, n)?;
+    c.queue_bits(gpu, values, n, mask, out, Strategy::Auto)?;
+    finish_count(c.count(gpu)?, out.len())
+}
+
+/// Like `select_device`, with one byte per flag.
+pub fn select_flags_device<T, V, M, O>(
+    gpu: &GpuContext,
+    values: &V,
+    flags: &M,
+    out: &mut O,
+) -> Result<usize>
+where
+    T: CompactElem,
+    V: DevicePtr<T>,
+    M: DevicePtr<u8>,
+    O: DevicePtrMut<T>,
+{
+    let n = values.len() as u64;
+    let mut c = GpuCompactor::<T>::new(gpu, n)?;
+    c.queue_flags(gpu, values, n, flags, out, Strategy::Auto)?;
+    finish_count(c.count(gpu)?, out.len())
+}
+
+/// Like `select_device`, with a repeating pattern.
+pub fn select_pattern_device<T, V, O>(
+    gpu: &GpuContext,
+    values: &V,
+    pattern: &Pattern,
+    out: &mut O,
+) -> Result<usize>
+where
+    T: CompactElem,
+    V: DevicePtr<T>,
+    O: DevicePtrMut<T>,
+{
+    let n = values.len() as u64;
+    let dp = DevicePattern::new(gpu, pattern)?;
+    let mut c = GpuCompactor::<T>::new(gpu, n)?;
+    c.queue_pattern(gpu, values, n, &dp, out)?;
+    finish_count(c.count(gpu)?, out.len())
+}
+
+/// Host slices through the GPU: uploads, selects, downloads into the front of `out` (which
+/// must hold every kept element); returns the count.
+pub fn select_host<T: CompactElem>(
+    gpu: &GpuContext,
+    values: &[T],
+    mask: Mask<'_>,
+    out: &mut [T],
+) -> Result<usize> {
+    let n = values.len();
+    let expected = mask.count(n)?;
+    let len = out.len();
+    let dst = out.get_mut(..expected).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "the output holds {len} elements but {expected} are selected"
+        ))
+    })?;
+    if expected == 0 {
+        return Ok(0);
+    }
+    let d_values = gpu.upload(values)?;
+    let mut d_out = gpu.alloc::<T>(expected)?;
+    let mut c = GpuCompactor::<T>::new(gpu, n as u64)?;
+    // The mask buffers live until the count is read back (which synchronizes).
+    let mut d_mask = None;
+    let mut d_pattern = None;
+    match mask {
+        Mask::Bits(bits) => {
+            let bytes = bits
+                .get(..n.div_ceil(8))
+                .ok_or_else(|| Error::InvalidArgument("mask too short".into()))?;
+            let m = d_mask.insert(gpu.upload(bytes)?);
+            c.queue_bits(gpu, &d_values, n as u64, m, &mut d_out, Strategy::Auto)?;
+        }
+        Mask::Flags(flags) => {
+            let bytes = flags
+                .get(..n)
+                .ok_or_else(|| Error::InvalidArgument("mask too short".into()))?;
+            let m = d_mask.insert(gpu.upload(bytes)?);
+            c.queue_flags(gpu, &d_values, n as u64, m, &mut d_out, Strategy::Auto)?;
+        }
+        Mask::Pattern(p) => {
+            let dp = d_pattern.insert(DevicePattern::new(gpu, p)?);
+            c.queue_pattern(gpu, &d_values, n as u64, dp, &mut d_out)?;
+        }
+    }
+    let got = c.count(gpu)?;
+    if got != expected as u64 {
+        return Err(Error::Driver(format!(
+            "the GPU selected {got} elements where the mask keeps {expected}"
+        )));
+    }
+    let view = d_out
+        .try_slice(0..expected)
+        .ok_or_else(|| Error::Driver("output view out of range".into()))?;
+    gpu.stream().memcpy_dtoh(&view, dst)?;
+    gpu.synchronize()?;
+    drop((d_mask, d_pattern));
+    Ok(expected)
+}
