@@ -79,8 +79,7 @@ pub(super) fn sweep_gpu(
     let d_in = gpu.upload(&input)?;
     let mut d_out = gpu.alloc::<u32>(n)?;
     let mut scan = GpuScan::<u32>::new(gpu, n as u64)?;
-    let variants: [(u32, u32, &str); 12] = [
-        (256, 4, ""),
+    let variants: [(u32, u32, &str); 11] = [
         (128, 8, ""),
         (256, 8, ""),
         (512, 4, ""),

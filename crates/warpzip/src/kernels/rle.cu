@@ -14,7 +14,6 @@
 #define RLE_LANE_STRETCH 16u
 
 struct __align__(16) RleEncodeWarp {
-    u8 in[RLE_SEG + 16];
     u8 out[RLE_MAX_SEG_OUT + 16];
     u32 head[RLE_WORDS + 1];   // run heads, plus the sentinel head at position n
     u32 cover[RLE_WORDS];      // bytes inside runs of 3 or more
@@ -54,17 +53,29 @@ __device__ __forceinline__ u32 rle_valid_mask(u32 wd, u32 n) {
     return (1u << (n - base)) - 1u;
 }
 
-// Encodes w.in[0..n) into w.out; returns the encoded length. Whole warp.
-__device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, u32 n) {
+// The 4 bytes of `seg` at `off` (a multiple of 4), zero past `n`; `seg` is 4-byte aligned.
+__device__ __forceinline__ u32 rle_load_word(const u8* __restrict__ seg, u32 off, u32 n) {
+    if (off + 4u <= n) return __ldg(reinterpret_cast<const u32*>(seg + off));
+    u32 x = 0;
+    for (u32 b = 0; b < 4u; b++) {
+        if (off + b < n) x |= (u32)__ldg(seg + off + b) << (8u * b);
+    }
+    return x;
+}
+
+// Encodes seg[0..n) (global memory, read through the cache) into w.out; returns the encoded
+// length. Whole warp.
+__device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, const u8* __restrict__ seg, u32 n) {
     const u32 lane = wz_lane();
     // Run heads, four bytes at a time.
     for (u32 wd = lane; wd < RLE_WORDS; wd += 32u) {
         u32 bits = 0;
-        const u32* words = reinterpret_cast<const u32*>(w.in) + wd * 8u;
-        u32 prev = (wd == 0) ? ~(u32)w.in[0] : (u32)w.in[wd * 32u - 1u];
+        u32 prev = 0;
+        if (wd == 0) prev = n ? ~(u32)__ldg(seg) : 0u;
+        else if (wd * 32u - 1u < n) prev = __ldg(seg + wd * 32u - 1u);
 #pragma unroll
         for (u32 q = 0; q < 8u; q++) {
-            u32 x = words[q];
+            u32 x = rle_load_word(seg, wd * 32u + 4u * q, n);
             u32 y = (x << 8) | (prev & 0xffu);
             u32 ne = __vcmpne4(x, y);
             bits |= (((ne >> 7) & 1u) | ((ne >> 14) & 2u) | ((ne >> 21) & 4u) | ((ne >> 28) & 8u)) << (4u * q);
@@ -141,7 +152,7 @@ __device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, u32 n) {
         out_len += __shfl_sync(WZ_FULL_MASK, incl, 31);
         u32 len = end - start;
         if (active && is_run) {
-            u8 value = w.in[start];
+            u8 value = __ldg(seg + start);
             if (len <= 129u) {
                 w.out[off] = (u8)(0x80u + len - 3u);
                 w.out[off + 1] = value;
@@ -158,7 +169,7 @@ __device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, u32 n) {
             }
         } else if (active && len <= RLE_LANE_STRETCH) {
             w.out[off] = (u8)(len - 1u);
-            for (u32 j = 0; j < len; j++) w.out[off + 1u + j] = w.in[start + j];
+            for (u32 j = 0; j < len; j++) w.out[off + 1u + j] = __ldg(seg + start + j);
         }
         // Long literal stretches: the whole warp writes each one.
         u32 big = __ballot_sync(WZ_FULL_MASK, active && !is_run && len > RLE_LANE_STRETCH);
@@ -170,7 +181,7 @@ __device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, u32 n) {
             u32 s_off = __shfl_sync(WZ_FULL_MASK, off, src);
             for (u32 j = lane; j < s_len; j += 32u) {
                 u32 piece = j >> 7;
-                w.out[s_off + j + piece + 1u] = w.in[s_start + j];
+                w.out[s_off + j + piece + 1u] = __ldg(seg + s_start + j);
                 if ((j & 127u) == 0u) {
                     u32 left = s_len - j;
                     w.out[s_off + j + piece] = (u8)((left >= 128u ? 128u : left) - 1u);
@@ -214,7 +225,7 @@ __device__ __forceinline__ u32 rle_segments_in_chunk(u64 total_len, u32 chunk_si
 // compressed size (plus the chunk's segment table, for a chunk's first segment) is scanned
 // across segments with decoupled look-back. `seg_end[g]` receives the end of segment g's tokens
 // and `chunk_start[c]` the start of chunk c; `rle_encode_tables` then fills the tables.
-extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32)
+extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32, 8)
     rle_encode_segments(const u8* __restrict__ in, u64 total_len, u32 chunk_size,
                         u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
                         u64 out_capacity, u32* tile_counter, u32* flags, u64* aggregate,
@@ -232,16 +243,7 @@ extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32)
     const u64 left = total_len - seg_start;
     const u32 n = left < RLE_SEG ? (u32)left : RLE_SEG;
 
-    // Stage the segment: 16-byte loads where the whole segment is there, bytes otherwise.
-    if (n == RLE_SEG && (((u64)(in + seg_start)) & 15u) == 0) {
-        const uint4* src = reinterpret_cast<const uint4*>(in + seg_start);
-        uint4* dst = reinterpret_cast<uint4*>(w.in);
-        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) dst[v] = __ldcs(src + v);
-    } else {
-        for (u32 j = lane; j < RLE_SEG; j += 32u) w.in[j] = j < n ? in[seg_start + j] : (u8)0;
-    }
-    __syncwarp();
-    const u32 tokens = rle_encode_segment_warp(w, n);
+    const u32 tokens = rle_encode_segment_warp(w, in + seg_start, n);
     const u32 table = (s == 0) ? 4u * rle_segments_in_chunk(total_len, chunk_size, c) : 0u;
     const u64 my_size = (u64)tokens + table;
 
@@ -506,3 +508,217 @@ RLE_DECODE_GROUP(4)
 RLE_DECODE_GROUP(8)
 RLE_DECODE_GROUP(16)
 RLE_DECODE_GROUP(32)
+
+// Decoder that parses up to 32 short tokens at once: every position of a 64-byte window of the
+// token stream computes where the next token would start if one started there; pointer jumping
+// over those links gives each lane the start of "its" token (the i-th after the window start);
+// a warp scan of the token lengths gives every lane its output offset; lanes write short tokens
+// themselves and the warp writes long ones together. A long literal or run at the window start
+// takes the one-token path instead, so incompressible and long-run data lose nothing.
+#define RLE_PP_WINDOW 64u
+#define RLE_PP_LINKS 5  // 2^5 = 32 tokens per window
+
+struct __align__(16) RlePpWarp {
+    u8 out[RLE_SEG];
+    u8 win[RLE_PP_WINDOW + 8];
+    u8 jump[RLE_PP_LINKS][RLE_PP_WINDOW + 1];
+};
+
+// Size in bytes of the token at win[p] and its output length, or 0 size when it needs bytes
+// past the window's varint lookahead (never for p < 64 since the window keeps 8 extra bytes).
+__device__ __forceinline__ void rle_pp_token_shape(const u8* win, u32 p, u32& size) {
+    const u32 c = win[p];
+    if (c < 128u) {
+        size = c + 2u;
+    } else if (c != 0xffu) {
+        size = 2u;
+    } else {
+        u32 v = 1u;
+        while (v < 3u && (win[p + v] & 0x80u)) v++;
+        size = 2u + v;
+    }
+}
+
+// Decodes the token at tok[ip] (all of its bytes bounds-checked against n_in): its output
+// length, whether it is a literal, its value (runs) and its size in bytes; returns a status.
+__device__ __forceinline__ u32 rle_pp_decode_token(const u8* __restrict__ tok, u32 ip, u32 n_in,
+                                                   u32 out_left, u32& len, bool& literal,
+                                                   u8& value, u32& size) {
+    const u32 ctl = __ldg(tok + ip);
+    literal = ctl < 128u;
+    if (literal) {
+        len = ctl + 1u;
+        size = 1u + len;
+        if (len > out_left) return WZ_STATUS_OVERFLOW;
+        if (ip + size > n_in) return WZ_STATUS_TRUNCATED;
+        return WZ_STATUS_OK;
+    }
+    u32 q = ip + 1u;
+    if (ctl == 0xffu) {
+        u32 v = 0, shift = 0;
+        bool done = false;
+        for (u32 b = 0; b < 3u; b++) {
+            if (q >= n_in) return WZ_STATUS_TRUNCATED;
+            u32 byte = __ldg(tok + q);
+            q++;
+            v |= (byte & 0x7fu) << shift;
+            shift += 7u;
+            if (!(byte & 0x80u)) { done = true; break; }
+        }
+        if (!done) return WZ_STATUS_CORRUPT;
+        len = v + 130u;
+    } else {
+        len = ctl - 0x80u + 3u;
+    }
+    if (q >= n_in) return WZ_STATUS_TRUNCATED;
+    value = __ldg(tok + q);
+    size = q + 1u - ip;
+    if (len > out_left) return WZ_STATUS_OVERFLOW;
+    return WZ_STATUS_OK;
+}
+
+extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
+    rle_decode_pp(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
+                  const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
+                  u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out, u32* status) {
+    __shared__ RlePpWarp warps[RLE_DEC_WARPS];
+    RlePpWarp& w = warps[threadIdx.x >> 5];
+    const u32 lane = wz_lane();
+    const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
+    if (g >= total_segments) return;
+    const u32 c = g / segs_per_chunk;
+    const u32 s = g % segs_per_chunk;
+    const u64 seg_start = (u64)c * chunk_size + (u64)s * RLE_SEG;
+    const u64 left = total_len - seg_start;
+    const u32 seg_len = left < RLE_SEG ? (u32)left : RLE_SEG;
+    const u32 k = rle_segments_in_chunk(total_len, chunk_size, c);
+    const u8* comp = payload + chunk_offset[c];
+    const u32 csize = chunk_csize[c];
+
+    u32 st = WZ_STATUS_OK;
+    u32 tok_start = 0, tok_end = 0;
+    if ((u64)csize < 4ull * k) {
+        st = WZ_STATUS_TRUNCATED;
+    } else {
+        const u32 area = csize - 4u * k;
+        tok_end = rle_read_u32_le(comp + 4u * s);
+        tok_start = s ? rle_read_u32_le(comp + 4u * (s - 1u)) : 0u;
+        if (tok_start > tok_end || tok_end > area) st = WZ_STATUS_CORRUPT;
+    }
+    const u8* tok = comp + 4u * k + tok_start;
+    const u32 n_in = tok_end - tok_start;
+    u32 ip = 0, o = 0;
+    while (st == WZ_STATUS_OK && o < seg_len) {
+        if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
+        const u32 ctl = __ldg(tok + ip);
+        const bool long_token = (ctl < 128u) ? (ctl >= 23u) : (ctl == 0xffu || ctl >= 0x80u + 61u);
+        if (long_token) {
+            // One token, the whole warp writing it.
+            u32 len, size;
+            bool literal;
+            u8 value = 0;
+            st = rle_pp_decode_token(tok, ip, n_in, seg_len - o, len, literal, value, size);
+            if (st != WZ_STATUS_OK) break;
+            const u8* src = tok + ip + 1u;
+            for (u32 j = lane; j < len; j += 32u) w.out[o + j] = literal ? __ldg(src + j) : value;
+            ip += size;
+            o += len;
+            continue;
+        }
+        // A window of short tokens. Bytes past the stream read as a literal control of 0x7f,
+        // whose link leaves the window, so no token is ever seen starting there.
+        const u32 avail = n_in - ip;
+        for (u32 j = lane; j < RLE_PP_WINDOW + 8u; j += 32u) {
+            w.win[j] = j < avail ? __ldg(tok + ip + j) : (u8)0x7f;
+        }
+        __syncwarp();
+        for (u32 p = lane; p < RLE_PP_WINDOW; p += 32u) {
+            u32 size;
+            rle_pp_token_shape(w.win, p, size);
+            u32 nxt = p + size;
+            w.jump[0][p] = (u8)(nxt < RLE_PP_WINDOW ? nxt : RLE_PP_WINDOW);
+        }
+        if (lane == 0) {
+#pragma unroll
+            for (int l = 0; l < RLE_PP_LINKS; l++) w.jump[l][RLE_PP_WINDOW] = (u8)RLE_PP_WINDOW;
+        }
+        __syncwarp();
+#pragma unroll
+        for (int l = 1; l < RLE_PP_LINKS; l++) {
+            for (u32 p = lane; p < RLE_PP_WINDOW; p += 32u) w.jump[l][p] = w.jump[l - 1][w.jump[l - 1][p]];
+            __syncwarp();
+        }
+        u32 pos = 0;
+#pragma unroll
+        for (int l = 0; l < RLE_PP_LINKS; l++) {
+            if ((lane >> l) & 1u) pos = w.jump[l][pos];
+        }
+        // Stop the window at the first long token: it goes down the one-token path.
+        bool mine = pos < RLE_PP_WINDOW && pos < avail;
+        if (mine) {
+            const u32 cc = w.win[pos];
+            const bool lt = (cc < 128u) ? (cc >= 23u) : (cc == 0xffu || cc >= 0x80u + 61u);
+            if (lt && lane > 0) mine = false;
+        }
+        const u32 first_out = __ballot_sync(WZ_FULL_MASK, !mine);
+        const u32 count = first_out ? (u32)(__ffs(first_out) - 1) : 32u;
+        mine = lane < count;
+        u32 len = 0, size = 0, my_st = WZ_STATUS_OK;
+        bool literal = false;
+        u8 value = 0;
+        if (mine) my_st = rle_pp_decode_token(tok, ip + pos, n_in, RLE_SEG, len, literal, value, size);
+        u32 incl = wz_warp_inclusive_sum<u32>(mine ? len : 0u);
+        const u32 excl = incl - (mine ? len : 0u);
+        // The sequential decoder's verdict: the first token that fails, or that starts once the
+        // segment is full (bytes left over), decides.
+        u32 verdict = WZ_STATUS_OK;
+        if (mine) {
+            if (o + excl >= seg_len) verdict = WZ_STATUS_CORRUPT;
+            else if (my_st == WZ_STATUS_OK && o + excl + len > seg_len) verdict = WZ_STATUS_OVERFLOW;
+            else verdict = my_st;
+        }
+        const u32 bad = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
+        const u32 used = bad ? (u32)(__ffs(bad) - 1) : count;
+        if (bad) {
+            const u32 v = __shfl_sync(WZ_FULL_MASK, verdict, used);
+            // Tokens before the failing one were fine; the verdict is the failing token's.
+            st = v;
+        }
+        if (mine && lane < used && len <= 8u) {
+            const u8* src = tok + ip + pos + 1u;
+            for (u32 j = 0; j < len; j++) w.out[o + excl + j] = literal ? __ldg(src + j) : value;
+        }
+        u32 big = __ballot_sync(WZ_FULL_MASK, mine && lane < used && len > 8u);
+        while (big) {
+            const u32 src_lane = (u32)(__ffs(big) - 1);
+            big &= big - 1u;
+            const u32 b_len = __shfl_sync(WZ_FULL_MASK, len, src_lane);
+            const u32 b_off = __shfl_sync(WZ_FULL_MASK, o + excl, src_lane);
+            const u32 b_pos = __shfl_sync(WZ_FULL_MASK, ip + pos + 1u, src_lane);
+            const bool b_lit = __shfl_sync(WZ_FULL_MASK, (u32)literal, src_lane) != 0u;
+            const u8 b_val = (u8)__shfl_sync(WZ_FULL_MASK, (u32)value, src_lane);
+            for (u32 j = lane; j < b_len; j += 32u) w.out[b_off + j] = b_lit ? __ldg(tok + b_pos + j) : b_val;
+        }
+        if (st != WZ_STATUS_OK) break;
+        const u32 last = count - 1u;
+        const u32 adv_in = __shfl_sync(WZ_FULL_MASK, pos + size, last);
+        const u32 adv_out = __shfl_sync(WZ_FULL_MASK, incl, last);
+        ip += adv_in;
+        o += adv_out;
+        __syncwarp();
+    }
+    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
+    __syncwarp();
+    if (st != WZ_STATUS_OK) {
+        if (lane == 0) atomicMax(&status[c], st);
+        return;
+    }
+    u8* dst = out + seg_start;
+    if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
+        const uint4* src = reinterpret_cast<const uint4*>(w.out);
+        uint4* d = reinterpret_cast<uint4*>(dst);
+        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) __stcs(d + v, src[v]);
+    } else {
+        for (u32 j = lane; j < seg_len; j += 32u) dst[j] = w.out[j];
+    }
+}

@@ -126,6 +126,14 @@ pub fn encode_on_stream(
             "rle encode buffers smaller than the geometry".into(),
         ));
     }
+    {
+        let (ptr, _sync) = cudarc::driver::DevicePtr::device_ptr(input, stream);
+        if ptr % 4 != 0 {
+            return Err(Error::InvalidArgument(
+                "rle GPU input must be 4-byte aligned".into(),
+            ));
+        }
+    }
     if (input.len() as u64) < g.total_len {
         return Err(Error::InvalidArgument(
             "rle input buffer shorter than its geometry".into(),
@@ -287,12 +295,16 @@ pub enum DecodeKernel {
     Staged,
     /// `G` lanes per segment (4, 8, 16 or 32) with a 1 KiB ring buffer each.
     Group(u32),
+    /// One warp per segment parsing up to 32 short tokens at once (pointer jumping over a
+    /// 64-byte window), long tokens one at a time.
+    Parallel,
 }
 
 impl DecodeKernel {
     /// Every kernel, for tests and the tuning benchmark.
-    pub const ALL: [DecodeKernel; 5] = [
+    pub const ALL: [DecodeKernel; 6] = [
         DecodeKernel::Staged,
+        DecodeKernel::Parallel,
         DecodeKernel::Group(4),
         DecodeKernel::Group(8),
         DecodeKernel::Group(16),
@@ -305,6 +317,11 @@ impl DecodeKernel {
         let (name, grid, block) = match self {
             DecodeKernel::Staged => (
                 "rle_decode_segments".to_string(),
+                segments.div_ceil(DECODE_WARPS),
+                DECODE_WARPS * 32,
+            ),
+            DecodeKernel::Parallel => (
+                "rle_decode_pp".to_string(),
                 segments.div_ceil(DECODE_WARPS),
                 DECODE_WARPS * 32,
             ),
