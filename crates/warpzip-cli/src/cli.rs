@@ -1,8 +1,9 @@
 //! The command line's shape: clap types for every subcommand and the small value parsers
 //! (sizes such as `128K`, codec names) they share.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use warpzip::ops::compact::Pattern;
 use warpzip::CodecId;
 
 /// GPU compression: byte run-length encoding today, more codecs to come.
@@ -30,6 +31,8 @@ pub enum Command {
     Demo,
     /// Measure throughput against the same run's memory-copy roofline.
     Bench(BenchArgs),
+    /// Keep the values of a raw little-endian array whose mask bit is set (compressstore).
+    Select(SelectArgs),
 }
 
 /// Where work runs.
@@ -129,6 +132,55 @@ pub struct BenchArgs {
     /// Input files; without any, inputs are generated.
     #[arg(value_name = "FILES")]
     pub files: Vec<PathBuf>,
+}
+
+/// Element type of a raw array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DType {
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+}
+
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("selector").required(true).args(["mask", "flags", "pattern"])))]
+#[command(after_help = "Examples:\n  \
+    warpzip select --dtype u32 --mask keep.bits values.u32          # writes values.u32.sel\n  \
+    warpzip select --dtype f64 --pattern 1,0,0,1 -o - rows.f64 > cols.f64")]
+pub struct SelectArgs {
+    /// Element type of INPUT.
+    #[arg(long, value_enum, value_name = "T")]
+    pub dtype: DType,
+    /// Packed bitmask: bit i (byte i/8, least significant bit first) keeps element i.
+    #[arg(long, value_name = "MASK.bin")]
+    pub mask: Option<PathBuf>,
+    /// One byte per element: a nonzero byte keeps its element.
+    #[arg(long, value_name = "FLAGS.bin")]
+    pub flags: Option<PathBuf>,
+    /// A repeating pattern of 0/1 flags: 1,0,0,1 keeps elements 0, 3, 4, 7, 8, ...
+    #[arg(long, value_name = "P", value_parser = parse_pattern)]
+    pub pattern: Option<Pattern>,
+    /// Write to OUT instead of INPUT.sel (`-` for stdout).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Overwrite an existing output; write raw values to a terminal.
+    #[arg(short, long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub device: DeviceArg,
+    /// Raw little-endian values (`-` for stdin, which writes to stdout by default).
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+}
+
+fn parse_pattern(text: &str) -> Result<Pattern, String> {
+    text.parse::<Pattern>().map_err(|e| match e {
+        warpzip::Error::InvalidArgument(msg) => msg,
+        other => other.to_string(),
+    })
 }
 
 fn parse_codec(name: &str) -> Result<CodecId, String> {

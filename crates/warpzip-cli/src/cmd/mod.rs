@@ -6,6 +6,7 @@ mod compress;
 mod decompress;
 mod demo;
 mod inspect;
+mod select;
 
 use crate::cli::{Command, DeviceChoice};
 use crate::output::Sink;
@@ -24,6 +25,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Inspect(args) => inspect::run(args),
         Command::Demo => demo::run(),
         Command::Bench(args) => bench::run(args),
+        Command::Select(args) => select::run(args),
     }
 }
 

@@ -320,7 +320,11 @@ fn bench_cpu_type<T: CompactElem>(
             Mask::Bits(data)
         };
         let want = cpu::select(&host, mask)?;
-        let scalar_ms = one.install(|| wall_ms(runs, || cpu::select(&host, mask).map(|_| ())))?;
+        // Into a preallocated, already touched output: first-touch page faults of a fresh
+        // output would otherwise dominate every path alike.
+        let mut out = vec![T::default(); want.len()];
+        let scalar_ms =
+            one.install(|| wall_ms(runs, || cpu::select_into(&host, mask, &mut out).map(|_| ())))?;
         let mut row = |what: String, ms: f64, note: String| {
             rows.push(BenchRow {
                 what,
@@ -340,8 +344,9 @@ fn bench_cpu_type<T: CompactElem>(
             format!("reference; {:.2} Gelem/s", n as f64 / (scalar_ms * 1e6)),
         );
         for &level in &levels {
-            let got = cpu_simd::select_with(&host, mask, level)?;
-            if got != want {
+            out.fill(T::default());
+            cpu_simd::select_into_with(&host, mask, level, &mut out)?;
+            if out != want {
                 return Err(Error::InvalidArgument(format!(
                     "select bench: {} {} differs from the reference on {name}",
                     T::NAME,
@@ -350,7 +355,7 @@ fn bench_cpu_type<T: CompactElem>(
             }
             let ms = one.install(|| {
                 wall_ms(runs, || {
-                    cpu_simd::select_with(&host, mask, level).map(|_| ())
+                    cpu_simd::select_into_with(&host, mask, level, &mut out).map(|_| ())
                 })
             })?;
             row(

@@ -211,18 +211,37 @@ __device__ __forceinline__ void compact_select_tile(
     const u32 lane = wz_lane();
     const u32 warp = t >> 5;
 
+    // Packed masks of whole tiles are read with 16-byte loads, one vector per thread or fewer.
+    // The single pass fetches tile blockIdx.x's mask while the tile-counter atomic is in flight
+    // (ids come out in launch order nearly always) and fetches again only when they differ.
+    constexpr u32 MASK_VECS = WORDS / 4;
+    static_assert(MASK_VECS <= COMPACT_THREADS, "one mask vector per thread at most");
+    const bool mask_vec = !FLAGS && (align & COMPACT_ALIGN_MASK);
+    const u8* mask_at = mask;  // as a tile index: mask + tile * TILE / 8
+    uint4 mvec = make_uint4(0u, 0u, 0u, 0u);
     u32 tile;
     if (SINGLE) {
         if (t == 0) s_tile = atomicAdd(tile_counter, 1u);
+        const bool guess_full = n - (u64)blockIdx.x * TILE >= TILE;
+        if (mask_vec && guess_full && t < MASK_VECS)
+            mvec = __ldcs(reinterpret_cast<const uint4*>(mask_at + (u64)blockIdx.x * (TILE / 8)) + t);
         __syncthreads();
         tile = s_tile;
+        if (tile != blockIdx.x && mask_vec && t < MASK_VECS && n - (u64)tile * TILE >= TILE)
+            mvec = __ldcs(reinterpret_cast<const uint4*>(mask_at + (u64)tile * (TILE / 8)) + t);
     } else {
         tile = blockIdx.x;
+        if (mask_vec && t < MASK_VECS && n - (u64)tile * TILE >= TILE)
+            mvec = __ldcs(reinterpret_cast<const uint4*>(mask_at + (u64)tile * (TILE / 8)) + t);
     }
     const u64 start = (u64)tile * TILE;
     const bool full_tile = n - start >= TILE;
 
-    compact_load_mask<T, VECS, FLAGS>(mask, mask_len, n, start, full_tile, align, s_words);
+    if (mask_vec && full_tile) {
+        if (t < MASK_VECS) reinterpret_cast<uint4*>(s_words)[t] = mvec;
+    } else {
+        compact_load_mask<T, VECS, FLAGS>(mask, mask_len, n, start, full_tile, align, s_words);
+    }
     __syncthreads();
 
     // Each thread's vectors, striped: vector v = k * THREADS + t covers elements
@@ -418,13 +437,13 @@ __device__ __forceinline__ void compact_pattern_gather(const T* __restrict__ val
     if (v >= nvec) return;
     const bool vec_out = (align & COMPACT_ALIGN_OUT) != 0;
     u64 q = (v * PER_VEC) / ones;
-    u32 r = (u32)((v * PER_VEC) % ones);
+    u64 r = (v * PER_VEC) % ones;  // 64-bit: r + adv_r may pass 2^32 for huge periods
     for (; v < nvec; v += stride) {
         const u64 o0 = v * PER_VEC;
         const bool whole = o0 + PER_VEC <= count;
         u32 w[4] = {0u, 0u, 0u, 0u};
         u64 qq = q;
-        u32 rr = r;
+        u32 rr = (u32)r;
 #pragma unroll
         for (int j = 0; j < (int)PER_VEC; j++) {
             if (whole || o0 + j < count) {

@@ -193,7 +193,7 @@ fn compact_chunks<T: CompactElem>(
             let words = words
                 .get_mut(..chunk.len().div_ceil(64))
                 .ok_or_else(|| internal("chunk too long"))?;
-            mask.fill_words(start, chunk.len(), words);
+            fill_words(level, mask, start, chunk.len(), words);
             let expected = region.len();
             let written = compact_words(level, chunk, words, region);
             if written == expected {
@@ -202,6 +202,23 @@ fn compact_chunks<T: CompactElem>(
                 Err(internal("a chunk's mask words disagree with its count"))
             }
         })
+}
+
+/// The mask words of elements `start .. start + n`: byte flags through SIMD compares where the
+/// level allows, everything else through `Mask::fill_words`.
+fn fill_words(level: Level, mask: Mask<'_>, start: usize, n: usize, words: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Mask::Flags(flags) = mask {
+            if level != Level::Portable && level.available() {
+                if let Some(chunk) = flags.get(start..start + n) {
+                    x86::flags_to_words(level, chunk, words);
+                    return;
+                }
+            }
+        }
+    }
+    mask.fill_words(start, n, words);
 }
 
 /// Compacts `values` (at most 64 * words.len()) by `words` (bits past the values clear) into
@@ -329,6 +346,7 @@ mod x86 {
     //! read or write out of bounds if that contract is broken.
 
     use super::{CompactElem, Level, Width, PAIRS4, POSITIONS8, SHUFFLES16};
+    use crate::ops::compact::flags_to_bits;
     use std::arch::x86_64::*;
     use std::mem::{align_of, size_of, MaybeUninit};
     use std::ptr;
@@ -436,8 +454,9 @@ mod x86 {
     }
 
     /// The per-word frame shared by every kernel: skip empty words, stop on a broken contract,
-    /// copy full words, and hand the rest to `partial` (with a flag saying whether a whole-word
-    /// vector may be read and 64 elements written without leaving the buffers).
+    /// copy full words, move words of at most `sparse` kept elements one by one (cheaper than
+    /// the vector steps there), and hand the rest to `partial` (with a flag saying whether a
+    /// whole-word vector may be read and 64 elements written without leaving the buffers).
     ///
     /// # Safety
     /// `partial` must read only values below n (all when `roomy`) and write only `pos .. pos +
@@ -447,6 +466,7 @@ mod x86 {
         values: &[U],
         words: &[u64],
         dst: &mut [MaybeUninit<U>],
+        sparse: usize,
         mut partial: impl FnMut(*const U, usize, u64, *mut U, usize, bool) -> usize,
     ) -> usize {
         let n = values.len();
@@ -467,6 +487,11 @@ mod x86 {
                 // SAFETY: all 64 bits set and in bounds: base + 64 <= n; pos + 64 <= cap.
                 unsafe { ptr::copy_nonoverlapping(src.add(base), out.add(pos), 64) };
                 pos += 64;
+                continue;
+            }
+            if cnt <= sparse {
+                // SAFETY: the kept elements are below n and fit the output (checked above).
+                pos = unsafe { word_scalar(src, base, w, out, pos) };
                 continue;
             }
             let roomy = base + 64 <= n && pos + 64 <= cap;
@@ -506,7 +531,7 @@ mod x86 {
             pos
         };
         // SAFETY: `body` reads only kept lanes and writes exactly the word's popcount.
-        unsafe { for_each_word(values, words, dst, body) }
+        unsafe { for_each_word(values, words, dst, 6, body) }
     }
 
     /// # Safety
@@ -530,7 +555,7 @@ mod x86 {
             pos
         };
         // SAFETY: `body` reads only kept lanes and writes exactly the word's popcount.
-        unsafe { for_each_word(values, words, dst, body) }
+        unsafe { for_each_word(values, words, dst, 8, body) }
     }
 
     /// # Safety
@@ -554,7 +579,7 @@ mod x86 {
             pos
         };
         // SAFETY: `body` reads only kept lanes and writes exactly the word's popcount.
-        unsafe { for_each_word(values, words, dst, body) }
+        unsafe { for_each_word(values, words, dst, 3, body) }
     }
 
     /// # Safety
@@ -571,7 +596,7 @@ mod x86 {
             pos + m as usize
         };
         // SAFETY: `body` reads only kept lanes and writes exactly the word's popcount.
-        unsafe { for_each_word(values, words, dst, body) }
+        unsafe { for_each_word(values, words, dst, 2, body) }
     }
 
     /// # Safety
@@ -602,7 +627,7 @@ mod x86 {
             };
         // SAFETY: whole-vector accesses happen only when roomy; the stores past the kept
         // elements stay below pos + 64 and are overwritten by later ones or lie past the end.
-        unsafe { for_each_word(values, words, dst, body) }
+        unsafe { for_each_word(values, words, dst, 6, body) }
     }
 
     /// # Safety
@@ -632,7 +657,7 @@ mod x86 {
                 pos
             };
         // SAFETY: as in w32_avx2.
-        unsafe { for_each_word(values, words, dst, body) }
+        unsafe { for_each_word(values, words, dst, 8, body) }
     }
 
     /// # Safety
@@ -663,7 +688,7 @@ mod x86 {
                 pos
             };
         // SAFETY: as in w32_avx2.
-        unsafe { for_each_word(values, words, dst, body) }
+        unsafe { for_each_word(values, words, dst, 6, body) }
     }
 
     /// # Safety
@@ -692,6 +717,54 @@ mod x86 {
                 pos
             };
         // SAFETY: as in w32_avx2.
-        unsafe { for_each_word(values, words, dst, body) }
+        unsafe { for_each_word(values, words, dst, 6, body) }
+    }
+    /// Byte flags (at most 64 per word, `words.len()` words) as mask words, nonzero keeps.
+    pub(super) fn flags_to_words(level: Level, flags: &[u8], words: &mut [u64]) {
+        if level >= Level::Avx512 && is_x86_feature_detected!("avx512bw") {
+            // SAFETY: AVX-512F and AVX-512BW present (checked).
+            unsafe { flags_to_words_avx512(flags, words) }
+        } else {
+            // SAFETY: every level above Portable implies AVX2 (Level::available).
+            unsafe { flags_to_words_avx2(flags, words) }
+        }
+    }
+
+    /// # Safety
+    /// The CPU supports AVX-512F and AVX-512BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn flags_to_words_avx512(flags: &[u8], words: &mut [u64]) {
+        for (w, chunk) in words.iter_mut().zip(flags.chunks(64)) {
+            *w = if chunk.len() == 64 {
+                // SAFETY: the chunk holds 64 readable bytes.
+                let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+                _mm512_test_epi8_mask(v, v)
+            } else {
+                flags_to_bits(chunk)
+            };
+        }
+    }
+
+    /// # Safety
+    /// The CPU supports AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn flags_to_words_avx2(flags: &[u8], words: &mut [u64]) {
+        let zero = _mm256_setzero_si256();
+        for (w, chunk) in words.iter_mut().zip(flags.chunks(64)) {
+            *w = if chunk.len() == 64 {
+                // SAFETY: the chunk holds 64 readable bytes: two 32-byte loads.
+                let (a, b) = unsafe {
+                    (
+                        _mm256_loadu_si256(chunk.as_ptr().cast()),
+                        _mm256_loadu_si256(chunk.as_ptr().add(32).cast()),
+                    )
+                };
+                let za = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero)) as u32;
+                let zb = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, zero)) as u32;
+                !(u64::from(za) | (u64::from(zb) << 32))
+            } else {
+                flags_to_bits(chunk)
+            };
+        }
     }
 }
