@@ -89,3 +89,62 @@ fn gpu_scan_unaligned_view_falls_back() {
     assert_eq!(gpu.download(&d_out).unwrap(), expected);
     drop(d_in);
 }
+
+fn check_kernel<T: ScanElem + PartialEq + std::fmt::Debug>(
+    gpu: &GpuContext,
+    input: &[T],
+    kernel: &str,
+    threads: u32,
+    tile: u64,
+    poison: T,
+) {
+    let n = input.len();
+    let mut expected = vec![T::default(); n];
+    let total = exclusive_scan_cpu(input, &mut expected).unwrap();
+    let d_in = gpu.upload(input).unwrap();
+    let mut d_out = gpu.upload(&vec![poison; n.max(1)]).unwrap();
+    let mut scan = GpuScan::<T>::new(gpu, n as u64).unwrap();
+    // Twice: the second run reuses the scratch state of the first.
+    for _ in 0..2 {
+        scan.run_kernel(gpu, kernel, threads, tile, &d_in, &mut d_out, n as u64)
+            .unwrap();
+        let got = gpu.download(&d_out).unwrap();
+        let first_bad = (0..n).find(|&i| got[i] != expected[i]);
+        assert!(
+            first_bad.is_none(),
+            "{kernel} n={n}: first mismatch at {first_bad:?}"
+        );
+        assert_eq!(scan.total(gpu).unwrap(), total, "{kernel} n={n}: total");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_scan_variants_match_cpu() {
+    let gpu = gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let u32_kernels: [(&str, u32, u64); 6] = [
+        ("scan_persistent_u32_t256_v4_p", 256, 256 * 16),
+        ("scan_persistent_u32_t256_v8_p", 256, 256 * 32),
+        ("scan_persistent_u32_t128_v8_p", 128, 128 * 32),
+        ("scan_persistent_u32_t128_v16_p", 128, 128 * 64),
+        ("scan_persistent_u32_t512_v4_p", 512, 512 * 16),
+        ("scan_variant_u32_t128_v16_po", 128, 128 * 64),
+    ];
+    for (kernel, threads, tile) in u32_kernels {
+        for n in sizes(tile as usize).into_iter().chain([(1usize << 26) + 5]) {
+            let input: Vec<u32> = (0..n).map(|_| rng.gen()).collect();
+            check_kernel(&gpu, &input, kernel, threads, tile, 0xdead_beef);
+        }
+    }
+    let u64_kernels: [(&str, u32, u64); 2] = [
+        ("scan_persistent_u64_t256_v4", 256, 256 * 8),
+        ("scan_persistent_u64_t128_v8", 128, 128 * 16),
+    ];
+    for (kernel, threads, tile) in u64_kernels {
+        for n in sizes(tile as usize) {
+            let input: Vec<u64> = (0..n).map(|_| rng.gen()).collect();
+            check_kernel(&gpu, &input, kernel, threads, tile, 0xdead_beef_dead_beef);
+        }
+    }
+}

@@ -80,21 +80,23 @@ pub(super) fn sweep_gpu(
     let mut d_out = gpu.alloc::<u32>(n)?;
     let mut scan = GpuScan::<u32>::new(gpu, n as u64)?;
     let variants: [(u32, u32, &str); 11] = [
-        (128, 8, ""),
-        (256, 8, ""),
-        (512, 4, ""),
-        (256, 4, "_po"),
         (256, 8, "_po"),
         (128, 8, "_po"),
-        (512, 4, "_po"),
         (128, 16, "_po"),
-        (256, 8, "_o"),
         (256, 8, "_p"),
+        (256, 4, "persistent_p"),
+        (256, 8, "persistent_p"),
+        (128, 8, "persistent_p"),
+        (128, 16, "persistent_p"),
+        (512, 4, "persistent_p"),
         (256, 4, "default"),
+        (128, 16, "persistent_p"),
     ];
     for (threads, vecs, suffix) in variants {
         let name = if suffix == "default" {
             "scan_exclusive_u32".to_string()
+        } else if suffix == "persistent_p" {
+            format!("scan_persistent_u32_t{threads}_v{vecs}_p")
         } else {
             format!("scan_variant_u32_t{threads}_v{vecs}{suffix}")
         };
@@ -108,6 +110,44 @@ pub(super) fn sweep_gpu(
         rows.push(BenchRow {
             what: format!("scan u32 t{threads} v{vecs}{suffix}"),
             input: "2^28 random".into(),
+            device: gpu.name().into(),
+            bytes: bytes as u64,
+            ratio: None,
+            ms,
+            gbps: gbps(bytes, ms),
+            roofline: Some(gbps(2.0 * bytes, ms) / ceilings.d2d_gbps),
+            note: if ok {
+                "verified".into()
+            } else {
+                "MISMATCH".into()
+            },
+        });
+    }
+    let input: Vec<u64> = inputs::u32_values(1 << 27, u32::MAX)
+        .into_iter()
+        .map(|x| (x as u64) << 7)
+        .collect();
+    let n = input.len();
+    let mut expected = vec![0u64; n];
+    exclusive_scan_cpu(&input, &mut expected)?;
+    let d_in = gpu.upload(&input)?;
+    let mut d_out = gpu.alloc::<u64>(n)?;
+    let mut scan = GpuScan::<u64>::new(gpu, n as u64)?;
+    for (threads, vecs, name) in [
+        (256u32, 4u32, "scan_exclusive_u64"),
+        (256, 4, "scan_persistent_u64_t256_v4"),
+        (128, 8, "scan_persistent_u64_t128_v8"),
+    ] {
+        let tile = (threads * vecs * 2) as u64;
+        let times = gpu.time_ms(3, opts.runs(), || {
+            scan.run_kernel(gpu, name, threads, tile, &d_in, &mut d_out, n as u64)
+        })?;
+        let ms = median(&times);
+        let ok = gpu.download(&d_out)?[..n] == expected[..];
+        let bytes = (n * 8) as f64;
+        rows.push(BenchRow {
+            what: format!("scan u64 {name}"),
+            input: "2^27 random".into(),
             device: gpu.name().into(),
             bytes: bytes as u64,
             ratio: None,
