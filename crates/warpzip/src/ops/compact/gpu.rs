@@ -7,7 +7,8 @@ use super::{CompactElem, Mask, Pattern};
 use crate::error::{Error, Result};
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
 use crate::ops::scan::GpuScan;
-use cudarc::driver::{DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaFunction, DevicePtr, DevicePtrMut};
+use std::collections::HashMap;
 use std::marker::PhantomData;
 
 /// Threads per select block; must match `COMPACT_THREADS` in compact.cu.
@@ -20,6 +21,9 @@ pub const VECS_WIDE: u32 = 8;
 pub const COUNT_WARPS: u32 = 8;
 /// Threads per block of the pattern kernel; must match `COMPACT_PATTERN_THREADS`.
 pub const PATTERN_THREADS: u32 = 256;
+
+/// Words of the single-pass state before the tiles' look-back status.
+const STATE_HEADER: usize = 2;
 
 // Bits of the kernels' `align` argument; must match `COMPACT_ALIGN_*`.
 const ALIGN_VALUES: u32 = 1;
@@ -126,10 +130,12 @@ impl DevicePattern {
 /// calls (benchmarks time `queue_*` alone).
 pub struct GpuCompactor<T: CompactElem> {
     capacity: u64,
-    tile_counter: CudaSlice<u32>,
-    /// Look-back state per tile: flag in the top two bits, count below.
-    lb_status: CudaSlice<u64>,
-    total: CudaSlice<u64>,
+    /// The single pass's state, zeroed by one memset per call: word 0 the tile counter (its
+    /// low half, as a u32), word 1 the total, words 2.. the look-back status of every tile
+    /// (flag in the top two bits, count below).
+    state: CudaSlice<u64>,
+    tiles: u64,
+    functions: HashMap<String, CudaFunction>,
     counts: CudaSlice<u64>,
     offsets: CudaSlice<u64>,
     scan: GpuScan<u64>,
@@ -149,9 +155,9 @@ impl<T: CompactElem> GpuCompactor<T> {
         let tiles = tiles as usize;
         Ok(GpuCompactor {
             capacity,
-            tile_counter: gpu.alloc_zeros::<u32>(1)?,
-            lb_status: gpu.alloc_zeros::<u64>(tiles)?,
-            total: gpu.alloc_zeros::<u64>(1)?,
+            state: gpu.alloc_zeros::<u64>(tiles + STATE_HEADER)?,
+            tiles: tiles as u64,
+            functions: HashMap::new(),
             counts: gpu.alloc::<u64>(tiles)?,
             offsets: gpu.alloc::<u64>(tiles)?,
             scan: GpuScan::<u64>::new(gpu, tiles as u64)?,
@@ -237,10 +243,7 @@ impl<T: CompactElem> GpuCompactor<T> {
         let ones = ones as u32;
         let period = p.period() as u32;
         let stream = gpu.stream();
-        let func = gpu.function(
-            &kernels::COMPACT,
-            &format!("compact_pattern_{}", T::KERNEL_TYPE),
-        )?;
+        let func = self.function(gpu, &format!("compact_pattern_{}", T::KERNEL_TYPE))?;
         let (pv, _gv) = values.device_ptr(stream);
         let (po, _go) = out.device_ptr_mut(stream);
         let align = if po % 16 == 0 { ALIGN_OUT } else { 0 };
@@ -308,10 +311,10 @@ impl<T: CompactElem> GpuCompactor<T> {
         let vecs = strategy.vecs();
         let tile = tile_elems::<T>(vecs);
         let tiles = n.div_ceil(tile);
-        if tiles > self.lb_status.len() as u64 {
+        if tiles > self.tiles {
             return Err(Error::InvalidArgument(format!(
                 "select of {n} elements needs {tiles} tiles, scratch holds {}",
-                self.lb_status.len()
+                self.tiles
             )));
         }
         let num_tiles = tiles as u32;
@@ -332,16 +335,13 @@ impl<T: CompactElem> GpuCompactor<T> {
         }
         let single = strategy != Strategy::ThreePass;
         if single {
-            stream.memset_zeros(&mut self.tile_counter)?;
-            stream.memset_zeros(&mut self.total)?;
-            let mut status = self
-                .lb_status
-                .try_slice_mut(0..tiles as usize)
-                .ok_or_else(|| Error::InvalidArgument("tile status out of range".into()))?;
-            stream.memset_zeros(&mut status)?;
+            let mut used = self
+                .state
+                .try_slice_mut(0..STATE_HEADER + tiles as usize)
+                .ok_or_else(|| Error::InvalidArgument("select state out of range".into()))?;
+            stream.memset_zeros(&mut used)?;
         } else {
-            let func =
-                gpu.function(&kernels::COMPACT, &format!("compact_count_{}", kind.name()))?;
+            let func = self.function(gpu, &format!("compact_count_{}", kind.name()))?;
             let cfg = LaunchConfig {
                 grid_dim: (num_tiles.div_ceil(COUNT_WARPS), 1, 1),
                 block_dim: (COUNT_WARPS * 32, 1, 1),
@@ -371,7 +371,9 @@ impl<T: CompactElem> GpuCompactor<T> {
             if vecs == VECS_WIDE { "_wide" } else { "" },
             T::KERNEL_TYPE
         );
-        let func = gpu.function(&kernels::COMPACT, &name)?;
+        let func = self.function(gpu, &name)?;
+        let (ps, _gs) = self.state.device_ptr_mut(&stream);
+        let (counter, total, status) = (ps, ps + 8, ps + 8 * STATE_HEADER as u64);
         let cfg = LaunchConfig {
             grid_dim: (num_tiles, 1, 1),
             block_dim: (THREADS, 1, 1),
@@ -385,10 +387,10 @@ impl<T: CompactElem> GpuCompactor<T> {
             .arg(&mask_len)
             .arg(&po)
             .arg(&capacity)
-            .arg(&mut self.tile_counter)
-            .arg(&mut self.lb_status)
+            .arg(&counter)
+            .arg(&status)
             .arg(&self.offsets)
-            .arg(&mut self.total)
+            .arg(&total)
             .arg(&num_tiles)
             .arg(&align);
         // SAFETY: the arguments match the `compact_{select,writeout}_*` entry points; `values`
@@ -412,12 +414,29 @@ impl<T: CompactElem> GpuCompactor<T> {
         match self.last {
             LastCount::Known(c) => Ok(c),
             LastCount::Device => gpu
-                .download(&self.total)?
+                .download(
+                    &self
+                        .state
+                        .try_slice(1..2)
+                        .ok_or_else(|| Error::Driver("select state too short".into()))?,
+                )?
                 .first()
                 .copied()
                 .ok_or_else(|| Error::Driver("empty select total".into())),
             LastCount::Scan => self.scan.total(gpu),
         }
+    }
+}
+
+impl<T: CompactElem> GpuCompactor<T> {
+    /// The entry point `name` of compact.cu, looked up once per compactor.
+    fn function(&mut self, gpu: &GpuContext, name: &str) -> Result<CudaFunction> {
+        if let Some(f) = self.functions.get(name) {
+            return Ok(f.clone());
+        }
+        let f = gpu.function(&kernels::COMPACT, name)?;
+        self.functions.insert(name.to_string(), f.clone());
+        Ok(f)
     }
 }
 
