@@ -448,7 +448,7 @@ fn gpu_select_stops_at_the_output_capacity() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
-fn gpu_device_and_host_apis_match_cpu() {
+fn gpu_select_device_and_host_apis_match_cpu() {
     let gpu = gpu();
     let n = 250_001;
     let mut rng = rand::rngs::StdRng::seed_from_u64(60);
