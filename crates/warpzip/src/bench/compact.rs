@@ -268,7 +268,11 @@ pub(super) fn bench_gpu(
         opts,
         ceilings,
         bytes / 8,
-        &[Strategy::SinglePass, Strategy::SinglePassWide],
+        &[
+            Strategy::SinglePass,
+            Strategy::SinglePassWide,
+            Strategy::ThreePass,
+        ],
         false,
         rows,
     )

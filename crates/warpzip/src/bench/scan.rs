@@ -89,8 +89,8 @@ pub(super) fn sweep_gpu(
         (128, 8, "persistent_p"),
         (128, 16, "persistent_p"),
         (512, 4, "persistent_p"),
-        (256, 4, "default"),
-        (128, 16, "persistent_p"),
+        (128, 16, "default"),
+        (256, 4, ""),
     ];
     for (threads, vecs, suffix) in variants {
         let name = if suffix == "default" {
@@ -137,6 +137,9 @@ pub(super) fn sweep_gpu(
         (256u32, 4u32, "scan_exclusive_u64"),
         (256, 4, "scan_persistent_u64_t256_v4"),
         (128, 8, "scan_persistent_u64_t128_v8"),
+        (128, 8, "scan_variant_u64_t128_v8_o"),
+        (256, 8, "scan_variant_u64_t256_v8_o"),
+        (256, 4, "scan_variant_u64_t256_v4_o"),
     ] {
         let tile = (threads * vecs * 2) as u64;
         let times = gpu.time_ms(3, opts.runs(), || {

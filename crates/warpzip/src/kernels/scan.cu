@@ -142,12 +142,16 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
     }
 }
 
-// Exclusive prefix sum of n u32 (wrapping). `state` and `flags` (one per tile) must be zeroed.
-extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
+// Exclusive prefix sum of n u32 (wrapping): 128 threads x 16 vectors (8192 values a tile),
+// packed look-back status, tiles in block order: the fastest variant of the sweep on an H200.
+// `flags` (two words per tile) must be zeroed.
+#define SCAN_U32_THREADS 128
+#define SCAN_U32_VECS 16
+extern "C" __global__ void __launch_bounds__(SCAN_U32_THREADS)
     scan_exclusive_u32(const u32* __restrict__ in, u32* __restrict__ out, u64 n, u32* state,
                        u32* flags, u32* aggregate, u32* inclusive, u32* total_out, int vector_ok) {
-    scan_tile<u32, SCAN_THREADS, SCAN_VECS>(in, out, n, state, flags, aggregate, inclusive,
-                                            total_out, vector_ok);
+    scan_tile<u32, SCAN_U32_THREADS, SCAN_U32_VECS, true, true>(in, out, n, state, flags, aggregate,
+                                                                inclusive, total_out, vector_ok);
 }
 
 // Exclusive prefix sum of n u64 (wrapping). Same contract as the u32 version.
@@ -167,6 +171,7 @@ extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
         scan_tile<T, THREADS, VECS, PACKED, ORDERED>(in, out, n, state, flags, aggregate,       \
                                                      inclusive, total_out, vector_ok);          \
     }
+SCAN_VARIANT(u32, 256, 4, false, false, )
 SCAN_VARIANT(u32, 128, 8, false, false, )
 SCAN_VARIANT(u32, 256, 8, false, false, )
 SCAN_VARIANT(u32, 512, 4, false, false, )
@@ -177,6 +182,9 @@ SCAN_VARIANT(u32, 512, 4, true, true, _po)
 SCAN_VARIANT(u32, 128, 16, true, true, _po)
 SCAN_VARIANT(u32, 256, 8, false, true, _o)
 SCAN_VARIANT(u32, 256, 8, true, false, _p)
+SCAN_VARIANT(u64, 128, 8, false, true, _o)
+SCAN_VARIANT(u64, 256, 8, false, true, _o)
+SCAN_VARIANT(u64, 256, 4, false, true, _o)
 
 // Persistent variant: a grid sized to the GPU walks the tiles (tile = blockIdx.x, then
 // + gridDim.x, ...), and each block issues the loads of its next tile into registers before it

@@ -17,16 +17,22 @@ const MIN_TILE: u64 = 512;
 pub trait ScanElem: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static {
     /// The kernel entry point.
     const KERNEL: &'static str;
+    /// Threads per block of `KERNEL`; must match scan.cu.
+    const THREADS: u32 = SCAN_THREADS;
+    /// 16-byte vectors per thread of `KERNEL`; must match scan.cu.
+    const VECS: u32 = SCAN_VECS;
     /// Wrapping addition.
     fn wrapping_add(self, other: Self) -> Self;
     /// Elements per block tile.
     fn tile() -> u64 {
-        (SCAN_THREADS * SCAN_VECS) as u64 * (16 / std::mem::size_of::<Self>()) as u64
+        (Self::THREADS * Self::VECS) as u64 * (16 / std::mem::size_of::<Self>()) as u64
     }
 }
 
 impl ScanElem for u32 {
     const KERNEL: &'static str = "scan_exclusive_u32";
+    const THREADS: u32 = 128;
+    const VECS: u32 = 16;
     fn wrapping_add(self, other: Self) -> Self {
         u32::wrapping_add(self, other)
     }
@@ -90,7 +96,7 @@ impl<T: ScanElem> GpuScan<T> {
         output: &mut CudaSlice<T>,
         n: u64,
     ) -> Result<()> {
-        self.run_kernel(gpu, T::KERNEL, SCAN_THREADS, T::tile(), input, output, n)
+        self.run_kernel(gpu, T::KERNEL, T::THREADS, T::tile(), input, output, n)
     }
 
     /// Like `run`, with an explicit kernel entry point of `threads` threads per block scanning
