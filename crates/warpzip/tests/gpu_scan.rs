@@ -137,9 +137,12 @@ fn gpu_scan_variants_match_cpu() {
             check_kernel(&gpu, &input, kernel, threads, tile, 0xdead_beef);
         }
     }
-    let u64_kernels: [(&str, u32, u64); 2] = [
+    let u64_kernels: [(&str, u32, u64); 5] = [
         ("scan_persistent_u64_t256_v4", 256, 256 * 8),
         ("scan_persistent_u64_t128_v8", 128, 128 * 16),
+        ("scan_variant_u64_t128_v8_o", 128, 128 * 16),
+        ("scan_variant_u64_t256_v4_o", 256, 256 * 8),
+        ("scan_variant_u64_t256_v4", 256, 256 * 8),
     ];
     for (kernel, threads, tile) in u64_kernels {
         for n in sizes(tile as usize) {

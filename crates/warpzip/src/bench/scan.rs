@@ -134,7 +134,8 @@ pub(super) fn sweep_gpu(
     let mut d_out = gpu.alloc::<u64>(n)?;
     let mut scan = GpuScan::<u64>::new(gpu, n as u64)?;
     for (threads, vecs, name) in [
-        (256u32, 4u32, "scan_exclusive_u64"),
+        (256u32, 8u32, "scan_exclusive_u64"),
+        (256, 4, "scan_variant_u64_t256_v4"),
         (256, 4, "scan_persistent_u64_t256_v4"),
         (128, 8, "scan_persistent_u64_t128_v8"),
         (128, 8, "scan_variant_u64_t128_v8_o"),

@@ -1,11 +1,9 @@
 // Device-wide exclusive prefix sum in one pass (decoupled look-back). Each block scans one tile
-// of SCAN_THREADS * items elements: coalesced 16-byte loads into shared memory, a per-thread
+// of THREADS * items elements: coalesced 16-byte loads into shared memory, a per-thread
 // serial scan of a blocked run of items, a block scan of the thread totals, the look-back for
 // the tile's prefix, then coalesced 16-byte stores.
 #include "common.cuh"
 
-#define SCAN_THREADS 256
-#define SCAN_VECS 4
 
 // Pads one 16-byte vector after every 8, so that both the striped and the blocked accesses are
 // free of bank conflicts.
@@ -154,12 +152,16 @@ extern "C" __global__ void __launch_bounds__(SCAN_U32_THREADS)
                                                                 inclusive, total_out, vector_ok);
 }
 
-// Exclusive prefix sum of n u64 (wrapping). Same contract as the u32 version.
-extern "C" __global__ void __launch_bounds__(SCAN_THREADS)
+// Exclusive prefix sum of n u64 (wrapping): 256 threads x 8 vectors (4096 values a tile),
+// flag and value in separate words, tiles in block order (the sweep's fastest u64 variant).
+#define SCAN_U64_THREADS 256
+#define SCAN_U64_VECS 8
+extern "C" __global__ void __launch_bounds__(SCAN_U64_THREADS)
     scan_exclusive_u64(const u64* __restrict__ in, u64* __restrict__ out, u64 n, u32* state,
                        u32* flags, u64* aggregate, u64* inclusive, u64* total_out, int vector_ok) {
-    scan_tile<u64, SCAN_THREADS, SCAN_VECS>(in, out, n, state, flags, aggregate, inclusive,
-                                            total_out, vector_ok);
+    scan_tile<u64, SCAN_U64_THREADS, SCAN_U64_VECS, false, true>(in, out, n, state, flags,
+                                                                 aggregate, inclusive, total_out,
+                                                                 vector_ok);
 }
 
 // Tuning variants (threads x vectors per thread), timed by `warpzip bench --codec scan-sweep`.
@@ -185,6 +187,7 @@ SCAN_VARIANT(u32, 256, 8, true, false, _p)
 SCAN_VARIANT(u64, 128, 8, false, true, _o)
 SCAN_VARIANT(u64, 256, 8, false, true, _o)
 SCAN_VARIANT(u64, 256, 4, false, true, _o)
+SCAN_VARIANT(u64, 256, 4, false, false, )
 
 // Persistent variant: a grid sized to the GPU walks the tiles (tile = blockIdx.x, then
 // + gridDim.x, ...), and each block issues the loads of its next tile into registers before it

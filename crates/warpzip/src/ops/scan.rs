@@ -5,11 +5,6 @@ use crate::error::{Error, Result};
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
 use cudarc::driver::{DevicePtr, DeviceRepr, ValidAsZeroBits};
 
-/// Threads per scan block; must match `SCAN_THREADS` in `scan.cu`.
-pub const SCAN_THREADS: u32 = 256;
-/// 16-byte vectors each thread scans; must match the kernels' `VECS` argument.
-pub const SCAN_VECS: u32 = 4;
-
 /// The smallest tile, in elements, of any scan kernel variant.
 const MIN_TILE: u64 = 512;
 
@@ -17,10 +12,10 @@ const MIN_TILE: u64 = 512;
 pub trait ScanElem: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static {
     /// The kernel entry point.
     const KERNEL: &'static str;
-    /// Threads per block of `KERNEL`; must match scan.cu.
-    const THREADS: u32 = SCAN_THREADS;
-    /// 16-byte vectors per thread of `KERNEL`; must match scan.cu.
-    const VECS: u32 = SCAN_VECS;
+    /// Threads per block of `KERNEL`; must match `SCAN_U{32,64}_THREADS` in scan.cu.
+    const THREADS: u32;
+    /// 16-byte vectors per thread of `KERNEL`; must match `SCAN_U{32,64}_VECS` in scan.cu.
+    const VECS: u32;
     /// Wrapping addition.
     fn wrapping_add(self, other: Self) -> Self;
     /// Elements per block tile.
@@ -40,6 +35,8 @@ impl ScanElem for u32 {
 
 impl ScanElem for u64 {
     const KERNEL: &'static str = "scan_exclusive_u64";
+    const THREADS: u32 = 256;
+    const VECS: u32 = 8;
     fn wrapping_add(self, other: Self) -> Self {
         u64::wrapping_add(self, other)
     }
@@ -195,4 +192,36 @@ pub fn exclusive_scan_gpu<T: ScanElem>(gpu: &GpuContext, input: &[T]) -> Result<
     out.truncate(input.len());
     let total = scan.total(gpu)?;
     Ok((out, total))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    /// The launch geometry on the Rust side must be the kernels' own.
+    #[test]
+    fn launch_constants_match_scan_cu() {
+        let src = include_str!("../kernels/scan.cu");
+        let define = |name: &str| -> u32 {
+            src.lines()
+                .find_map(|l| l.strip_prefix(&format!("#define {name} ")))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or_else(|| panic!("scan.cu defines no {name}"))
+        };
+        assert_eq!(<u32 as ScanElem>::THREADS, define("SCAN_U32_THREADS"));
+        assert_eq!(<u32 as ScanElem>::VECS, define("SCAN_U32_VECS"));
+        assert_eq!(<u64 as ScanElem>::THREADS, define("SCAN_U64_THREADS"));
+        assert_eq!(<u64 as ScanElem>::VECS, define("SCAN_U64_VECS"));
+    }
+
+    #[test]
+    fn cpu_scan_wraps_and_returns_the_total() {
+        let input = [u32::MAX, 2, 3];
+        let mut out = [0u32; 3];
+        let total = exclusive_scan_cpu(&input, &mut out).unwrap();
+        assert_eq!(out, [0, u32::MAX, 1]);
+        assert_eq!(total, 4);
+        assert!(exclusive_scan_cpu(&input, &mut [0u32; 2]).is_err());
+    }
 }

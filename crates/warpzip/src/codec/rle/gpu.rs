@@ -437,3 +437,26 @@ pub fn decompress_into_with(
 pub fn segments(n: usize) -> usize {
     segment_count(n)
 }
+
+#[cfg(test)]
+#[allow(clippy::panic)]
+mod tests {
+    use super::*;
+
+    /// The launch geometry on the Rust side must be the kernels' own.
+    #[test]
+    fn launch_constants_match_rle_cu() {
+        let src = include_str!("../../kernels/rle.cu");
+        let define = |name: &str| -> u32 {
+            src.lines()
+                .find_map(|l| l.strip_prefix(&format!("#define {name} ")))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.trim_end_matches('u').parse().ok())
+                .unwrap_or_else(|| panic!("rle.cu defines no {name}"))
+        };
+        assert_eq!(ENCODE_WARPS, define("RLE_ENC_WARPS"));
+        assert_eq!(DECODE_WARPS, define("RLE_DEC_WARPS"));
+        assert_eq!(GROUP_SEGMENTS, define("RLE_GROUP_SEGMENTS"));
+        assert_eq!(SEGMENT_SIZE as u32, define("RLE_SEG"));
+    }
+}
