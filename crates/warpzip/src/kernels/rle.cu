@@ -722,3 +722,135 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
         for (u32 j = lane; j < seg_len; j += 32u) dst[j] = w.out[j];
     }
 }
+
+// Decoder in which one lane walks the token stream (control bytes only, a few instructions a
+// token) and records up to 32 token starts, then every lane decodes one of them and the warp
+// writes them together: the serial part costs one lane's instructions instead of the whole
+// warp's, and the bounds checks and writes run 32 tokens at a time.
+#define RLE_LEAD_BATCH 32u
+
+struct __align__(16) RleLeadWarp {
+    u8 out[RLE_SEG];
+    u32 start[RLE_LEAD_BATCH];
+    u32 count;
+};
+
+extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
+    rle_decode_leader(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
+                      const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
+                      u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
+                      u32* status) {
+    __shared__ RleLeadWarp warps[RLE_DEC_WARPS];
+    RleLeadWarp& w = warps[threadIdx.x >> 5];
+    const u32 lane = wz_lane();
+    const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
+    if (g >= total_segments) return;
+    const u32 c = g / segs_per_chunk;
+    const u32 s = g % segs_per_chunk;
+    const u64 seg_start = (u64)c * chunk_size + (u64)s * RLE_SEG;
+    const u64 left = total_len - seg_start;
+    const u32 seg_len = left < RLE_SEG ? (u32)left : RLE_SEG;
+    const u32 k = rle_segments_in_chunk(total_len, chunk_size, c);
+    const u8* comp = payload + chunk_offset[c];
+    const u32 csize = chunk_csize[c];
+
+    u32 st = WZ_STATUS_OK;
+    u32 tok_start = 0, tok_end = 0;
+    if ((u64)csize < 4ull * k) {
+        st = WZ_STATUS_TRUNCATED;
+    } else {
+        const u32 area = csize - 4u * k;
+        tok_end = rle_read_u32_le(comp + 4u * s);
+        tok_start = s ? rle_read_u32_le(comp + 4u * (s - 1u)) : 0u;
+        if (tok_start > tok_end || tok_end > area) st = WZ_STATUS_CORRUPT;
+    }
+    const u8* tok = comp + 4u * k + tok_start;
+    const u32 n_in = tok_end - tok_start;
+    u32 ip = 0, o = 0;
+    while (st == WZ_STATUS_OK && o < seg_len) {
+        if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
+        if (lane == 0) {
+            // Walk control bytes only; stop after 32 tokens, at the end of the stream, or once
+            // the tokens cover the rest of the segment (the next token, if any, is left over).
+            u32 p = ip, produced = o, cnt = 0;
+            while (cnt < RLE_LEAD_BATCH && p < n_in && produced < seg_len) {
+                const u32 ctl = __ldg(tok + p);
+                w.start[cnt++] = p;
+                if (ctl < 128u) {
+                    p += ctl + 2u;
+                    produced += ctl + 1u;
+                } else if (ctl != 0xffu) {
+                    p += 2u;
+                    produced += ctl - 0x80u + 3u;
+                } else {
+                    u32 v = 0, shift = 0, q = p + 1u;
+                    bool done = false;
+                    for (u32 b = 0; b < 3u && q < n_in; b++) {
+                        const u32 byte = __ldg(tok + q);
+                        q++;
+                        v |= (byte & 0x7fu) << shift;
+                        shift += 7u;
+                        if (!(byte & 0x80u)) { done = true; break; }
+                    }
+                    if (!done) break;  // the decoding lane reports it
+                    p = q + 1u;
+                    produced += v + 130u;
+                }
+            }
+            w.count = cnt;
+        }
+        __syncwarp();
+        const u32 count = w.count;
+        const bool mine = lane < count;
+        const u32 pos = mine ? w.start[lane] : 0u;
+        u32 len = 0, size = 0, my_st = WZ_STATUS_OK;
+        bool literal = false;
+        u8 value = 0;
+        if (mine) my_st = rle_pp_decode_token(tok, pos, n_in, RLE_SEG, len, literal, value, size);
+        const u32 incl = wz_warp_inclusive_sum<u32>(mine ? len : 0u);
+        const u32 excl = incl - (mine ? len : 0u);
+        u32 verdict = WZ_STATUS_OK;
+        if (mine) {
+            if (o + excl >= seg_len) verdict = WZ_STATUS_CORRUPT;
+            else if (my_st == WZ_STATUS_OK && o + excl + len > seg_len) verdict = WZ_STATUS_OVERFLOW;
+            else verdict = my_st;
+        }
+        const u32 bad = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
+        const u32 used = bad ? (u32)(__ffs(bad) - 1) : count;
+        if (bad) st = __shfl_sync(WZ_FULL_MASK, verdict, used);
+        if (mine && lane < used && len <= 8u) {
+            const u8* src = tok + pos + 1u;
+            for (u32 j = 0; j < len; j++) w.out[o + excl + j] = literal ? __ldg(src + j) : value;
+        }
+        u32 big = __ballot_sync(WZ_FULL_MASK, mine && lane < used && len > 8u);
+        while (big) {
+            const u32 src_lane = (u32)(__ffs(big) - 1);
+            big &= big - 1u;
+            const u32 b_len = __shfl_sync(WZ_FULL_MASK, len, src_lane);
+            const u32 b_off = __shfl_sync(WZ_FULL_MASK, o + excl, src_lane);
+            const u32 b_pos = __shfl_sync(WZ_FULL_MASK, pos + 1u, src_lane);
+            const bool b_lit = __shfl_sync(WZ_FULL_MASK, (u32)literal, src_lane) != 0u;
+            const u8 b_val = (u8)__shfl_sync(WZ_FULL_MASK, (u32)value, src_lane);
+            for (u32 j = lane; j < b_len; j += 32u) w.out[b_off + j] = b_lit ? __ldg(tok + b_pos + j) : b_val;
+        }
+        if (st != WZ_STATUS_OK) break;
+        const u32 last = count - 1u;
+        ip = __shfl_sync(WZ_FULL_MASK, pos + size, last);
+        o += __shfl_sync(WZ_FULL_MASK, incl, last);
+        __syncwarp();
+    }
+    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
+    __syncwarp();
+    if (st != WZ_STATUS_OK) {
+        if (lane == 0) atomicMax(&status[c], st);
+        return;
+    }
+    u8* dst = out + seg_start;
+    if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
+        const uint4* src = reinterpret_cast<const uint4*>(w.out);
+        uint4* d = reinterpret_cast<uint4*>(dst);
+        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) __stcs(d + v, src[v]);
+    } else {
+        for (u32 j = lane; j < seg_len; j += 32u) dst[j] = w.out[j];
+    }
+}

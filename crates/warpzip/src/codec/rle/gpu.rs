@@ -298,12 +298,16 @@ pub enum DecodeKernel {
     /// One warp per segment parsing up to 32 short tokens at once (pointer jumping over a
     /// 64-byte window), long tokens one at a time.
     Parallel,
+    /// One lane walks the control bytes and records 32 token starts; all lanes then decode and
+    /// write those 32 tokens together.
+    Leader,
 }
 
 impl DecodeKernel {
     /// Every kernel, for tests and the tuning benchmark.
-    pub const ALL: [DecodeKernel; 6] = [
+    pub const ALL: [DecodeKernel; 7] = [
         DecodeKernel::Staged,
+        DecodeKernel::Leader,
         DecodeKernel::Parallel,
         DecodeKernel::Group(4),
         DecodeKernel::Group(8),
@@ -317,6 +321,11 @@ impl DecodeKernel {
         let (name, grid, block) = match self {
             DecodeKernel::Staged => (
                 "rle_decode_segments".to_string(),
+                segments.div_ceil(DECODE_WARPS),
+                DECODE_WARPS * 32,
+            ),
+            DecodeKernel::Leader => (
+                "rle_decode_leader".to_string(),
                 segments.div_ceil(DECODE_WARPS),
                 DECODE_WARPS * 32,
             ),
