@@ -729,19 +729,23 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
 // warp's, and the bounds checks and writes run 32 tokens at a time.
 #define RLE_LEAD_BATCH 32u
 
+// Token streams up to this long are copied to shared memory first when STAGE_IN is set, so the
+// leader's walk reads shared memory instead of waiting on the cache.
+#define RLE_LEAD_IN_CAP 1024u
+
+template <bool STAGE_IN>
 struct __align__(16) RleLeadWarp {
     u8 out[RLE_SEG];
+    u8 in[STAGE_IN ? RLE_LEAD_IN_CAP : 16];
     u32 start[RLE_LEAD_BATCH];
     u32 count;
 };
 
-extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
-    rle_decode_leader(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
-                      const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
-                      u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
-                      u32* status) {
-    __shared__ RleLeadWarp warps[RLE_DEC_WARPS];
-    RleLeadWarp& w = warps[threadIdx.x >> 5];
+template <bool STAGE_IN>
+__device__ __forceinline__ void rle_decode_leader_body(
+    const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
+    const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size, u32 segs_per_chunk,
+    u32 total_segments, u8* __restrict__ out, u32* status, RleLeadWarp<STAGE_IN>& w) {
     const u32 lane = wz_lane();
     const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
     if (g >= total_segments) return;
@@ -766,6 +770,12 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
     }
     const u8* tok = comp + 4u * k + tok_start;
     const u32 n_in = tok_end - tok_start;
+    const u8* walk = tok;  // where the leader reads control bytes
+    if (STAGE_IN && st == WZ_STATUS_OK && n_in <= RLE_LEAD_IN_CAP) {
+        for (u32 j = lane; j < n_in; j += 32u) w.in[j] = __ldg(tok + j);
+        __syncwarp();
+        walk = w.in;
+    }
     u32 ip = 0, o = 0;
     while (st == WZ_STATUS_OK && o < seg_len) {
         if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
@@ -774,7 +784,7 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
             // the tokens cover the rest of the segment (the next token, if any, is left over).
             u32 p = ip, produced = o, cnt = 0;
             while (cnt < RLE_LEAD_BATCH && p < n_in && produced < seg_len) {
-                const u32 ctl = __ldg(tok + p);
+                const u32 ctl = walk[p];
                 w.start[cnt++] = p;
                 if (ctl < 128u) {
                     p += ctl + 2u;
@@ -786,7 +796,7 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
                     u32 v = 0, shift = 0, q = p + 1u;
                     bool done = false;
                     for (u32 b = 0; b < 3u && q < n_in; b++) {
-                        const u32 byte = __ldg(tok + q);
+                        const u32 byte = walk[q];
                         q++;
                         v |= (byte & 0x7fu) << shift;
                         shift += 7u;
@@ -853,4 +863,26 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
     } else {
         for (u32 j = lane; j < seg_len; j += 32u) dst[j] = w.out[j];
     }
+}
+
+extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
+    rle_decode_leader(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
+                      const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
+                      u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
+                      u32* status) {
+    __shared__ RleLeadWarp<false> warps[RLE_DEC_WARPS];
+    rle_decode_leader_body<false>(payload, chunk_offset, chunk_csize, total_len, chunk_size,
+                                  segs_per_chunk, total_segments, out, status,
+                                  warps[threadIdx.x >> 5]);
+}
+
+extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
+    rle_decode_leader_staged(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
+                             const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
+                             u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
+                             u32* status) {
+    __shared__ RleLeadWarp<true> warps[RLE_DEC_WARPS];
+    rle_decode_leader_body<true>(payload, chunk_offset, chunk_csize, total_len, chunk_size,
+                                 segs_per_chunk, total_segments, out, status,
+                                 warps[threadIdx.x >> 5]);
 }

@@ -301,13 +301,16 @@ pub enum DecodeKernel {
     /// One lane walks the control bytes and records 32 token starts; all lanes then decode and
     /// write those 32 tokens together.
     Leader,
+    /// `Leader`, walking a shared-memory copy of token streams of up to 1 KiB.
+    LeaderStaged,
 }
 
 impl DecodeKernel {
     /// Every kernel, for tests and the tuning benchmark.
-    pub const ALL: [DecodeKernel; 7] = [
+    pub const ALL: [DecodeKernel; 8] = [
         DecodeKernel::Staged,
         DecodeKernel::Leader,
+        DecodeKernel::LeaderStaged,
         DecodeKernel::Parallel,
         DecodeKernel::Group(4),
         DecodeKernel::Group(8),
@@ -326,6 +329,11 @@ impl DecodeKernel {
             ),
             DecodeKernel::Leader => (
                 "rle_decode_leader".to_string(),
+                segments.div_ceil(DECODE_WARPS),
+                DECODE_WARPS * 32,
+            ),
+            DecodeKernel::LeaderStaged => (
+                "rle_decode_leader_staged".to_string(),
                 segments.div_ceil(DECODE_WARPS),
                 DECODE_WARPS * 32,
             ),
