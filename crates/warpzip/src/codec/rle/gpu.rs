@@ -288,84 +288,40 @@ impl DecodeBuffers {
     }
 }
 
-/// The decoder kernels of rle.cu. All produce the same bytes and statuses.
+/// The decoder kernels of rle.cu. Both produce the same bytes and statuses. Slower designs
+/// that were measured and removed (grouped ring-buffer decoders, a leader-lane walk) are
+/// recorded in docs/benchmarks.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeKernel {
-    /// One warp per segment, the whole segment staged in shared memory.
+    /// One warp per segment: every lane runs the token parser, the lanes share the writes into
+    /// the segment staged in shared memory, which is then stored with 16-byte writes.
     Staged,
-    /// `G` lanes per segment (4, 8, 16 or 32) with a 1 KiB ring buffer each.
-    Group(u32),
     /// One warp per segment parsing up to 32 short tokens at once (pointer jumping over a
     /// 64-byte window), long tokens one at a time.
     Parallel,
-    /// One lane walks the control bytes and records 32 token starts; all lanes then decode and
-    /// write those 32 tokens together.
-    Leader,
-    /// `Leader`, walking a shared-memory copy of token streams of up to 1 KiB.
-    LeaderStaged,
 }
 
 impl DecodeKernel {
-    /// Every kernel, for tests and the tuning benchmark.
-    pub const ALL: [DecodeKernel; 8] = [
-        DecodeKernel::Staged,
-        DecodeKernel::Leader,
-        DecodeKernel::LeaderStaged,
-        DecodeKernel::Parallel,
-        DecodeKernel::Group(4),
-        DecodeKernel::Group(8),
-        DecodeKernel::Group(16),
-        DecodeKernel::Group(32),
-    ];
-    /// The kernel the library uses.
+    /// Every kernel, for tests and the benchmark.
+    pub const ALL: [DecodeKernel; 2] = [DecodeKernel::Staged, DecodeKernel::Parallel];
+    /// The kernel the library uses (the fastest on every input measured).
     pub const DEFAULT: DecodeKernel = DecodeKernel::Staged;
 
-    fn launch_shape(self, segments: u32) -> Result<(String, LaunchConfig)> {
-        let (name, grid, block) = match self {
-            DecodeKernel::Staged => (
-                "rle_decode_segments".to_string(),
-                segments.div_ceil(DECODE_WARPS),
-                DECODE_WARPS * 32,
-            ),
-            DecodeKernel::Leader => (
-                "rle_decode_leader".to_string(),
-                segments.div_ceil(DECODE_WARPS),
-                DECODE_WARPS * 32,
-            ),
-            DecodeKernel::LeaderStaged => (
-                "rle_decode_leader_staged".to_string(),
-                segments.div_ceil(DECODE_WARPS),
-                DECODE_WARPS * 32,
-            ),
-            DecodeKernel::Parallel => (
-                "rle_decode_pp".to_string(),
-                segments.div_ceil(DECODE_WARPS),
-                DECODE_WARPS * 32,
-            ),
-            DecodeKernel::Group(g @ (4 | 8 | 16 | 32)) => (
-                format!("rle_decode_g{g}"),
-                segments.div_ceil(GROUP_SEGMENTS),
-                g * 32,
-            ),
-            DecodeKernel::Group(g) => {
-                return Err(Error::InvalidArgument(format!(
-                    "no rle decoder with {g} lanes per segment"
-                )))
-            }
+    fn launch_shape(self, segments: u32) -> (&'static str, LaunchConfig) {
+        let name = match self {
+            DecodeKernel::Staged => "rle_decode_segments",
+            DecodeKernel::Parallel => "rle_decode_pp",
         };
-        Ok((
+        (
             name,
             LaunchConfig {
-                grid_dim: (grid, 1, 1),
-                block_dim: (block, 1, 1),
+                grid_dim: (segments.div_ceil(DECODE_WARPS), 1, 1),
+                block_dim: (DECODE_WARPS * 32, 1, 1),
                 shared_mem_bytes: 0,
             },
-        ))
+        )
     }
 }
-
-/// Segments per block of the grouped decoders; must match `RLE_GROUP_SEGMENTS` in rle.cu.
-pub const GROUP_SEGMENTS: u32 = 32;
 
 /// Queues the default decode kernel on the default stream (no synchronisation).
 pub fn decode_on_device(gpu: &GpuContext, b: &mut DecodeBuffers) -> Result<()> {
@@ -393,8 +349,8 @@ pub fn decode_on_stream(
         return Ok(());
     }
     stream.memset_zeros(&mut b.status)?;
-    let (name, cfg) = kernel.launch_shape(g.total_segments)?;
-    let decode = gpu.function(&kernels::RLE, &name)?;
+    let (name, cfg) = kernel.launch_shape(g.total_segments);
+    let decode = gpu.function(&kernels::RLE, name)?;
     let mut launch = stream.launch_builder(&decode);
     launch
         .arg(&b.payload)
@@ -406,7 +362,7 @@ pub fn decode_on_stream(
         .arg(&g.total_segments)
         .arg(&mut b.out)
         .arg(&mut b.status);
-    // SAFETY: arguments match `rle_decode_segments` and `rle_decode_g*`; offsets and sizes come from a validated
+    // SAFETY: arguments match `rle_decode_segments` and `rle_decode_pp`; offsets and sizes come from a validated
     // table (every chunk lies inside the payload), the kernel bounds every read by its chunk's
     // size and every write by its segment's length inside `out` (total_len bytes).
     unsafe { launch.launch(cfg) }?;
@@ -473,7 +429,6 @@ mod tests {
         };
         assert_eq!(ENCODE_WARPS, define("RLE_ENC_WARPS"));
         assert_eq!(DECODE_WARPS, define("RLE_DEC_WARPS"));
-        assert_eq!(GROUP_SEGMENTS, define("RLE_GROUP_SEGMENTS"));
         assert_eq!(SEGMENT_SIZE as u32, define("RLE_SEG"));
     }
 }
