@@ -79,24 +79,18 @@ pub(super) fn sweep_gpu(
     let d_in = gpu.upload(&input)?;
     let mut d_out = gpu.alloc::<u32>(n)?;
     let mut scan = GpuScan::<u32>::new(gpu, n as u64)?;
-    let variants: [(u32, u32, &str); 11] = [
+    let variants: [(u32, u32, &str); 7] = [
+        (256, 4, ""),
+        (256, 8, ""),
+        (256, 8, "_p"),
         (256, 8, "_po"),
         (128, 8, "_po"),
-        (128, 16, "_po"),
-        (256, 8, "_p"),
-        (256, 4, "persistent_p"),
-        (256, 8, "persistent_p"),
-        (128, 8, "persistent_p"),
-        (128, 16, "persistent_p"),
-        (512, 4, "persistent_p"),
+        (512, 4, "_po"),
         (128, 16, "default"),
-        (256, 4, ""),
     ];
     for (threads, vecs, suffix) in variants {
         let name = if suffix == "default" {
             "scan_exclusive_u32".to_string()
-        } else if suffix == "persistent_p" {
-            format!("scan_persistent_u32_t{threads}_v{vecs}_p")
         } else {
             format!("scan_variant_u32_t{threads}_v{vecs}{suffix}")
         };
@@ -136,10 +130,7 @@ pub(super) fn sweep_gpu(
     for (threads, vecs, name) in [
         (256u32, 8u32, "scan_exclusive_u64"),
         (256, 4, "scan_variant_u64_t256_v4"),
-        (256, 4, "scan_persistent_u64_t256_v4"),
-        (128, 8, "scan_persistent_u64_t128_v8"),
         (128, 8, "scan_variant_u64_t128_v8_o"),
-        (256, 8, "scan_variant_u64_t256_v8_o"),
         (256, 4, "scan_variant_u64_t256_v4_o"),
     ] {
         let tile = (threads * vecs * 2) as u64;

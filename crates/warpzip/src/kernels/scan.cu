@@ -164,7 +164,8 @@ extern "C" __global__ void __launch_bounds__(SCAN_U64_THREADS)
                                                                  vector_ok);
 }
 
-// Tuning variants (threads x vectors per thread), timed by `warpzip bench --codec scan-sweep`.
+// Tuning variants (threads x vectors per thread; _p packed status, _o block-ordered tiles), timed
+// by `warpzip bench --codec scan-sweep` against the two defaults above.
 #define SCAN_VARIANT(T, THREADS, VECS, PACKED, ORDERED, SUFFIX)                                \
     extern "C" __global__ void __launch_bounds__(THREADS)                                       \
         scan_variant_##T##_t##THREADS##_v##VECS##SUFFIX(                                        \
@@ -174,168 +175,11 @@ extern "C" __global__ void __launch_bounds__(SCAN_U64_THREADS)
                                                      inclusive, total_out, vector_ok);          \
     }
 SCAN_VARIANT(u32, 256, 4, false, false, )
-SCAN_VARIANT(u32, 128, 8, false, false, )
 SCAN_VARIANT(u32, 256, 8, false, false, )
-SCAN_VARIANT(u32, 512, 4, false, false, )
-SCAN_VARIANT(u32, 256, 4, true, true, _po)
 SCAN_VARIANT(u32, 256, 8, true, true, _po)
 SCAN_VARIANT(u32, 128, 8, true, true, _po)
 SCAN_VARIANT(u32, 512, 4, true, true, _po)
-SCAN_VARIANT(u32, 128, 16, true, true, _po)
-SCAN_VARIANT(u32, 256, 8, false, true, _o)
 SCAN_VARIANT(u32, 256, 8, true, false, _p)
 SCAN_VARIANT(u64, 128, 8, false, true, _o)
-SCAN_VARIANT(u64, 256, 8, false, true, _o)
 SCAN_VARIANT(u64, 256, 4, false, true, _o)
 SCAN_VARIANT(u64, 256, 4, false, false, )
-
-// Persistent variant: a grid sized to the GPU walks the tiles (tile = blockIdx.x, then
-// + gridDim.x, ...), and each block issues the loads of its next tile into registers before it
-// scans the current one, so that memory is busy while the block waits on its look-back.
-// Every block's tiles come in increasing order and all blocks are resident, so a look-back only
-// ever waits on a tile that a running block will finish.
-template <typename T, int THREADS, int VECS, bool PACKED>
-__device__ __forceinline__ void scan_load_regs(const T* __restrict__ in, u64 n, u32 tile,
-                                               bool vector_ok, uint4 (&r)[VECS]) {
-    constexpr int PER_VEC = 16 / sizeof(T);
-    constexpr u64 TILE = (u64)THREADS * VECS * PER_VEC;
-    const u64 start = (u64)tile * TILE;
-    if (vector_ok && start + TILE <= n) {
-        const uint4* src = reinterpret_cast<const uint4*>(in + start);
-#pragma unroll
-        for (int k = 0; k < VECS; k++) r[k] = __ldcs(src + k * THREADS + threadIdx.x);
-    } else {
-#pragma unroll
-        for (int k = 0; k < VECS; k++) {
-            T* e = reinterpret_cast<T*>(&r[k]);
-            const u64 base = start + (u64)(k * THREADS + threadIdx.x) * PER_VEC;
-#pragma unroll
-            for (int j = 0; j < PER_VEC; j++) e[j] = (base + j < n) ? in[base + j] : (T)0;
-        }
-    }
-}
-
-template <typename T, int THREADS, int VECS, bool PACKED>
-__device__ __forceinline__ void scan_persistent(const T* __restrict__ in, T* __restrict__ out,
-                                                u64 n, u32* flags, T* aggregate, T* inclusive,
-                                                T* total_out, int vector_ok) {
-    constexpr int PER_VEC = 16 / sizeof(T);
-    constexpr int ITEMS = VECS * PER_VEC;
-    constexpr u64 TILE = (u64)THREADS * ITEMS;
-    constexpr int NVEC = THREADS * VECS;
-    __shared__ uint4 smem[NVEC + NVEC / 8];
-    __shared__ T warp_totals[THREADS / 32];
-    __shared__ T tile_prefix;
-    const u64 ntiles = (n + TILE - 1) / TILE;
-    const u32 lane = wz_lane();
-    const u32 warp = threadIdx.x >> 5;
-    T* sm = reinterpret_cast<T*>(smem);
-    uint4 cur[VECS];
-    u32 tile = blockIdx.x;
-    if (tile < ntiles) scan_load_regs<T, THREADS, VECS, PACKED>(in, n, tile, vector_ok, cur);
-    while (tile < ntiles) {
-        const u32 next = tile + gridDim.x;
-        uint4 nxt[VECS];
-        if (next < ntiles) scan_load_regs<T, THREADS, VECS, PACKED>(in, n, next, vector_ok, nxt);
-        const u64 start = (u64)tile * TILE;
-        const bool full = vector_ok && start + TILE <= n;
-#pragma unroll
-        for (int k = 0; k < VECS; k++) smem[scan_pad(k * THREADS + threadIdx.x)] = cur[k];
-        __syncthreads();
-        T items[ITEMS];
-#pragma unroll
-        for (int k = 0; k < VECS; k++) {
-            uint4 q = smem[scan_pad(threadIdx.x * VECS + k)];
-            const T* e = reinterpret_cast<const T*>(&q);
-#pragma unroll
-            for (int j = 0; j < PER_VEC; j++) items[k * PER_VEC + j] = e[j];
-        }
-        T thread_sum = 0;
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            T x = items[i];
-            items[i] = thread_sum;
-            thread_sum += x;
-        }
-        T incl = wz_warp_inclusive_sum<T>(thread_sum);
-        if (lane == 31) warp_totals[warp] = incl;
-        __syncthreads();
-        T warp_prefix = 0;
-        T block_total = 0;
-#pragma unroll
-        for (u32 w = 0; w < THREADS / 32; w++) {
-            T t = warp_totals[w];
-            if (w < warp) warp_prefix += t;
-            block_total += t;
-        }
-        const T thread_prefix = warp_prefix + incl - thread_sum;
-        if (warp == 0) {
-            T prefix = 0;
-            if constexpr (PACKED) {
-                u64* status = reinterpret_cast<u64*>(flags);
-                if (tile == 0) {
-                    if (lane == 0) wz_lookback_publish_packed(status, 0, (u32)block_total, WZ_LB_INCLUSIVE);
-                } else {
-                    if (lane == 0) wz_lookback_publish_packed(status, tile, (u32)block_total, WZ_LB_AGGREGATE);
-                    prefix = (T)wz_lookback_packed_warp(status, tile);
-                    if (lane == 0)
-                        wz_lookback_publish_packed(status, tile, (u32)(prefix + block_total), WZ_LB_INCLUSIVE);
-                }
-            } else if (tile == 0) {
-                if (lane == 0) wz_lookback_publish<T>(flags, inclusive, 0, block_total, WZ_LB_INCLUSIVE);
-            } else {
-                if (lane == 0) wz_lookback_publish<T>(flags, aggregate, tile, block_total, WZ_LB_AGGREGATE);
-                prefix = wz_lookback_warp<T>(flags, aggregate, inclusive, tile);
-                if (lane == 0)
-                    wz_lookback_publish<T>(flags, inclusive, tile, prefix + block_total, WZ_LB_INCLUSIVE);
-            }
-            if (lane == 0) {
-                tile_prefix = prefix;
-                if (start + TILE >= n) *total_out = prefix + block_total;
-            }
-        }
-        __syncthreads();
-        const T base = tile_prefix + thread_prefix;
-#pragma unroll
-        for (int k = 0; k < VECS; k++) {
-            uint4 q;
-            T* e = reinterpret_cast<T*>(&q);
-#pragma unroll
-            for (int j = 0; j < PER_VEC; j++) e[j] = base + items[k * PER_VEC + j];
-            smem[scan_pad(threadIdx.x * VECS + k)] = q;
-        }
-        __syncthreads();
-        if (full) {
-            uint4* dst = reinterpret_cast<uint4*>(out + start);
-#pragma unroll
-            for (int k = 0; k < VECS; k++) {
-                u32 v = k * THREADS + threadIdx.x;
-                __stcs(dst + v, smem[scan_pad(v)]);
-            }
-        } else {
-            for (u32 i = threadIdx.x; i < TILE; i += THREADS) {
-                if (start + i < n) out[start + i] = sm[scan_pad(i / PER_VEC) * PER_VEC + (i % PER_VEC)];
-            }
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < VECS; k++) cur[k] = nxt[k];
-        tile = next;
-    }
-}
-
-#define SCAN_PERSISTENT(T, THREADS, VECS, PACKED, SUFFIX)                                       \
-    extern "C" __global__ void __launch_bounds__(THREADS)                                       \
-        scan_persistent_##T##_t##THREADS##_v##VECS##SUFFIX(                                     \
-            const T* __restrict__ in, T* __restrict__ out, u64 n, u32* state, u32* flags,        \
-            T* aggregate, T* inclusive, T* total_out, int vector_ok) {                          \
-        scan_persistent<T, THREADS, VECS, PACKED>(in, out, n, flags, aggregate, inclusive,      \
-                                                  total_out, vector_ok);                        \
-    }
-SCAN_PERSISTENT(u32, 256, 4, true, _p)
-SCAN_PERSISTENT(u32, 256, 8, true, _p)
-SCAN_PERSISTENT(u32, 128, 8, true, _p)
-SCAN_PERSISTENT(u32, 128, 16, true, _p)
-SCAN_PERSISTENT(u32, 512, 4, true, _p)
-SCAN_PERSISTENT(u64, 256, 4, false, )
-SCAN_PERSISTENT(u64, 128, 8, false, )

@@ -139,18 +139,8 @@ impl<T: ScanElem> GpuScan<T> {
             i32::from(pi % 16 == 0 && po % 16 == 0)
         };
         let func = gpu.function(&kernels::SCAN, kernel)?;
-        // Persistent kernels walk the tiles with a grid that fits on the GPU at once (a block
-        // waiting in its look-back must never keep a block it waits on from starting).
-        let grid = if kernel.starts_with("scan_persistent") {
-            let per_sm = func
-                .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)?
-                .max(1) as u64;
-            tiles.min(per_sm * gpu.sm_count() as u64)
-        } else {
-            tiles
-        };
         let cfg = LaunchConfig {
-            grid_dim: (grid as u32, 1, 1),
+            grid_dim: (tiles as u32, 1, 1),
             block_dim: (threads, 1, 1),
             shared_mem_bytes: 0,
         };
