@@ -290,6 +290,46 @@ __device__ __forceinline__ u32 rle_read_u32_le(const u8* p) {
     return (u32)p[0] | ((u32)p[1] << 8) | ((u32)p[2] << 16) | ((u32)p[3] << 24);
 }
 
+// Where segment g's tokens and output are, from the chunk table and the chunk's segment table;
+// a damaged segment table gives a status instead (the tokens are then never read).
+struct RleSegment {
+    u32 chunk;
+    u64 out_start;
+    u32 out_len;
+    const u8* tok;
+    u32 n_in;
+    u32 status;
+};
+
+__device__ __forceinline__ RleSegment rle_locate_segment(const u8* __restrict__ payload,
+                                                         const u64* __restrict__ chunk_offset,
+                                                         const u32* __restrict__ chunk_csize,
+                                                         u64 total_len, u32 chunk_size,
+                                                         u32 segs_per_chunk, u32 g) {
+    RleSegment r;
+    r.chunk = g / segs_per_chunk;
+    const u32 s = g % segs_per_chunk;
+    r.out_start = (u64)r.chunk * chunk_size + (u64)s * RLE_SEG;
+    const u64 left = total_len - r.out_start;
+    r.out_len = left < RLE_SEG ? (u32)left : RLE_SEG;
+    const u32 k = rle_segments_in_chunk(total_len, chunk_size, r.chunk);
+    const u8* comp = payload + chunk_offset[r.chunk];
+    const u32 csize = chunk_csize[r.chunk];
+    r.status = WZ_STATUS_OK;
+    u32 tok_start = 0, tok_end = 0;
+    if ((u64)csize < 4ull * k) {
+        r.status = WZ_STATUS_TRUNCATED;
+    } else {
+        const u32 area = csize - 4u * k;
+        tok_end = rle_read_u32_le(comp + 4u * s);
+        tok_start = s ? rle_read_u32_le(comp + 4u * (s - 1u)) : 0u;
+        if (tok_start > tok_end || tok_end > area) r.status = WZ_STATUS_CORRUPT;
+    }
+    r.tok = comp + 4u * k + tok_start;
+    r.n_in = r.status == WZ_STATUS_OK ? tok_end - tok_start : 0u;
+    return r;
+}
+
 // Decodes every segment of every chunk. chunk_offset/chunk_size_c come from the validated
 // container table; statuses are per chunk (the largest code of its failing segments wins).
 extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
@@ -302,27 +342,14 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
     const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
     if (g >= total_segments) return;
     u8* sout = stage[threadIdx.x >> 5];
-    const u32 c = g / segs_per_chunk;
-    const u32 s = g % segs_per_chunk;
-    const u64 seg_start = (u64)c * chunk_size + (u64)s * RLE_SEG;
-    const u64 left = total_len - seg_start;
-    const u32 seg_len = left < RLE_SEG ? (u32)left : RLE_SEG;
-    const u32 k = rle_segments_in_chunk(total_len, chunk_size, c);
-    const u8* comp = payload + chunk_offset[c];
-    const u32 csize = chunk_csize[c];
-
-    u32 st = WZ_STATUS_OK;
-    u32 tok_start = 0, tok_end = 0;
-    if ((u64)csize < 4ull * k) {
-        st = WZ_STATUS_TRUNCATED;
-    } else {
-        const u32 area = csize - 4u * k;
-        tok_end = rle_read_u32_le(comp + 4u * s);
-        tok_start = s ? rle_read_u32_le(comp + 4u * (s - 1u)) : 0u;
-        if (tok_start > tok_end || tok_end > area) st = WZ_STATUS_CORRUPT;
-    }
-    const u8* tok = comp + 4u * k + tok_start;
-    const u32 n_in = tok_end - tok_start;
+    const RleSegment seg = rle_locate_segment(payload, chunk_offset, chunk_csize, total_len,
+                                              chunk_size, segs_per_chunk, g);
+    const u32 c = seg.chunk;
+    const u64 seg_start = seg.out_start;
+    const u32 seg_len = seg.out_len;
+    const u8* tok = seg.tok;
+    const u32 n_in = seg.n_in;
+    u32 st = seg.status;
     u32 ip = 0, o = 0;
     while (st == WZ_STATUS_OK && o < seg_len) {
         if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
@@ -455,27 +482,14 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
     const u32 lane = wz_lane();
     const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
     if (g >= total_segments) return;
-    const u32 c = g / segs_per_chunk;
-    const u32 s = g % segs_per_chunk;
-    const u64 seg_start = (u64)c * chunk_size + (u64)s * RLE_SEG;
-    const u64 left = total_len - seg_start;
-    const u32 seg_len = left < RLE_SEG ? (u32)left : RLE_SEG;
-    const u32 k = rle_segments_in_chunk(total_len, chunk_size, c);
-    const u8* comp = payload + chunk_offset[c];
-    const u32 csize = chunk_csize[c];
-
-    u32 st = WZ_STATUS_OK;
-    u32 tok_start = 0, tok_end = 0;
-    if ((u64)csize < 4ull * k) {
-        st = WZ_STATUS_TRUNCATED;
-    } else {
-        const u32 area = csize - 4u * k;
-        tok_end = rle_read_u32_le(comp + 4u * s);
-        tok_start = s ? rle_read_u32_le(comp + 4u * (s - 1u)) : 0u;
-        if (tok_start > tok_end || tok_end > area) st = WZ_STATUS_CORRUPT;
-    }
-    const u8* tok = comp + 4u * k + tok_start;
-    const u32 n_in = tok_end - tok_start;
+    const RleSegment seg = rle_locate_segment(payload, chunk_offset, chunk_csize, total_len,
+                                              chunk_size, segs_per_chunk, g);
+    const u32 c = seg.chunk;
+    const u64 seg_start = seg.out_start;
+    const u32 seg_len = seg.out_len;
+    const u8* tok = seg.tok;
+    const u32 n_in = seg.n_in;
+    u32 st = seg.status;
     u32 ip = 0, o = 0;
     while (st == WZ_STATUS_OK && o < seg_len) {
         if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
