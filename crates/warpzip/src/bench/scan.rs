@@ -89,7 +89,7 @@ fn sweep_rows<T: ScanElem + PartialEq>(
         })?;
         let ms = median(&times);
         let ok = gpu.download(&d_out)?[..n] == expected[..];
-        let bytes = (n * size) as f64;
+        let bytes = std::mem::size_of_val(input) as f64;
         rows.push(BenchRow {
             what: format!("scan {name} ({threads}x{vecs})"),
             input: format!("2^{} random", n.trailing_zeros()),
