@@ -50,6 +50,8 @@ pub fn options_for(arch: &str) -> Vec<String> {
         "--extra-device-vectorization".to_string(),
         "-default-device".to_string(),
         "-DWZ_NVRTC=1".to_string(),
+        // Line tables only (no change to the code): profilers can name source lines.
+        "--generate-line-info".to_string(),
     ]
 }
 
