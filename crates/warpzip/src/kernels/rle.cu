@@ -67,24 +67,45 @@ __device__ __forceinline__ u32 rle_load_word(const u8* __restrict__ seg, u32 off
 // length. Whole warp.
 __device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, const u8* __restrict__ seg, u32 n) {
     const u32 lane = wz_lane();
-    // Run heads, four bytes at a time.
-    for (u32 wd = lane; wd < RLE_WORDS; wd += 32u) {
-        u32 bits = 0;
-        u32 prev = 0;
-        if (wd == 0) prev = n ? ~(u32)__ldg(seg) : 0u;
-        else if (wd * 32u - 1u < n) prev = __ldg(seg + wd * 32u - 1u);
+    // Run heads. Lane l reads the 16-byte vectors l, l + 32, ... (coalesced: each load
+    // instruction covers 512 contiguous bytes), compares every byte with the one before it (the
+    // previous vector's last byte comes from the neighbouring lane), and pairs of lanes join
+    // their 16 bits into one word of the bitmap.
+    const bool vec_ok = (((u64)seg) & 15u) == 0;
+    u32 carry = n ? ~(u32)__ldg(seg) : 0u;  // "byte before 0": anything unequal to byte 0
+#pragma unroll 2
+    for (u32 i = 0; i < RLE_SEG / 512u; i++) {
+        const u32 off = 16u * (lane + 32u * i);
+        uint4 q;
+        if (vec_ok && off + 16u <= n) {
+            q = __ldg(reinterpret_cast<const uint4*>(seg + off));
+        } else {
+            q.x = rle_load_word(seg, off, n);
+            q.y = rle_load_word(seg, off + 4u, n);
+            q.z = rle_load_word(seg, off + 8u, n);
+            q.w = rle_load_word(seg, off + 12u, n);
+        }
+        const u32 last = q.w >> 24;
+        u32 prev = __shfl_up_sync(WZ_FULL_MASK, last, 1);
+        if (lane == 0) prev = carry;
+        carry = __shfl_sync(WZ_FULL_MASK, last, 31);
+        const u32 words[4] = {q.x, q.y, q.z, q.w};
+        u32 bits16 = 0;
 #pragma unroll
-        for (u32 q = 0; q < 8u; q++) {
-            u32 x = rle_load_word(seg, wd * 32u + 4u * q, n);
-            u32 y = (x << 8) | (prev & 0xffu);
-            u32 ne = __vcmpne4(x, y);
-            bits |= (((ne >> 7) & 1u) | ((ne >> 14) & 2u) | ((ne >> 21) & 4u) | ((ne >> 28) & 8u)) << (4u * q);
+        for (u32 t = 0; t < 4u; t++) {
+            const u32 x = words[t];
+            const u32 y = (x << 8) | (prev & 0xffu);
+            const u32 ne = __vcmpne4(x, y);
+            bits16 |= (((ne >> 7) & 1u) | ((ne >> 14) & 2u) | ((ne >> 21) & 4u) | ((ne >> 28) & 8u)) << (4u * t);
             prev = x >> 24;
         }
-        u32 valid = rle_valid_mask(wd, n);
-        bits &= valid;
-        if (n >= wd * 32u && n < wd * 32u + 32u) bits |= 1u << (n - wd * 32u);
-        w.head[wd] = bits;
+        const u32 high = __shfl_down_sync(WZ_FULL_MASK, bits16, 1);
+        if ((lane & 1u) == 0) {
+            const u32 wd = 16u * i + lane / 2u;
+            u32 bits = (bits16 | (high << 16)) & rle_valid_mask(wd, n);
+            if (n >= wd * 32u && n < wd * 32u + 32u) bits |= 1u << (n - wd * 32u);
+            w.head[wd] = bits;
+        }
     }
     if (lane == 0) w.head[RLE_WORDS] = (n == RLE_SEG) ? 1u : 0u;
     __syncwarp();
