@@ -78,6 +78,9 @@ pub struct CompressArgs {
     /// Uncompressed bytes per chunk, such as 4096, 128K or 1M (default: the codec's).
     #[arg(long, value_name = "N", value_parser = parse_size)]
     pub chunk_size: Option<u64>,
+    /// Element type of FILE (raw little-endian integers); the orc-rle codecs need one.
+    #[arg(long, value_enum, value_name = "T")]
+    pub dtype: Option<IntDType>,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]
@@ -132,6 +135,36 @@ pub struct BenchArgs {
     /// Input files; without any, inputs are generated.
     #[arg(value_name = "FILES")]
     pub files: Vec<PathBuf>,
+}
+
+/// Integer element type of a file to compress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum IntDType {
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+}
+
+impl IntDType {
+    /// The container's element type.
+    pub fn elem_type(self) -> warpzip::format::ElemType {
+        use warpzip::format::ElemType;
+        match self {
+            IntDType::I8 => ElemType::I8,
+            IntDType::I16 => ElemType::I16,
+            IntDType::I32 => ElemType::I32,
+            IntDType::I64 => ElemType::I64,
+            IntDType::U8 => ElemType::U8,
+            IntDType::U16 => ElemType::U16,
+            IntDType::U32 => ElemType::U32,
+            IntDType::U64 => ElemType::U64,
+        }
+    }
 }
 
 /// Element type of a raw array.

@@ -2,6 +2,8 @@
 //! inspect them. Each call dispatches on the codec and on the device; codecs slot into the
 //! `match` arms below as they arrive.
 
+use crate::codec::orc_rle;
+use crate::codec::orc_rle::format::RleVersion;
 use crate::codec::rle;
 use crate::codec::CodecId;
 use crate::device::Device;
@@ -21,6 +23,9 @@ pub struct CompressOptions {
     pub level: Option<i32>,
     /// Uncompressed bytes per chunk; `None` for the codec's default.
     pub chunk_size: Option<u32>,
+    /// Element type of the input, recorded in the header; `None` for untyped bytes. The ORC RLE
+    /// codecs need an integer type; the input must be a whole number of elements.
+    pub elem_type: Option<ElemType>,
 }
 
 impl Default for CompressOptions {
@@ -29,6 +34,7 @@ impl Default for CompressOptions {
             codec: CodecId::Rle,
             level: None,
             chunk_size: Some(rle::format::DEFAULT_CHUNK_SIZE),
+            elem_type: None,
         }
     }
 }
@@ -40,6 +46,7 @@ impl CompressOptions {
             codec,
             level: None,
             chunk_size: Some(default_chunk_size(codec)),
+            elem_type: None,
         }
     }
 }
@@ -48,6 +55,7 @@ impl CompressOptions {
 pub fn default_chunk_size(codec: CodecId) -> u32 {
     match codec {
         CodecId::Rle => rle::format::DEFAULT_CHUNK_SIZE,
+        CodecId::OrcRleV1 | CodecId::OrcRleV2 => orc_rle::format::DEFAULT_CHUNK_SIZE,
     }
 }
 
@@ -72,6 +80,24 @@ pub fn validate_options(opts: &CompressOptions) -> Result<u32> {
                 )));
             }
         }
+        CodecId::OrcRleV1 | CodecId::OrcRleV2 => {
+            if let Some(level) = opts.level {
+                return Err(Error::InvalidArgument(format!(
+                    "codec {} has no compression levels (got level {level})",
+                    opts.codec
+                )));
+            }
+            let elem = opts.elem_type.unwrap_or(ElemType::Bytes);
+            orc_rle::format::check_elem(elem)?;
+            let size = elem.size() as u32;
+            if chunk_size == 0 || !chunk_size.is_multiple_of(size) || chunk_size > MAX_CHUNK_SIZE {
+                return Err(Error::InvalidArgument(format!(
+                    "chunk size {chunk_size} is not valid for {}: it must be a positive \
+                     multiple of the {elem} size ({size}) and at most {MAX_CHUNK_SIZE} (64 MiB)",
+                    opts.codec
+                )));
+            }
+        }
     }
     Ok(chunk_size)
 }
@@ -92,6 +118,13 @@ pub fn compress_to<W: Write>(
     device: &Device,
 ) -> Result<u64> {
     let chunk_size = validate_options(opts)?;
+    let elem_type = opts.elem_type.unwrap_or(ElemType::Bytes);
+    if !(data.len() as u64).is_multiple_of(elem_type.size()) {
+        return Err(Error::InvalidArgument(format!(
+            "input of {} bytes is not a whole number of {elem_type} elements",
+            data.len()
+        )));
+    }
     let (payload, spans, codec_params) = match opts.codec {
         CodecId::Rle => {
             let (payload, spans) = match device {
@@ -100,11 +133,19 @@ pub fn compress_to<W: Write>(
             };
             (payload, spans, rle::format::codec_params())
         }
+        // The ORC RLE codecs have CPU encoders only, on every device (GPU decoders are planned
+        // with the CODAG framework); a GPU device silently uses the CPU path.
+        CodecId::OrcRleV1 | CodecId::OrcRleV2 => {
+            let version = orc_rle_version(opts.codec);
+            let (payload, spans) =
+                orc_rle::chunked::compress(data, elem_type, version, chunk_size as usize)?;
+            (payload, spans, orc_rle::format::codec_params(elem_type)?)
+        }
     };
     let header = Header {
         codec: opts.codec,
         codec_params,
-        elem_type: ElemType::Bytes,
+        elem_type,
         shape: Vec::new(),
         total_len: data.len() as u64,
         chunk_size,
@@ -164,6 +205,37 @@ pub fn decompress_container_into(
                 Device::Gpu(gpu) => rle::gpu::decompress_into(gpu, container, out),
             }
         }
+        // CPU on every device for now: the GPU decoders come with the CODAG framework.
+        CodecId::OrcRleV1 | CodecId::OrcRleV2 => {
+            let elem = container.header.elem_type;
+            let expected = orc_rle::format::codec_params(elem).map_err(|_| {
+                Error::Unsupported(format!(
+                    "{} container with element type {elem}",
+                    container.header.codec
+                ))
+            })?;
+            if container.header.codec_params != expected {
+                return Err(Error::Unsupported(format!(
+                    "{} parameters {:02x?} differ from the ones this build supports for {elem} \
+                     ({expected:02x?})",
+                    container.header.codec, container.header.codec_params
+                )));
+            }
+            let chunks: Vec<(&[u8], usize)> = (0..container.chunk_count())
+                .zip(&container.chunks)
+                .map(|(i, entry)| (container.chunk_bytes(i), entry.uncompressed_len as usize))
+                .collect();
+            let version = orc_rle_version(container.header.codec);
+            orc_rle::chunked::decompress_into(&chunks, elem, version, out)
+        }
+    }
+}
+
+/// The ORC integer RLE version a codec writes (V2 for every codec but `orc-rle-v1`).
+fn orc_rle_version(codec: CodecId) -> RleVersion {
+    match codec {
+        CodecId::OrcRleV1 => RleVersion::V1,
+        _ => RleVersion::V2,
     }
 }
 

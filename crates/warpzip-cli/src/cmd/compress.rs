@@ -22,6 +22,7 @@ pub fn run(args: CompressArgs) -> Result<()> {
         codec: args.codec,
         level: args.level,
         chunk_size,
+        elem_type: args.dtype.map(|d| d.elem_type()),
     };
     api::validate_options(&opts)?;
     if let Input::File(path) = &input {

@@ -1,6 +1,7 @@
 //! One module per codec. Each holds `format.rs` (the byte layout), `cpu.rs` (the reference
 //! encoder and decoder) and `gpu.rs` (kernel launches); the three agree byte for byte.
 
+pub mod orc_rle;
 pub mod rle;
 
 use crate::error::{Error, Result};
@@ -11,11 +12,15 @@ use crate::error::{Error, Result};
 pub enum CodecId {
     /// Byte run-length encoding (`codec::rle`).
     Rle = 1,
+    /// Apache ORC Integer RLE version 1 over typed integers (`codec::orc_rle`).
+    OrcRleV1 = 2,
+    /// Apache ORC Integer RLE version 2 over typed integers (`codec::orc_rle`).
+    OrcRleV2 = 3,
 }
 
 impl CodecId {
     /// Every codec, in id order.
-    pub const ALL: &'static [CodecId] = &[CodecId::Rle];
+    pub const ALL: &'static [CodecId] = &[CodecId::Rle, CodecId::OrcRleV1, CodecId::OrcRleV2];
 
     /// The id stored in the container header.
     pub fn to_u16(self) -> u16 {
@@ -26,6 +31,8 @@ impl CodecId {
     pub fn from_u16(id: u16) -> Result<CodecId> {
         match id {
             1 => Ok(CodecId::Rle),
+            2 => Ok(CodecId::OrcRleV1),
+            3 => Ok(CodecId::OrcRleV2),
             other => Err(Error::Unsupported(format!("unknown codec id {other}"))),
         }
     }
@@ -34,6 +41,8 @@ impl CodecId {
     pub fn name(self) -> &'static str {
         match self {
             CodecId::Rle => "rle",
+            CodecId::OrcRleV1 => "orc-rle-v1",
+            CodecId::OrcRleV2 => "orc-rle-v2",
         }
     }
 

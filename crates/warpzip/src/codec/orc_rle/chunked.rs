@@ -1,0 +1,161 @@
+//! Whole-buffer `orc-rle-v1` / `orc-rle-v2` on the CPU: raw little-endian integers cut into
+//! chunks of whole values, each chunk one ORC integer RLE stream, encoded or decoded in
+//! parallel with rayon.
+
+use super::format::{check_elem, RleVersion};
+use super::{decode_int_rle_v1, decode_int_rle_v2, encode_int_rle_v1, encode_int_rle_v2, OrcInt};
+use crate::error::{ChunkStatus, Error, Result};
+use crate::format::{ChunkSpan, ElemType};
+use rayon::prelude::*;
+
+/// Compresses `data`, little-endian values of type `elem`, in chunks of `chunk_size` bytes (a
+/// positive multiple of the element size; the last chunk may be shorter) into one payload whose
+/// chunks lie back to back, in order, as the returned spans say.
+pub fn compress(
+    data: &[u8],
+    elem: ElemType,
+    version: RleVersion,
+    chunk_size: usize,
+) -> Result<(Vec<u8>, Vec<ChunkSpan>)> {
+    check_elem(elem)?;
+    let size = elem.size() as usize;
+    if !data.len().is_multiple_of(size) {
+        return Err(Error::InvalidArgument(format!(
+            "input of {} bytes is not a whole number of {elem} values ({size} bytes each)",
+            data.len()
+        )));
+    }
+    if chunk_size == 0 || !chunk_size.is_multiple_of(size) || u32::try_from(chunk_size).is_err() {
+        return Err(Error::InvalidArgument(format!(
+            "chunk size {chunk_size} is not a positive multiple of the {elem} size ({size})"
+        )));
+    }
+    let encoded: Vec<Vec<u8>> = data
+        .par_chunks(chunk_size)
+        .map(|chunk| encode_chunk(chunk, elem, version))
+        .collect::<Result<Vec<Vec<u8>>>>()?;
+    let total: usize = encoded.iter().map(Vec::len).sum();
+    let mut payload = Vec::with_capacity(total);
+    let mut spans = Vec::with_capacity(encoded.len());
+    for (bytes, chunk) in encoded.iter().zip(data.chunks(chunk_size)) {
+        let compressed_len = u32::try_from(bytes.len()).map_err(|_| {
+            Error::InvalidArgument("a compressed chunk does not fit a u32 length".into())
+        })?;
+        spans.push(ChunkSpan {
+            offset: payload.len(),
+            compressed_len,
+            // chunk.len() <= chunk_size, which fits a u32 (checked above).
+            uncompressed_len: chunk.len() as u32,
+        });
+        payload.extend_from_slice(bytes);
+    }
+    Ok((payload, spans))
+}
+
+/// Decodes chunks in parallel into `out`, split in order by the chunks' uncompressed lengths
+/// (their sum must be `out.len()`, each a multiple of the element size, else
+/// `Error::InvalidArgument`). A chunk that does not decode gives `Error::Corrupt` naming the
+/// lowest such chunk index.
+pub fn decompress_into(
+    chunks: &[(&[u8], usize)],
+    elem: ElemType,
+    version: RleVersion,
+    out: &mut [u8],
+) -> Result<()> {
+    check_elem(elem)?;
+    let size = elem.size() as usize;
+    let total = chunks
+        .iter()
+        .try_fold(0usize, |acc, &(_, len)| acc.checked_add(len));
+    if total != Some(out.len()) {
+        return Err(Error::InvalidArgument(format!(
+            "chunks' uncompressed lengths do not add up to the output length {}",
+            out.len()
+        )));
+    }
+    let mut jobs: Vec<(usize, &[u8], &mut [u8])> = Vec::with_capacity(chunks.len());
+    let mut rest = out;
+    for (i, &(input, len)) in chunks.iter().enumerate() {
+        if !len.is_multiple_of(size) {
+            return Err(Error::chunk(i, ChunkStatus::Corrupt));
+        }
+        let (dst, tail) = rest
+            .split_at_mut_checked(len)
+            .ok_or_else(|| Error::InvalidArgument("chunk lengths exceed output".into()))?;
+        jobs.push((i, input, dst));
+        rest = tail;
+    }
+    let failure = jobs
+        .into_par_iter()
+        .map(|(i, input, dst)| {
+            decode_chunk(input, elem, version, dst)
+                .err()
+                .map(|status| (i, status))
+        })
+        .find_map_first(|failed| failed);
+    match failure {
+        Some((i, status)) => Err(Error::chunk(i, status)),
+        None => Ok(()),
+    }
+}
+
+/// Encodes one chunk of little-endian `elem` values (a whole number of them).
+pub fn encode_chunk(chunk: &[u8], elem: ElemType, version: RleVersion) -> Result<Vec<u8>> {
+    fn typed<T: OrcInt>(chunk: &[u8], version: RleVersion) -> Result<Vec<u8>> {
+        let values: Vec<T> = chunk.chunks_exact(T::BYTES).map(T::from_le_slice).collect();
+        let mut out = Vec::with_capacity(chunk.len() / 4 + 16);
+        match version {
+            RleVersion::V1 => encode_int_rle_v1(&values, T::SIGNED, &mut out)?,
+            RleVersion::V2 => encode_int_rle_v2(&values, T::SIGNED, &mut out)?,
+        }
+        Ok(out)
+    }
+    match elem {
+        ElemType::U8 => typed::<u8>(chunk, version),
+        ElemType::U16 => typed::<u16>(chunk, version),
+        ElemType::U32 => typed::<u32>(chunk, version),
+        ElemType::U64 => typed::<u64>(chunk, version),
+        ElemType::I8 => typed::<i8>(chunk, version),
+        ElemType::I16 => typed::<i16>(chunk, version),
+        ElemType::I32 => typed::<i32>(chunk, version),
+        ElemType::I64 => typed::<i64>(chunk, version),
+        other => Err(Error::InvalidArgument(format!(
+            "the ORC RLE codecs do not store {other}"
+        ))),
+    }
+}
+
+/// Decodes one chunk into `dst`, little-endian `elem` values filling it exactly.
+pub fn decode_chunk(
+    input: &[u8],
+    elem: ElemType,
+    version: RleVersion,
+    dst: &mut [u8],
+) -> Result<(), ChunkStatus> {
+    fn typed<T: OrcInt>(
+        input: &[u8],
+        version: RleVersion,
+        dst: &mut [u8],
+    ) -> Result<(), ChunkStatus> {
+        let mut values = vec![T::default(); dst.len() / T::BYTES];
+        match version {
+            RleVersion::V1 => decode_int_rle_v1(input, T::SIGNED, &mut values)?,
+            RleVersion::V2 => decode_int_rle_v2(input, T::SIGNED, &mut values)?,
+        }
+        for (d, v) in dst.chunks_exact_mut(T::BYTES).zip(values) {
+            v.write_le(d);
+        }
+        Ok(())
+    }
+    match elem {
+        ElemType::U8 => typed::<u8>(input, version, dst),
+        ElemType::U16 => typed::<u16>(input, version, dst),
+        ElemType::U32 => typed::<u32>(input, version, dst),
+        ElemType::U64 => typed::<u64>(input, version, dst),
+        ElemType::I8 => typed::<i8>(input, version, dst),
+        ElemType::I16 => typed::<i16>(input, version, dst),
+        ElemType::I32 => typed::<i32>(input, version, dst),
+        ElemType::I64 => typed::<i64>(input, version, dst),
+        _ => Err(ChunkStatus::Corrupt),
+    }
+}
