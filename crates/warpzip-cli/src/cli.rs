@@ -33,6 +33,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Keep the values of a raw little-endian array whose mask bit is set (compressstore).
     Select(SelectArgs),
+    /// Read Apache ORC files: inspect them, or write integer columns as an Arrow IPC file.
+    Orc(crate::cmd::orc::OrcArgs),
 }
 
 /// Where work runs.

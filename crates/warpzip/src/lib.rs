@@ -8,6 +8,7 @@ pub mod error;
 pub mod format;
 pub mod gpu;
 pub mod ops;
+pub mod orc;
 
 pub use api::{compress, decompress, CompressOptions};
 pub use codec::CodecId;

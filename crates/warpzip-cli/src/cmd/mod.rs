@@ -6,6 +6,7 @@ mod compress;
 mod decompress;
 mod demo;
 mod inspect;
+pub mod orc;
 mod select;
 
 use crate::cli::{Command, DeviceChoice};
@@ -26,6 +27,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Demo => demo::run(),
         Command::Bench(args) => bench::run(args),
         Command::Select(args) => select::run(args),
+        Command::Orc(args) => orc::run(args),
     }
 }
 

@@ -1,0 +1,272 @@
+//! `warpzip orc`: reads Apache ORC files. `inspect` shows the tail (format version,
+//! compression, stripes, columns with their types and encodings); `to-arrow` decodes
+//! integer-family columns into an Arrow IPC file. The clap types live here, beside their only
+//! user, so that the ORC commands plug into `cli.rs` with one line.
+
+use super::{format_table, human_bytes, Align};
+use crate::cli::DeviceChoice;
+use crate::output::{same_file, Sink};
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use warpzip::orc::{OrcFile, Stripe};
+
+#[derive(Debug, Args)]
+pub struct OrcArgs {
+    #[command(subcommand)]
+    pub command: OrcCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OrcCommand {
+    /// Show an ORC file's format version, compression, stripes and columns.
+    Inspect(OrcInspectArgs),
+    /// Decode integer-family columns (boolean, tinyint, smallint, int, bigint, date) into an
+    /// Arrow IPC file.
+    #[command(
+        after_help = "Without --columns, every column of a supported type is written and \
+the others are named on stderr as skipped; with --columns, a column of an unsupported type is \
+an error.\n\nExamples:\n  warpzip orc to-arrow data.orc -o data.arrow\n  \
+warpzip orc to-arrow data.orc -o keys.arrow --columns id,date"
+    )]
+    ToArrow(OrcToArrowArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OrcInspectArgs {
+    /// Also list every stream of every stripe.
+    #[arg(long)]
+    pub streams: bool,
+    /// The ORC file.
+    #[arg(value_name = "FILE")]
+    pub input: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct OrcToArrowArgs {
+    /// The Arrow IPC file to write (`-` for stdout).
+    #[arg(short, long, value_name = "OUT.arrow")]
+    pub output: PathBuf,
+    /// Columns to write, in this order (comma-separated names); default: every supported one.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub columns: Option<Vec<String>>,
+    /// Overwrite an existing output; write to a terminal.
+    #[arg(short, long)]
+    pub force: bool,
+    /// Where to decode. Accepted for every choice, but ORC decoding runs on the CPU in this
+    /// version (the GPU decoders are not wired to the file reader yet).
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
+    pub device: DeviceChoice,
+    /// The ORC file.
+    #[arg(value_name = "FILE")]
+    pub input: PathBuf,
+}
+
+pub fn run(args: OrcArgs) -> Result<()> {
+    match args.command {
+        OrcCommand::Inspect(a) => inspect(a),
+        OrcCommand::ToArrow(a) => to_arrow(a),
+    }
+}
+
+fn open(path: &std::path::Path) -> Result<OrcFile> {
+    let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    OrcFile::from_bytes(data).with_context(|| format!("reading {}", path.display()))
+}
+
+fn inspect(args: OrcInspectArgs) -> Result<()> {
+    let path = &args.input;
+    let file = open(path)?;
+    let stripes = file
+        .stripes()
+        .with_context(|| format!("reading the stripes of {}", path.display()))?;
+    print!(
+        "{}",
+        describe(&path.display().to_string(), &file, &stripes, args.streams)
+    );
+    Ok(())
+}
+
+fn describe(name: &str, file: &OrcFile, stripes: &[Stripe], list_streams: bool) -> String {
+    let tail = file.tail();
+    let compression = file.compression();
+    let mut s = String::new();
+    let mut field = |k: &str, v: String| {
+        let _ = writeln!(s, "{k:<13} {v}");
+    };
+    field(
+        "file",
+        format!("{name} ({})", human_bytes(tail.file_length)),
+    );
+    field("format", format!("ORC {}", tail.version()));
+    field(
+        "compression",
+        if compression.kind == warpzip::orc::CompressionKind::None {
+            "NONE".to_string()
+        } else {
+            format!(
+                "{}, block size {} B ({})",
+                compression.name(),
+                compression.block_size,
+                human_bytes(compression.block_size)
+            )
+        },
+    );
+    field("rows", file.number_of_rows().to_string());
+    field("stripes", stripes.len().to_string());
+    field(
+        "row index",
+        match tail.footer.row_index_stride {
+            Some(n) if n > 0 => format!("every {n} rows"),
+            _ => "none".to_string(),
+        },
+    );
+
+    let rows: Vec<Vec<String>> = file
+        .columns()
+        .iter()
+        .map(|c| {
+            let encodings: BTreeSet<&str> = stripes
+                .iter()
+                .filter_map(|st| st.encoding(c.id).ok())
+                .map(|e| e.name())
+                .collect();
+            vec![
+                c.id.to_string(),
+                c.name.clone(),
+                c.type_name.clone(),
+                if encodings.is_empty() {
+                    "-".to_string()
+                } else {
+                    encodings.into_iter().collect::<Vec<_>>().join(",")
+                },
+                if c.is_supported() { "yes" } else { "no" }.to_string(),
+            ]
+        })
+        .collect();
+    s.push_str("\ncolumns\n");
+    s.push_str(&format_table(
+        &[
+            ("id", Align::Right),
+            ("name", Align::Left),
+            ("type", Align::Left),
+            ("encoding", Align::Left),
+            ("decoded", Align::Left),
+        ],
+        &rows,
+    ));
+
+    if !stripes.is_empty() {
+        let rows: Vec<Vec<String>> = stripes
+            .iter()
+            .map(|st| {
+                let i = &st.info;
+                vec![
+                    st.index.to_string(),
+                    i.offset.unwrap_or(0).to_string(),
+                    st.rows().to_string(),
+                    i.index_length.unwrap_or(0).to_string(),
+                    i.data_length.unwrap_or(0).to_string(),
+                    i.footer_length.unwrap_or(0).to_string(),
+                    st.streams.len().to_string(),
+                ]
+            })
+            .collect();
+        s.push_str("\nstripes\n");
+        s.push_str(&format_table(
+            &[
+                ("stripe", Align::Right),
+                ("offset", Align::Right),
+                ("rows", Align::Right),
+                ("index B", Align::Right),
+                ("data B", Align::Right),
+                ("footer B", Align::Right),
+                ("streams", Align::Right),
+            ],
+            &rows,
+        ));
+    }
+    if list_streams {
+        for st in stripes {
+            let rows: Vec<Vec<String>> = st
+                .streams
+                .iter()
+                .map(|x| {
+                    vec![
+                        x.column.to_string(),
+                        x.kind.map_or("(unknown)", |k| k.name()).to_string(),
+                        x.offset.to_string(),
+                        x.length.to_string(),
+                    ]
+                })
+                .collect();
+            let _ = writeln!(s, "\nstripe {} streams", st.index);
+            s.push_str(&format_table(
+                &[
+                    ("column", Align::Right),
+                    ("kind", Align::Left),
+                    ("offset", Align::Right),
+                    ("length", Align::Right),
+                ],
+                &rows,
+            ));
+        }
+    }
+    s
+}
+
+fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
+    let path = &args.input;
+    if same_file(path, &args.output) {
+        bail!("{} would overwrite its own input", args.output.display());
+    }
+    if args.device == DeviceChoice::Gpu {
+        eprintln!("warpzip: ORC decoding runs on the CPU in this version");
+    }
+    // Open (and so check) the output first: an existing file is refused before any work.
+    let mut sink = Sink::open(&args.output, args.force)?;
+    if sink.is_terminal() && !args.force {
+        bail!("Arrow IPC data not written to a terminal; use -o FILE or -f");
+    }
+    let file = open(path)?;
+    let names: Vec<String> = match &args.columns {
+        Some(names) => names.clone(),
+        None => {
+            let mut names = Vec::new();
+            for c in file.columns() {
+                if c.is_supported() {
+                    names.push(c.name.clone());
+                } else {
+                    eprintln!(
+                        "warpzip: skipping column '{}' ({}: not decoded yet)",
+                        c.name, c.type_name
+                    );
+                }
+            }
+            if names.is_empty() {
+                bail!(
+                    "{} has no column of a supported type (boolean, tinyint, smallint, int, \
+                     bigint, date)",
+                    path.display()
+                );
+            }
+            names
+        }
+    };
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let batch = file
+        .read_batch(Some(&name_refs))
+        .with_context(|| format!("decoding {}", path.display()))?;
+    let mut writer = arrow_ipc::writer::FileWriter::try_new(&mut sink, &batch.schema())
+        .context("starting the Arrow IPC file")?;
+    writer
+        .write(&batch)
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    writer
+        .finish()
+        .with_context(|| format!("writing {}", args.output.display()))?;
+    drop(writer);
+    sink.finish()
+}

@@ -1,0 +1,269 @@
+//! End-to-end tests of `warpzip orc inspect` and `warpzip orc to-arrow`: output, exit codes
+//! (0 success, 1 error, 2 usage), no overwrite without -f, no partial output on failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use arrow_array::{Array, Int32Array, Int64Array};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The binary under test: `WARPZIP_BIN`, else the one cargo built, else the GPU machine's copy.
+fn bin() -> PathBuf {
+    if let Some(path) = std::env::var_os("WARPZIP_BIN") {
+        return PathBuf::from(path);
+    }
+    let built = PathBuf::from(env!("CARGO_BIN_EXE_warpzip"));
+    if built.exists() {
+        return built;
+    }
+    match std::env::var_os("WARPZIP_REPO_ROOT") {
+        Some(root) => PathBuf::from(root).join(".gpu/bin/warpzip"),
+        None => built,
+    }
+}
+
+/// The shared ORC corpus; missing data fails the test.
+fn orc_dir() -> PathBuf {
+    let mut candidates = Vec::new();
+    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
+        let root = PathBuf::from(root);
+        candidates.push(root.join(".gpu/data/orc"));
+        candidates.push(root.join("../shared/data/orc"));
+    }
+    candidates.push(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/orc"
+    )));
+    candidates
+        .iter()
+        .find(|p| p.join("TestOrcFile.test1.orc").is_file())
+        .cloned()
+        .unwrap_or_else(|| panic!("ORC test data not found in any of {candidates:?}"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../warpzip/tests/data/orc"
+    ))
+    .join(name)
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "warpzip-orc-test-{}-{n}-{name}",
+            std::process::id()
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn warpzip(dir: &TempDir, args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .current_dir(&dir.0)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[track_caller]
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+}
+
+fn read_arrow(path: &Path) -> arrow_array::RecordBatch {
+    let file = fs::File::open(path).unwrap();
+    let reader = arrow_ipc::reader::FileReader::try_new(file, None).unwrap();
+    let batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
+    assert_eq!(batches.len(), 1);
+    batches.into_iter().next().unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn inspect_shows_the_tail_columns_and_stripes() {
+    let dir = TempDir::new("inspect");
+    let file = orc_dir().join("TestOrcFile.test1.orc");
+    let o = warpzip(&dir, &["orc", "inspect", s(&file)]);
+    assert_exit(&o, 0);
+    let out = text(&o.stdout);
+    for want in [
+        "ORC 0.12",
+        "ZLIB, block size 10000 B",
+        "rows          2",
+        "boolean1",
+        "DIRECT_V2",
+        "map<string,struct<int1:int,string1:string>>",
+        "stripes",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in\n{out}");
+    }
+    let o = warpzip(
+        &dir,
+        &[
+            "orc",
+            "inspect",
+            "--streams",
+            s(&fixture("ints_v011_zlib.orc")),
+        ],
+    );
+    assert_exit(&o, 0);
+    let out = text(&o.stdout);
+    assert!(out.contains("ORC 0.11") && out.contains("DIRECT ") && out.contains("PRESENT"));
+}
+
+#[test]
+fn inspect_fails_cleanly_on_bad_files() {
+    let dir = TempDir::new("inspect-bad");
+    let o = warpzip(&dir, &["orc", "inspect", s(&orc_dir().join("zero.orc"))]);
+    assert_exit(&o, 1);
+    assert!(text(&o.stderr).contains("empty"));
+    let bad = orc_dir().join("corrupt/stripe_footer_bad_column_encodings.orc");
+    let o = warpzip(&dir, &["orc", "inspect", s(&bad)]);
+    assert_exit(&o, 1);
+    assert!(text(&o.stderr).contains("stripe 0"), "{}", text(&o.stderr));
+    let o = warpzip(&dir, &["orc", "inspect", "no-such-file.orc"]);
+    assert_exit(&o, 1);
+    let o = warpzip(&dir, &["orc", "inspect"]);
+    assert_exit(&o, 2);
+}
+
+#[test]
+fn to_arrow_writes_the_selected_columns() {
+    let dir = TempDir::new("to-arrow");
+    let out = dir.path("t.arrow");
+    let file = orc_dir().join("TestOrcFile.test1.orc");
+    let o = warpzip(
+        &dir,
+        &[
+            "orc",
+            "to-arrow",
+            s(&file),
+            "-o",
+            s(&out),
+            "--columns",
+            "long1,int1",
+        ],
+    );
+    assert_exit(&o, 0);
+    let batch = read_arrow(&out);
+    assert_eq!(batch.num_rows(), 2);
+    assert_eq!(batch.schema().field(0).name(), "long1");
+    let long1 = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<Int64Array>()
+        .unwrap();
+    assert_eq!(long1.values(), &[i64::MAX, i64::MAX]);
+    let int1 = batch
+        .column(1)
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .unwrap();
+    assert_eq!(int1.values(), &[65536, 65536]);
+
+    // Without --columns: every supported column, the others named on stderr.
+    let all = dir.path("all.arrow");
+    let o = warpzip(&dir, &["orc", "to-arrow", s(&file), "-o", s(&all)]);
+    assert_exit(&o, 0);
+    assert!(text(&o.stderr).contains("skipping column 'string1'"));
+    assert_eq!(read_arrow(&all).num_columns(), 5);
+
+    // Nulls survive (the fixture's all_null column).
+    let nulls = dir.path("nulls.arrow");
+    let o = warpzip(
+        &dir,
+        &[
+            "orc",
+            "to-arrow",
+            s(&fixture("ints_v012_zlib.orc")),
+            "-o",
+            s(&nulls),
+            "--columns",
+            "all_null,id",
+            "--device",
+            "cpu",
+        ],
+    );
+    assert_exit(&o, 0);
+    let batch = read_arrow(&nulls);
+    assert_eq!(batch.column(0).null_count(), 2000);
+    assert_eq!(batch.column(1).null_count(), 0);
+}
+
+#[test]
+fn to_arrow_refuses_overwrite_and_leaves_no_partial_output() {
+    let dir = TempDir::new("to-arrow-safe");
+    let file = orc_dir().join("TestOrcFile.test1.orc");
+    let out = dir.path("out.arrow");
+    fs::write(&out, b"keep me").unwrap();
+    let o = warpzip(&dir, &["orc", "to-arrow", s(&file), "-o", "out.arrow"]);
+    assert_exit(&o, 1);
+    assert!(text(&o.stderr).contains("-f"));
+    assert_eq!(fs::read(&out).unwrap(), b"keep me");
+    let o = warpzip(
+        &dir,
+        &["orc", "to-arrow", s(&file), "-o", "out.arrow", "-f"],
+    );
+    assert_exit(&o, 0);
+    assert_eq!(read_arrow(&out).num_rows(), 2);
+
+    // Failures: an unsupported column, an unknown column, a damaged file. No output appears.
+    for (args, want) in [
+        (vec!["--columns", "string1"], "string1"),
+        (vec!["--columns", "nope"], "nope"),
+    ] {
+        let mut all = vec!["orc", "to-arrow", s(&file), "-o", "new.arrow"];
+        all.extend(args);
+        let o = warpzip(&dir, &all);
+        assert_exit(&o, 1);
+        assert!(text(&o.stderr).contains(want), "{}", text(&o.stderr));
+    }
+    let zero = orc_dir().join("zero.orc");
+    let o = warpzip(&dir, &["orc", "to-arrow", s(&zero), "-o", "new.arrow"]);
+    assert_exit(&o, 1);
+    assert_eq!(dir.names(), ["out.arrow"]);
+    let o = warpzip(&dir, &["orc", "to-arrow", s(&file)]);
+    assert_exit(&o, 2);
+}

@@ -1,0 +1,228 @@
+//! ORC's compression framing: a compressed stream is a sequence of chunks, each behind a 3-byte
+//! little-endian header whose low bit says "stored as is" and whose other 23 bits are the chunk's
+//! length. ZLIB chunks are raw Deflate (RFC 1951, no zlib header) and inflate on the CPU here.
+
+use super::proto::CompressionKind;
+use crate::error::{Error, Result};
+use std::borrow::Cow;
+use std::io::Read;
+
+/// ORC writers use 256 KiB when the postscript names no block size.
+pub const DEFAULT_BLOCK_SIZE: u64 = 256 * 1024;
+
+/// A chunk header's length field has 23 bits, so no chunk can be larger than this.
+pub const MAX_BLOCK_SIZE: u64 = (1 << 23) - 1;
+
+/// A file's compression: the codec and the most bytes one chunk decompresses to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Compression {
+    pub kind: CompressionKind,
+    pub block_size: u64,
+}
+
+impl Compression {
+    /// No compression: streams are stored as they are, without chunk headers.
+    pub const NONE: Compression = Compression {
+        kind: CompressionKind::None,
+        block_size: DEFAULT_BLOCK_SIZE,
+    };
+
+    /// The compression of a file whose postscript says `kind` (a raw protobuf value) and
+    /// `block_size`; a kind this build cannot inflate is an `Unsupported` error.
+    pub fn from_postscript(kind: Option<i32>, block_size: Option<u64>) -> Result<Compression> {
+        let raw = kind.unwrap_or(0);
+        let kind = CompressionKind::try_from(raw).map_err(|_| {
+            Error::CorruptContainer(format!("ORC postscript names unknown compression {raw}"))
+        })?;
+        match kind {
+            CompressionKind::None | CompressionKind::Zlib => {}
+            other => {
+                return Err(Error::Unsupported(format!(
+                    "ORC compression {} (this build reads NONE and ZLIB)",
+                    other.name()
+                )))
+            }
+        }
+        let block_size = block_size.unwrap_or(DEFAULT_BLOCK_SIZE);
+        if kind != CompressionKind::None && (block_size == 0 || block_size > MAX_BLOCK_SIZE) {
+            return Err(Error::CorruptContainer(format!(
+                "ORC compression block size {block_size} is outside 1..={MAX_BLOCK_SIZE}"
+            )));
+        }
+        Ok(Compression { kind, block_size })
+    }
+
+    /// The kind's name as the ORC specification spells it (`NONE`, `ZLIB`).
+    pub fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+}
+
+/// One chunk of a compressed stream, as its header describes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkHeader {
+    /// True when the chunk's bytes are stored uncompressed.
+    pub original: bool,
+    /// The chunk's length in the stream, after its header.
+    pub length: usize,
+}
+
+/// Parses a 3-byte chunk header.
+pub fn parse_chunk_header(bytes: [u8; 3]) -> ChunkHeader {
+    let word = u32::from(bytes[0]) | u32::from(bytes[1]) << 8 | u32::from(bytes[2]) << 16;
+    ChunkHeader {
+        original: word & 1 == 1,
+        length: (word >> 1) as usize,
+    }
+}
+
+/// Decompresses a whole stream (or the footer, or a stripe footer). `what` names it in errors.
+/// Every chunk must inflate to at most the block size; the result borrows the input when the
+/// file is not compressed.
+pub fn decompress_stream<'a>(
+    data: &'a [u8],
+    compression: Compression,
+    what: &str,
+) -> Result<Cow<'a, [u8]>> {
+    if compression.kind == CompressionKind::None {
+        return Ok(Cow::Borrowed(data));
+    }
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let header = data
+            .get(pos..pos + 3)
+            .ok_or_else(|| corrupt(what, pos, "a chunk header is cut short"))?;
+        let header = parse_chunk_header([header[0], header[1], header[2]]);
+        let start = pos + 3;
+        let end = start
+            .checked_add(header.length)
+            .filter(|&end| end <= data.len())
+            .ok_or_else(|| {
+                corrupt(
+                    what,
+                    pos,
+                    &format!(
+                        "a chunk of {} bytes runs past the stream's end ({} bytes)",
+                        header.length,
+                        data.len()
+                    ),
+                )
+            })?;
+        let chunk = &data[start..end];
+        if header.original {
+            if chunk.len() as u64 > compression.block_size {
+                return Err(corrupt(
+                    what,
+                    pos,
+                    "a stored chunk is larger than the compression block size",
+                ));
+            }
+            out.extend_from_slice(chunk);
+        } else {
+            inflate_chunk(chunk, compression.block_size, &mut out)
+                .map_err(|reason| corrupt(what, pos, &reason))?;
+        }
+        pos = end;
+    }
+    Ok(Cow::Owned(out))
+}
+
+/// Inflates one raw-Deflate chunk onto `out`, refusing to produce more than `limit` bytes.
+fn inflate_chunk(chunk: &[u8], limit: u64, out: &mut Vec<u8>) -> std::result::Result<(), String> {
+    let before = out.len();
+    let mut decoder = flate2::read::DeflateDecoder::new(chunk).take(limit + 1);
+    decoder
+        .read_to_end(out)
+        .map_err(|e| format!("a ZLIB chunk does not inflate ({e})"))?;
+    if (out.len() - before) as u64 > limit {
+        return Err(format!(
+            "a ZLIB chunk inflates to more than the compression block size ({limit} bytes)"
+        ));
+    }
+    Ok(())
+}
+
+fn corrupt(what: &str, offset: usize, reason: &str) -> Error {
+    Error::CorruptContainer(format!("ORC {what}, chunk at byte {offset}: {reason}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::io::Write;
+
+    fn zlib() -> Compression {
+        Compression {
+            kind: CompressionKind::Zlib,
+            block_size: 1024,
+        }
+    }
+
+    fn header(len: usize, original: bool) -> [u8; 3] {
+        let word = ((len as u32) << 1) | u32::from(original);
+        [word as u8, (word >> 8) as u8, (word >> 16) as u8]
+    }
+
+    #[test]
+    fn chunk_headers_follow_the_specification_example() {
+        // The specification's examples: a chunk compressed to 100,000 bytes, and 5 bytes
+        // stored as they are.
+        assert_eq!(
+            parse_chunk_header([0x40, 0x0d, 0x03]),
+            ChunkHeader {
+                original: false,
+                length: 100_000
+            }
+        );
+        assert_eq!(
+            parse_chunk_header([0x0b, 0, 0]),
+            ChunkHeader {
+                original: true,
+                length: 5
+            }
+        );
+    }
+
+    #[test]
+    fn stored_and_deflated_chunks_concatenate() {
+        let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&[7u8; 600]).unwrap();
+        let deflated = enc.finish().unwrap();
+        let mut stream = header(deflated.len(), false).to_vec();
+        stream.extend_from_slice(&deflated);
+        stream.extend_from_slice(&header(3, true));
+        stream.extend_from_slice(b"abc");
+        let out = decompress_stream(&stream, zlib(), "test").unwrap();
+        assert_eq!(out.len(), 603);
+        assert_eq!(&out[600..], b"abc");
+    }
+
+    #[test]
+    fn damaged_streams_are_errors() {
+        assert!(decompress_stream(&[1, 0], zlib(), "t").is_err());
+        assert!(decompress_stream(&header(10, true), zlib(), "t").is_err());
+        let mut bad = header(3, false).to_vec();
+        bad.extend_from_slice(&[0xff, 0xff, 0xff]);
+        assert!(decompress_stream(&bad, zlib(), "t").is_err());
+        // A chunk that inflates past the block size.
+        let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&[0u8; 5000]).unwrap();
+        let deflated = enc.finish().unwrap();
+        let mut big = header(deflated.len(), false).to_vec();
+        big.extend_from_slice(&deflated);
+        assert!(decompress_stream(&big, zlib(), "t").is_err());
+    }
+
+    #[test]
+    fn other_kinds_are_unsupported() {
+        let e = Compression::from_postscript(Some(5), None).unwrap_err();
+        assert!(e.to_string().contains("ZSTD"), "{e}");
+        assert!(Compression::from_postscript(Some(99), None).is_err());
+        assert_eq!(
+            Compression::from_postscript(None, None).unwrap(),
+            Compression::NONE
+        );
+    }
+}

@@ -1,0 +1,147 @@
+//! The file tail, read from the end: the last byte is the postscript's length, the postscript
+//! (never compressed) gives the footer's length and the compression, and the footer (compressed
+//! like the streams) holds the schema and the stripe list.
+
+use super::compression::{decompress_stream, Compression};
+use super::proto::{Footer, PostScript, TypeKind};
+use crate::error::{Error, Result};
+use prost::Message;
+
+/// The magic string at the start of every ORC file and in its postscript.
+pub const MAGIC: &[u8] = b"ORC";
+
+/// A parsed file tail.
+#[derive(Clone, Debug)]
+pub struct FileTail {
+    pub postscript: PostScript,
+    pub footer: Footer,
+    pub compression: Compression,
+    /// The file's length in bytes.
+    pub file_length: u64,
+    /// The postscript's length (the file's last byte).
+    pub postscript_length: u64,
+}
+
+impl FileTail {
+    /// The format version as written (`0.11`, `0.12`), or `?` when the postscript has none.
+    pub fn version(&self) -> String {
+        if self.postscript.version.is_empty() {
+            return "?".to_string();
+        }
+        let parts: Vec<String> = self
+            .postscript
+            .version
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        parts.join(".")
+    }
+
+    /// The rows the footer says the file holds.
+    pub fn number_of_rows(&self) -> u64 {
+        self.footer.number_of_rows.unwrap_or(0)
+    }
+}
+
+/// Reads the tail of a whole file held in memory.
+pub fn read_tail(file: &[u8]) -> Result<FileTail> {
+    let file_length = file.len();
+    let &ps_len = file
+        .last()
+        .ok_or_else(|| Error::Truncated("ORC file is empty (0 bytes)".to_string()))?;
+    let ps_len = usize::from(ps_len);
+    if ps_len == 0 || ps_len + 1 > file_length {
+        return Err(Error::CorruptContainer(format!(
+            "ORC postscript length {ps_len} does not fit a {file_length}-byte file \
+             (not an ORC file, or truncated)"
+        )));
+    }
+    let ps_start = file_length - 1 - ps_len;
+    let postscript = PostScript::decode(&file[ps_start..file_length - 1]).map_err(|e| {
+        Error::CorruptContainer(format!(
+            "ORC postscript does not parse ({e}): not an ORC file, or truncated"
+        ))
+    })?;
+    match postscript.magic.as_deref() {
+        Some(m) if m.as_bytes() == MAGIC => {}
+        Some(m) => {
+            return Err(Error::CorruptContainer(format!(
+                "ORC postscript magic is {m:?}, not \"ORC\""
+            )))
+        }
+        // Files from before the postscript carried the magic have it only at the start.
+        None if file.starts_with(MAGIC) => {}
+        None => {
+            return Err(Error::CorruptContainer(
+                "no ORC magic in the postscript or at the file's start".to_string(),
+            ))
+        }
+    }
+    let compression =
+        Compression::from_postscript(postscript.compression, postscript.compression_block_size)?;
+    let footer_length = postscript.footer_length.unwrap_or(0);
+    let footer_start = u64::try_from(ps_start)
+        .ok()
+        .and_then(|ps| ps.checked_sub(footer_length))
+        .filter(|&start| start >= MAGIC.len() as u64 || footer_length == 0)
+        .ok_or_else(|| {
+            Error::CorruptContainer(format!(
+                "ORC footer length {footer_length} does not fit before the postscript \
+                 (at byte {ps_start})"
+            ))
+        })?;
+    let footer_bytes = &file[footer_start as usize..ps_start];
+    let footer_bytes = decompress_stream(footer_bytes, compression, "footer")?;
+    let footer = Footer::decode(footer_bytes.as_ref())
+        .map_err(|e| Error::CorruptContainer(format!("ORC footer does not parse ({e})")))?;
+    check_schema(&footer)?;
+    Ok(FileTail {
+        postscript,
+        footer,
+        compression,
+        file_length: file_length as u64,
+        postscript_length: ps_len as u64,
+    })
+}
+
+/// The schema is a tree flattened in pre-order: every subtype index points forward and lies
+/// inside the list, so walking it cannot loop or index out of bounds.
+fn check_schema(footer: &Footer) -> Result<()> {
+    let types = &footer.types;
+    if types.is_empty() {
+        return Err(Error::CorruptContainer(
+            "ORC footer has no schema (no types)".to_string(),
+        ));
+    }
+    // A tree: every type but the root is some type's child exactly once, so printing or
+    // walking the schema takes time linear in its size.
+    let mut has_parent = vec![false; types.len()];
+    for (i, t) in types.iter().enumerate() {
+        let raw = t.kind.unwrap_or(0);
+        let kind = TypeKind::try_from(raw)
+            .map_err(|_| Error::CorruptContainer(format!("ORC type {i} has unknown kind {raw}")))?;
+        for &sub in &t.subtypes {
+            let sub = sub as usize;
+            if sub <= i || sub >= types.len() {
+                return Err(Error::CorruptContainer(format!(
+                    "ORC type {i} names subtype {sub}, outside {}..{}",
+                    i + 1,
+                    types.len()
+                )));
+            }
+            if std::mem::replace(&mut has_parent[sub], true) {
+                return Err(Error::CorruptContainer(format!(
+                    "ORC type {sub} is a child of more than one type"
+                )));
+            }
+        }
+        if kind == TypeKind::Struct && t.field_names.len() != t.subtypes.len() {
+            return Err(Error::CorruptContainer(format!(
+                "ORC struct type {i} has {} field names for {} fields",
+                t.field_names.len(),
+                t.subtypes.len()
+            )));
+        }
+    }
+    Ok(())
+}
