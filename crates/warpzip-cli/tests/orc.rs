@@ -163,6 +163,12 @@ fn inspect_fails_cleanly_on_bad_files() {
     let o = warpzip(&dir, &["orc", "inspect", s(&bad)]);
     assert_exit(&o, 1);
     assert!(text(&o.stderr).contains("stripe 0"), "{}", text(&o.stderr));
+    // What parses is still shown.
+    assert!(
+        text(&o.stdout).contains("decimal(10,5)"),
+        "{}",
+        text(&o.stdout)
+    );
     let o = warpzip(&dir, &["orc", "inspect", "no-such-file.orc"]);
     assert_exit(&o, 1);
     let o = warpzip(&dir, &["orc", "inspect"]);

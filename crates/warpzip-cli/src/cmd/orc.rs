@@ -79,14 +79,25 @@ fn open(path: &std::path::Path) -> Result<OrcFile> {
 fn inspect(args: OrcInspectArgs) -> Result<()> {
     let path = &args.input;
     let file = open(path)?;
-    let stripes = file
-        .stripes()
-        .with_context(|| format!("reading the stripes of {}", path.display()))?;
+    // Show what parses, then fail on the first damaged stripe.
+    let mut stripes = Vec::new();
+    let mut first_error = None;
+    for i in 0..file.stripe_count() {
+        match file.stripe(i) {
+            Ok(stripe) => stripes.push(stripe),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
     print!(
         "{}",
         describe(&path.display().to_string(), &file, &stripes, args.streams)
     );
-    Ok(())
+    match first_error {
+        Some(e) => Err(e).with_context(|| format!("reading the stripes of {}", path.display())),
+        None => Ok(()),
+    }
 }
 
 fn describe(name: &str, file: &OrcFile, stripes: &[Stripe], list_streams: bool) -> String {
@@ -115,7 +126,7 @@ fn describe(name: &str, file: &OrcFile, stripes: &[Stripe], list_streams: bool) 
         },
     );
     field("rows", file.number_of_rows().to_string());
-    field("stripes", stripes.len().to_string());
+    field("stripes", file.stripe_count().to_string());
     field(
         "row index",
         match tail.footer.row_index_stride {
