@@ -97,7 +97,14 @@ pub fn zigzag_decode(u: u64) -> i64 {
 /// More than 64 bits of value is `Corrupt`; the input ending inside the varint is `Truncated`.
 #[inline(always)]
 pub fn read_varint(input: &[u8], pos: &mut usize) -> Result<u64, ChunkStatus> {
-    // Fastest path: a varint of at most 8 bytes inside an 8-byte window, decoded without a
+    // One-byte varints (small values) first: no masks needed.
+    if let Some(&byte) = input.get(*pos) {
+        if byte < 0x80 {
+            *pos += 1;
+            return Ok(u64::from(byte));
+        }
+    }
+    // Fast path: a varint of at most 8 bytes inside an 8-byte window, decoded without a
     // loop: find the first byte without a continuation bit, keep the bytes up to it, and
     // squeeze out the continuation bits in three shift-and-mask steps.
     if let Some(window) = input.get(*pos..pos.saturating_add(8)) {
