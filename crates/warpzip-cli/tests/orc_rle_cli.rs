@@ -101,6 +101,7 @@ fn orc_rle_codecs_round_trip_typed_files() {
         assert_ok(&o);
         let text = String::from_utf8_lossy(&o.stdout);
         assert!(text.contains(codec) && text.contains("i32"), "{text}");
+        assert!(text.contains("4-byte signed values"), "{text}");
         let o = warpzip(&dir, &["decompress", "keys.i32.wz"]);
         assert_ok(&o);
         assert_eq!(fs::read(dir.path("keys.i32")).unwrap(), data, "{codec}");

@@ -130,6 +130,13 @@ fn codec_params(codec: CodecId, params: &[u8]) -> String {
             Ok(bytes) => format!("{hex} (segment size {})", u32::from_le_bytes(bytes)),
             Err(_) => hex,
         },
+        CodecId::OrcRleV1 | CodecId::OrcRleV2 => match params {
+            [1, size, signed] => format!(
+                "{hex} (layout 1, {size}-byte {} values)",
+                if *signed == 1 { "signed" } else { "unsigned" }
+            ),
+            _ => hex,
+        },
         _ => hex,
     }
 }
