@@ -456,3 +456,20 @@ fn row_indexes_have_one_entry_per_row_group() {
     }
     assert!(checked > 5);
 }
+
+/// The seeds of the `orc_file` fuzz target run through the same calls, so that CI exercises
+/// them without cargo-fuzz.
+#[test]
+fn fuzz_corpus() {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/corpus/orc_file"
+    ));
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        decode_everything(std::fs::read(&path).unwrap());
+        n += 1;
+    }
+    assert!(n >= 5, "only {n} seeds in {}", dir.display());
+}
