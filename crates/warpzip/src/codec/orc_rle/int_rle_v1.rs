@@ -56,16 +56,17 @@ pub fn decode_int_rle_v1<T: OrcInt>(
         } else {
             let len = 256 - usize::from(control);
             let dst = sink.take(len)?;
-            for d in dst.iter_mut() {
-                let raw = read_varint(input, &mut pos)?;
-                *d = Sink::<T>::narrow_bits(
-                    signed,
-                    if signed {
-                        zigzag_decode(raw) as u64
-                    } else {
-                        raw
-                    },
-                )?;
+            // Two loops, so that neither tests the signedness per value.
+            if signed {
+                for d in dst.iter_mut() {
+                    let raw = read_varint(input, &mut pos)?;
+                    *d = T::from_i64(zigzag_decode(raw)).ok_or(ChunkStatus::Corrupt)?;
+                }
+            } else {
+                for d in dst.iter_mut() {
+                    let raw = read_varint(input, &mut pos)?;
+                    *d = T::from_u64(raw).ok_or(ChunkStatus::Corrupt)?;
+                }
             }
         }
     }
