@@ -126,6 +126,25 @@ pub fn read_varint(input: &[u8], pos: &mut usize) -> Result<u64, ChunkStatus> {
             *pos += len;
             return Ok(x);
         }
+        // Nine or ten bytes (large or negative 64-bit values): the first eight hold 56 bits.
+        let x = word & 0x7f7f_7f7f_7f7f_7f7f;
+        let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+        let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+        let low = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
+        if let Some(&ninth) = input.get(pos.saturating_add(8)) {
+            if ninth < 0x80 {
+                *pos += 9;
+                return Ok(low | (u64::from(ninth) << 56));
+            }
+            if let Some(&tenth) = input.get(pos.saturating_add(9)) {
+                // The tenth byte carries only bit 63 and ends the varint.
+                if tenth > 1 {
+                    return Err(ChunkStatus::Corrupt);
+                }
+                *pos += 10;
+                return Ok(low | (u64::from(ninth & 0x7f) << 56) | (u64::from(tenth) << 63));
+            }
+        }
     }
     // Fast path: ten bytes (the longest varint) are available, so no per-byte length check.
     if let Some(window) = input.get(*pos..pos.saturating_add(10)) {
