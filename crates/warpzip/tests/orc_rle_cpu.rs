@@ -728,6 +728,54 @@ fn wz_round_trip_every_type_on_the_cpu() {
     assert!(warpzip::decompress(&wz, &Device::Cpu).unwrap().is_empty());
 }
 
+/// Deterministic i32 column for the golden files: every sub-encoding of both versions, from
+/// plain arithmetic (no RNG whose algorithm could change).
+fn golden_column() -> Vec<i32> {
+    let mut v: Vec<i32> = vec![10000; 5];
+    v.extend([23713, 43806, 57005, 48879]);
+    v.extend([2, 3, 5, 7, 11, 13, 17, 19, 23, 29]);
+    v.extend([
+        2030, 2000, 2020, 1000000, 2040, 2050, 2060, 2070, 2080, 2090,
+    ]);
+    v.extend((0..700).map(|i| i / 3));
+    v.extend((0..600).map(|i| ((i * 2654435761u32 as i64) % 100_000) as i32 - 50_000));
+    v.extend(std::iter::repeat_n(i32::MIN, 40));
+    v.extend((0..300).map(|i| if i % 97 == 5 { i32::MAX - i } else { i % 13 }));
+    v
+}
+
+#[test]
+fn wz_golden_files_are_stable() {
+    let data = le_bytes(&golden_column());
+    for (codec, name) in [
+        (CodecId::OrcRleV1, "orc_rle_v1_golden.wz"),
+        (CodecId::OrcRleV2, "orc_rle_v2_golden.wz"),
+    ] {
+        let opts = CompressOptions {
+            elem_type: Some(ElemType::I32),
+            chunk_size: Some(4096),
+            ..CompressOptions::for_codec(codec)
+        };
+        let wz = warpzip::compress(&data, &opts, &Device::Cpu).unwrap();
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name);
+        if std::env::var_os("WARPZIP_BLESS").is_some() {
+            std::fs::write(&path, &wz).unwrap();
+        }
+        let golden = std::fs::read(&path).unwrap();
+        assert_eq!(
+            warpzip::decompress(&golden, &Device::Cpu).unwrap(),
+            data,
+            "{name}"
+        );
+        assert!(
+            wz == golden,
+            "{name}: the encoder's bytes changed (a new format version?)"
+        );
+    }
+}
+
 #[test]
 fn wz_rejects_bad_arguments() {
     let cpu = Device::Cpu;
