@@ -2,26 +2,13 @@
 //! (0 success, 1 error, 2 usage), no overwrite without -f, no partial output on failure.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::*;
+
 use arrow_array::{Array, Int32Array, Int64Array};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// The binary under test: `WARPZIP_BIN`, else the one cargo built, else the GPU machine's copy.
-fn bin() -> PathBuf {
-    if let Some(path) = std::env::var_os("WARPZIP_BIN") {
-        return PathBuf::from(path);
-    }
-    let built = PathBuf::from(env!("CARGO_BIN_EXE_warpzip"));
-    if built.exists() {
-        return built;
-    }
-    match std::env::var_os("WARPZIP_REPO_ROOT") {
-        Some(root) => PathBuf::from(root).join(".gpu/bin/warpzip"),
-        None => built,
-    }
-}
+use std::process::Output;
 
 /// The shared ORC corpus; missing data fails the test.
 fn orc_dir() -> PathBuf {
@@ -48,50 +35,6 @@ fn fixture(name: &str) -> PathBuf {
         "/../warpzip/tests/data/orc"
     ))
     .join(name)
-}
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!(
-            "warpzip-orc-test-{}-{n}-{name}",
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn warpzip(dir: &TempDir, args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(&dir.0)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {

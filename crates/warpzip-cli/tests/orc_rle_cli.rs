@@ -2,64 +2,11 @@
 //! files round-trip through the binary, and a missing or wrong element type is a clear error.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::*;
+
 use std::fs;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// The binary under test: `WARPZIP_BIN` when set, else the one cargo built, else (on the GPU
-/// machine, where the build machine's paths do not exist) `$WARPZIP_REPO_ROOT/.gpu/bin/warpzip`.
-fn bin() -> PathBuf {
-    if let Some(path) = std::env::var_os("WARPZIP_BIN") {
-        return PathBuf::from(path);
-    }
-    let built = PathBuf::from(env!("CARGO_BIN_EXE_warpzip"));
-    if built.exists() {
-        return built;
-    }
-    match std::env::var_os("WARPZIP_REPO_ROOT") {
-        Some(root) => PathBuf::from(root).join(".gpu/bin/warpzip"),
-        None => built,
-    }
-}
-
-/// A directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!(
-            "warpzip-orc-cli-test-{}-{n}-{name}",
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn warpzip(dir: &TempDir, args: &[&str]) -> Output {
-    Command::new(bin())
-        .args(args)
-        .current_dir(&dir.0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap()
-}
+use std::process::Output;
 
 fn assert_ok(o: &Output) {
     assert!(

@@ -3,94 +3,12 @@
 //! and usage errors (exit 2). Run on the CPU, plus one `--device auto` run.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::*;
+
 use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// The binary under test: `WARPZIP_BIN` when set, else the one cargo built, else (on the GPU
-/// machine, where the build machine's paths do not exist) `$WARPZIP_REPO_ROOT/.gpu/bin/warpzip`.
-fn bin() -> PathBuf {
-    if let Some(path) = std::env::var_os("WARPZIP_BIN") {
-        return PathBuf::from(path);
-    }
-    let built = PathBuf::from(env!("CARGO_BIN_EXE_warpzip"));
-    if built.exists() {
-        return built;
-    }
-    match std::env::var_os("WARPZIP_REPO_ROOT") {
-        Some(root) => PathBuf::from(root).join(".gpu/bin/warpzip"),
-        None => built,
-    }
-}
-
-/// A directory under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!(
-            "warpzip-select-test-{}-{n}-{name}",
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
-
-fn warpzip(dir: &TempDir, args: &[&str]) -> Output {
-    warpzip_with_stdin(dir, args, None)
-}
-
-fn warpzip_with_stdin(dir: &TempDir, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(bin())
-        .args(args)
-        .current_dir(&dir.0)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(input) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        let input = input.to_vec();
-        std::thread::spawn(move || {
-            let _ = pipe.write_all(&input);
-        });
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::path::Path;
+use std::process::Output;
 
 #[track_caller]
 fn assert_ok(o: &Output) {
