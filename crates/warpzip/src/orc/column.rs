@@ -298,12 +298,15 @@ fn data_in<'a>(
     }
 }
 
-fn decode_booleans_in(
+/// The PRESENT and DATA streams of one column in one stripe, decoded with `decode` (which
+/// gets the DATA bytes and the count of non-null values) and spread over the rows.
+fn decode_present_and_data<T>(
     file: &[u8],
     compression: Compression,
     stripe: &Stripe,
     column: &OrcColumn,
-) -> Result<RowValues<bool>> {
+    decode: impl Fn(&[u8], usize) -> Result<Vec<T>>,
+) -> Result<RowValues<T>> {
     let rows = rows_of(stripe, column)?;
     let present = present_in(file, compression, stripe, column, rows)?;
     let n = present
@@ -313,9 +316,24 @@ fn decode_booleans_in(
     let values = if n == 0 {
         Vec::new()
     } else {
-        rle_bridge::decode_booleans(&data, n).map_err(|e| wrap(stripe, column, "DATA", e))?
+        decode(&data, n).map_err(|e| wrap(stripe, column, "DATA", e))?
     };
     spread(stripe, column, present, values)
+}
+
+fn decode_booleans_in(
+    file: &[u8],
+    compression: Compression,
+    stripe: &Stripe,
+    column: &OrcColumn,
+) -> Result<RowValues<bool>> {
+    decode_present_and_data(
+        file,
+        compression,
+        stripe,
+        column,
+        rle_bridge::decode_booleans,
+    )
 }
 
 fn decode_bytes_in(
@@ -324,19 +342,9 @@ fn decode_bytes_in(
     stripe: &Stripe,
     column: &OrcColumn,
 ) -> Result<RowValues<i8>> {
-    let rows = rows_of(stripe, column)?;
-    let present = present_in(file, compression, stripe, column, rows)?;
-    let n = present
-        .as_ref()
-        .map_or(rows, |p| p.iter().filter(|&&b| b).count());
-    let data = data_in(file, compression, stripe, column, n)?;
-    let values = if n == 0 {
-        Vec::new()
-    } else {
-        rle_bridge::decode_bytes(&data, n).map_err(|e| wrap(stripe, column, "DATA", e))?
-    };
-    let values = values.into_iter().map(|b| b as i8).collect();
-    spread(stripe, column, present, values)
+    decode_present_and_data(file, compression, stripe, column, |data, n| {
+        rle_bridge::decode_bytes(data, n).map(|v| v.into_iter().map(|b| b as i8).collect())
+    })
 }
 
 fn decode_ints_in(
@@ -345,9 +353,7 @@ fn decode_ints_in(
     stripe: &Stripe,
     column: &OrcColumn,
 ) -> Result<RowValues<i64>> {
-    let rows = rows_of(stripe, column)?;
-    let encoding = stripe.encoding(column.id)?;
-    let version = match encoding {
+    let version = match stripe.encoding(column.id)? {
         ColumnEncodingKind::Direct => rle_bridge::IntRle::V1,
         ColumnEncodingKind::DirectV2 => rle_bridge::IntRle::V2,
         other => {
@@ -361,17 +367,9 @@ fn decode_ints_in(
             )))
         }
     };
-    let present = present_in(file, compression, stripe, column, rows)?;
-    let n = present
-        .as_ref()
-        .map_or(rows, |p| p.iter().filter(|&&b| b).count());
-    let data = data_in(file, compression, stripe, column, n)?;
-    let values = if n == 0 {
-        Vec::new()
-    } else {
-        rle_bridge::decode_signed(&data, n, version).map_err(|e| wrap(stripe, column, "DATA", e))?
-    };
-    spread(stripe, column, present, values)
+    decode_present_and_data(file, compression, stripe, column, |data, n| {
+        rle_bridge::decode_signed(data, n, version)
+    })
 }
 
 fn stripe_error(stripe: &Stripe, column: &OrcColumn, reason: &str) -> Error {
