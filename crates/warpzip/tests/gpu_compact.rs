@@ -7,9 +7,10 @@
 //! `--include-ignored` and fail (never skip) where no GPU is usable.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::{gpu, shared_data};
+
 use rand::{Rng, SeedableRng};
-use std::path::PathBuf;
-use std::sync::Arc;
 use warpzip::gpu::{CudaSlice, GpuContext};
 use warpzip::ops::compact::gpu::{
     self as cgpu, tile_elems, DevicePattern, GpuCompactor, Strategy, VECS, VECS_WIDE,
@@ -20,10 +21,6 @@ use warpzip::ops::compact::{
 use warpzip::{Device, Error};
 
 const GUARD: usize = 67;
-
-fn gpu() -> Arc<GpuContext> {
-    GpuContext::open(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))
-}
 
 fn random_values<T: CompactElem>(rng: &mut rand::rngs::StdRng, n: usize) -> Vec<T> {
     let bytes: Vec<u8> = (0..n * std::mem::size_of::<T>())
@@ -498,23 +495,6 @@ fn gpu_select_device_and_host_apis_match_cpu() {
         compact::select(&values, &bits[..bits.len() - 1], &device),
         Err(Error::InvalidArgument(_))
     ));
-}
-
-fn shared_data() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
-        let root = PathBuf::from(root);
-        candidates.push(root.join(".gpu/data"));
-        candidates.push(root.join("../shared/data"));
-    }
-    candidates.push(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data"
-    )));
-    candidates
-        .into_iter()
-        .find(|p| p.join("corpora").is_dir())
-        .unwrap_or_else(|| panic!("shared test data not found (set WARPZIP_REPO_ROOT)"))
 }
 
 #[test]

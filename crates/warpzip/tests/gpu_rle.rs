@@ -3,33 +3,14 @@
 //! payloads. GPU tests fail (never skip) where no GPU is usable.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::{gpu, shared_data};
+
 use rand::{Rng, SeedableRng};
-use std::path::PathBuf;
 use warpzip::codec::rle::{chunked, format as rle_format, gpu as rle_gpu};
 use warpzip::codec::CodecId;
 use warpzip::format::{write_container, ChunkSpan, Container, ElemType, Header};
 use warpzip::gpu::GpuContext;
-
-fn gpu() -> std::sync::Arc<GpuContext> {
-    GpuContext::open(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))
-}
-
-fn shared_data() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
-        let root = PathBuf::from(root);
-        candidates.push(root.join(".gpu/data"));
-        candidates.push(root.join("../shared/data"));
-    }
-    candidates.push(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data"
-    )));
-    candidates
-        .into_iter()
-        .find(|p| p.join("corpora").is_dir())
-        .unwrap_or_else(|| panic!("shared test data not found (set WARPZIP_REPO_ROOT)"))
-}
 
 /// Mixed data: runs of geometric lengths, literal stretches, a few long runs.
 fn mixed(rng: &mut rand::rngs::StdRng, n: usize) -> Vec<u8> {

@@ -2,13 +2,12 @@
 //! with a GPU, where a missing GPU fails them (never skips).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::gpu;
+
 use rand::{Rng, SeedableRng};
 use warpzip::gpu::GpuContext;
 use warpzip::ops::scan::{exclusive_scan_cpu, GpuScan, ScanElem};
-
-fn gpu() -> std::sync::Arc<GpuContext> {
-    GpuContext::open(0).unwrap_or_else(|e| panic!("this test needs a CUDA GPU: {e}"))
-}
 
 fn check<T: ScanElem + PartialEq + std::fmt::Debug>(gpu: &GpuContext, input: &[T], poison: T) {
     let n = input.len();

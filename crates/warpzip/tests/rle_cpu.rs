@@ -4,10 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod common;
+use common::shared_data;
+
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use warpzip::codec::rle::format::{max_compressed_len, DEFAULT_CHUNK_SIZE, SEGMENT_SIZE};
 use warpzip::codec::rle::{chunked, cpu};
 use warpzip::{ChunkStatus, Error};
@@ -615,32 +618,6 @@ fn chunked_reports_the_lowest_failing_chunk() {
 
 // ---------------------------------------------------------------------------------------------
 // Real data.
-
-/// The shared real-data folder; fails (never skips) when it cannot be found.
-fn shared_data() -> PathBuf {
-    let mut tried = Vec::new();
-    if let Ok(root) = std::env::var("WARPZIP_REPO_ROOT") {
-        tried.push(Path::new(&root).join(".gpu/data"));
-        tried.push(Path::new(&root).join("../shared/data"));
-    }
-    tried.push(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data"
-    )));
-    for dir in &tried {
-        if dir.join("corpora").is_dir() {
-            return dir.clone();
-        }
-    }
-    panic!(
-        "shared test data not found (set WARPZIP_REPO_ROOT); tried: {}",
-        tried
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-}
 
 fn corpus_files() -> Vec<PathBuf> {
     let root = shared_data().join("corpora");
