@@ -132,6 +132,10 @@ pub struct BenchArgs {
     /// Timed repetitions per measurement (the median is reported).
     #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     pub runs: u64,
+    /// Write the generated inputs to DIR as raw little-endian files (to time other programs on
+    /// the same bytes).
+    #[arg(long, value_name = "DIR")]
+    pub dump_inputs: Option<PathBuf>,
     #[command(flatten)]
     pub device: DeviceArg,
     /// Input files; without any, inputs are generated.

@@ -205,7 +205,6 @@ pub fn decompress_container_into(
                 Device::Gpu(gpu) => rle::gpu::decompress_into(gpu, container, out),
             }
         }
-        // CPU on every device for now: the GPU decoders come with the CODAG framework.
         CodecId::OrcRleV1 | CodecId::OrcRleV2 => {
             let elem = container.header.elem_type;
             let expected = orc_rle::format::codec_params(elem).map_err(|_| {
@@ -226,7 +225,17 @@ pub fn decompress_container_into(
                 .map(|(i, entry)| (container.chunk_bytes(i), entry.uncompressed_len as usize))
                 .collect();
             let version = orc_rle_version(container.header.codec);
-            orc_rle::chunked::decompress_into(&chunks, elem, version, out)
+            match device {
+                Device::Cpu => orc_rle::chunked::decompress_into(&chunks, elem, version, out),
+                Device::Gpu(gpu) => orc_rle::gpu::decompress_into(
+                    gpu,
+                    container,
+                    elem,
+                    version,
+                    orc_rle::gpu::Parallelism::WarpPerChunk,
+                    out,
+                ),
+            }
         }
     }
 }

@@ -20,6 +20,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         files: args.files,
         size,
         runs: usize::try_from(args.runs).context("--runs is too large")?,
+        dump_dir: args.dump_inputs,
     };
     // The CSV target is checked before minutes of measuring, not after.
     let csv = match &args.csv {

@@ -3,6 +3,7 @@
 
 mod compact;
 pub mod inputs;
+pub mod orc;
 mod rle;
 mod scan;
 
@@ -23,6 +24,9 @@ pub struct BenchOptions {
     pub size: Option<usize>,
     /// Timed repetitions (median reported); at least 10.
     pub runs: usize,
+    /// Where to write the generated inputs (raw little-endian columns), so that other programs
+    /// (nvCOMP's anchor) can time the same bytes.
+    pub dump_dir: Option<PathBuf>,
 }
 
 impl BenchOptions {
@@ -70,7 +74,7 @@ pub struct Ceilings {
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
 pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
-    let known = ["rle", "scan", "scan-sweep", "select"];
+    let known = ["rle", "scan", "scan-sweep", "select", "orc-rle"];
     if let Some(bad) = opts.codecs.iter().find(|c| !known.contains(&c.as_str())) {
         return Err(Error::InvalidArgument(format!(
             "bench knows no codec '{bad}' (known: {})",
@@ -94,6 +98,9 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             if opts.wants("select") {
                 compact::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
             }
+            if opts.wants("orc-rle") {
+                orc::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+            }
         }
         Device::Cpu => {
             if opts.wants("rle") {
@@ -101,6 +108,9 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             }
             if opts.wants("select") {
                 compact::bench_cpu(opts, &mut rows)?;
+            }
+            if opts.wants("orc-rle") {
+                orc::bench_cpu(opts, &mut rows)?;
             }
         }
     }

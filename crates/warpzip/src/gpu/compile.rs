@@ -9,36 +9,63 @@ use std::ffi::CString;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
-/// A CUDA source file embedded in the library. `#include "common.cuh"` lines are replaced by
-/// the shared header's text, so NVRTC needs no include paths.
+/// A CUDA source file embedded in the library. `#include "NAME.cuh"` lines naming one of the
+/// library's headers are replaced by the header's text (each header once, headers may include
+/// headers), so NVRTC needs no include paths.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelSource {
     pub name: &'static str,
     pub text: &'static str,
 }
 
-const COMMON_HEADER: &str = include_str!("../kernels/common.cuh");
+/// The shared headers kernels include, by the name they are included as.
+const HEADERS: &[(&str, &str)] = &[
+    ("common.cuh", include_str!("../kernels/common.cuh")),
+    ("codag.cuh", include_str!("../kernels/codag.cuh")),
+    ("orc_int.cuh", include_str!("../kernels/orc_int.cuh")),
+];
 
 /// Every kernel source of the library, for the compile-everything test and cache warm-up.
 pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::SCAN,
     super::kernels::RLE,
     super::kernels::COMPACT,
+    super::kernels::ORC_RLE,
+    super::kernels::ORC_RLE_LEADER,
+    super::kernels::CODAG_TEST,
 ];
 
 impl KernelSource {
     /// The full text handed to NVRTC.
     pub fn expanded(&self) -> String {
-        let mut out = String::with_capacity(COMMON_HEADER.len() + self.text.len() + 64);
-        for line in self.text.lines() {
-            if line.trim() == "#include \"common.cuh\"" {
-                out.push_str(COMMON_HEADER);
-            } else {
-                out.push_str(line);
-            }
-            out.push('\n');
-        }
+        let mut out = String::with_capacity(self.text.len() + 16 * 1024);
+        let mut included = Vec::new();
+        expand_into(self.text, &mut included, &mut out);
         out
+    }
+}
+
+/// Appends `text` to `out` with every include of a library header replaced by the header's
+/// (expanded) text, each header at most once.
+fn expand_into(text: &str, included: &mut Vec<&'static str>, out: &mut String) {
+    for line in text.lines() {
+        let header = line
+            .trim()
+            .strip_prefix("#include \"")
+            .and_then(|rest| rest.strip_suffix('"'))
+            .and_then(|name| HEADERS.iter().find(|(n, _)| *n == name));
+        match header {
+            Some(&(name, body)) => {
+                if !included.contains(&name) {
+                    included.push(name);
+                    expand_into(body, included, out);
+                }
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
     }
 }
 
@@ -50,6 +77,8 @@ pub fn options_for(arch: &str) -> Vec<String> {
         "--extra-device-vectorization".to_string(),
         "-default-device".to_string(),
         "-DWZ_NVRTC=1".to_string(),
+        // 128-bit integers for overflow-checked value arithmetic in the ORC decoders.
+        "--device-int128".to_string(),
         // Line tables only (no change to the code): profilers can name source lines.
         "--generate-line-info".to_string(),
     ]

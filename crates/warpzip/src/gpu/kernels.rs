@@ -16,3 +16,18 @@ pub const COMPACT: KernelSource = KernelSource {
     name: "compact",
     text: include_str!("../kernels/compact.cu"),
 };
+
+pub const ORC_RLE: KernelSource = KernelSource {
+    name: "orc_rle",
+    text: include_str!("../kernels/orc_rle.cu"),
+};
+
+pub const ORC_RLE_LEADER: KernelSource = KernelSource {
+    name: "orc_rle_leader",
+    text: include_str!("../kernels/orc_rle_leader.cu"),
+};
+
+pub const CODAG_TEST: KernelSource = KernelSource {
+    name: "codag_test",
+    text: include_str!("../kernels/codag_test.cu"),
+};

@@ -84,10 +84,102 @@ pub fn decompress_stream<'a>(
     compression: Compression,
     what: &str,
 ) -> Result<Cow<'a, [u8]>> {
+    decompress_stream_mapped(data, compression, what).map(|(bytes, _)| bytes)
+}
+
+/// Where one compression chunk of a stream lies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkStart {
+    /// Offset of the chunk's 3-byte header from the start of the compressed stream.
+    pub compressed: u64,
+    /// Offset of the chunk's first decompressed byte from the start of the decompressed stream.
+    pub decompressed: u64,
+}
+
+/// The chunks of one stream, to turn a row index position (the offset of a chunk's header in
+/// the compressed stream, then an offset in that chunk's decompressed bytes) into an offset in
+/// the decompressed stream. An uncompressed stream is one chunk, at 0 in both, so its positions
+/// (plain byte offsets) are located as `locate(0, offset)`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChunkMap {
+    /// The chunks in stream order (none for an empty stream).
+    pub chunks: Vec<ChunkStart>,
+    /// The stream's length in the file, chunk headers included.
+    pub compressed_len: u64,
+    /// The stream's length decompressed.
+    pub decompressed_len: u64,
+}
+
+impl ChunkMap {
+    /// The decompressed offset of byte `offset_in_chunk` of the chunk whose header is at
+    /// `chunk_offset`. `chunk_offset` must be a chunk's start, or the stream's end with
+    /// `offset_in_chunk` 0 (a position after everything written); `offset_in_chunk` may be at
+    /// most the chunk's decompressed length. Anything else is described in the error.
+    pub fn locate(
+        &self,
+        chunk_offset: u64,
+        offset_in_chunk: u64,
+    ) -> std::result::Result<u64, String> {
+        if chunk_offset == self.compressed_len {
+            return if offset_in_chunk == 0 {
+                Ok(self.decompressed_len)
+            } else {
+                Err(format!(
+                    "offset {offset_in_chunk} in a chunk at the stream's end (byte {chunk_offset})"
+                ))
+            };
+        }
+        let i = self
+            .chunks
+            .binary_search_by_key(&chunk_offset, |c| c.compressed)
+            .map_err(|_| {
+                format!(
+                    "no compression chunk starts at byte {chunk_offset} of the {}-byte stream",
+                    self.compressed_len
+                )
+            })?;
+        let start = self.chunks[i].decompressed;
+        let end = self
+            .chunks
+            .get(i + 1)
+            .map_or(self.decompressed_len, |c| c.decompressed);
+        let length = end.saturating_sub(start);
+        if offset_in_chunk > length {
+            return Err(format!(
+                "offset {offset_in_chunk} is past the end of the chunk at byte {chunk_offset} \
+                 ({length} bytes decompressed)"
+            ));
+        }
+        Ok(start + offset_in_chunk)
+    }
+}
+
+/// [`decompress_stream`], also returning where every chunk starts in the compressed and the
+/// decompressed stream, so row index positions can be located in the decompressed bytes.
+pub fn decompress_stream_mapped<'a>(
+    data: &'a [u8],
+    compression: Compression,
+    what: &str,
+) -> Result<(Cow<'a, [u8]>, ChunkMap)> {
+    let len = data.len() as u64;
     if compression.kind == CompressionKind::None {
-        return Ok(Cow::Borrowed(data));
+        let chunks = if data.is_empty() {
+            Vec::new()
+        } else {
+            vec![ChunkStart {
+                compressed: 0,
+                decompressed: 0,
+            }]
+        };
+        let map = ChunkMap {
+            chunks,
+            compressed_len: len,
+            decompressed_len: len,
+        };
+        return Ok((Cow::Borrowed(data), map));
     }
     let mut out = Vec::new();
+    let mut chunks = Vec::new();
     let mut pos = 0usize;
     while pos < data.len() {
         let header = data
@@ -109,6 +201,10 @@ pub fn decompress_stream<'a>(
                     ),
                 )
             })?;
+        chunks.push(ChunkStart {
+            compressed: pos as u64,
+            decompressed: out.len() as u64,
+        });
         let chunk = &data[start..end];
         if header.original {
             if chunk.len() as u64 > compression.block_size {
@@ -125,7 +221,12 @@ pub fn decompress_stream<'a>(
         }
         pos = end;
     }
-    Ok(Cow::Owned(out))
+    let map = ChunkMap {
+        chunks,
+        compressed_len: len,
+        decompressed_len: out.len() as u64,
+    };
+    Ok((Cow::Owned(out), map))
 }
 
 /// Inflates one raw-Deflate chunk onto `out`, refusing to produce more than `limit` bytes.
@@ -213,6 +314,59 @@ mod tests {
         let mut big = header(deflated.len(), false).to_vec();
         big.extend_from_slice(&deflated);
         assert!(decompress_stream(&big, zlib(), "t").is_err());
+    }
+
+    #[test]
+    fn chunk_maps_locate_positions() {
+        let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&[7u8; 600]).unwrap();
+        let deflated = enc.finish().unwrap();
+        let mut stream = header(deflated.len(), false).to_vec();
+        stream.extend_from_slice(&deflated);
+        let second = stream.len() as u64;
+        stream.extend_from_slice(&header(3, true));
+        stream.extend_from_slice(b"abc");
+        let (out, map) = decompress_stream_mapped(&stream, zlib(), "test").unwrap();
+        assert_eq!(out.len(), 603);
+        assert_eq!(
+            map.chunks,
+            [
+                ChunkStart {
+                    compressed: 0,
+                    decompressed: 0
+                },
+                ChunkStart {
+                    compressed: second,
+                    decompressed: 600
+                }
+            ]
+        );
+        assert_eq!(map.locate(0, 0), Ok(0));
+        assert_eq!(map.locate(0, 599), Ok(599));
+        assert_eq!(map.locate(0, 600), Ok(600));
+        assert_eq!(map.locate(second, 2), Ok(602));
+        assert_eq!(map.locate(stream.len() as u64, 0), Ok(603));
+        assert!(map.locate(0, 601).is_err());
+        assert!(map.locate(1, 0).is_err());
+        assert!(map.locate(second, 4).is_err());
+        assert!(map.locate(stream.len() as u64, 1).is_err());
+        assert!(map.locate(u64::MAX, 0).is_err());
+        // The unmapped call gives the same bytes.
+        assert_eq!(decompress_stream(&stream, zlib(), "test").unwrap(), out);
+    }
+
+    #[test]
+    fn uncompressed_positions_are_direct() {
+        let (out, map) = decompress_stream_mapped(b"hello", Compression::NONE, "t").unwrap();
+        assert!(matches!(out, Cow::Borrowed(_)));
+        assert_eq!(map.locate(0, 3), Ok(3));
+        assert_eq!(map.locate(0, 5), Ok(5));
+        assert!(map.locate(0, 6).is_err());
+        let (_, empty) = decompress_stream_mapped(b"", Compression::NONE, "t").unwrap();
+        assert_eq!(empty.locate(0, 0), Ok(0));
+        assert!(empty.locate(0, 1).is_err());
+        let (_, empty) = decompress_stream_mapped(b"", zlib(), "t").unwrap();
+        assert_eq!(empty.locate(0, 0), Ok(0));
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod column;
 pub mod compression;
 pub mod proto;
 mod rle_bridge;
+pub mod row_groups;
 pub mod stripe;
 pub mod tail;
 

@@ -76,6 +76,51 @@ pub fn decode_int_rle_v1<T: OrcInt>(
     Ok(())
 }
 
+/// Decodes `out.len()` values from the Integer RLE v1 stream `input` after discarding its first
+/// `skip` values, and stops as soon as `out` is full even where the stream goes on: the read of
+/// one ORC row group, which starts at a group's first byte (`skip` values into it) and ends
+/// wherever the row group's values end. Every group touched is decoded whole, exactly as
+/// [`decode_int_rle_v1`] decodes it. Returns the input bytes read, up to the end of the last
+/// group touched. `Underflow` when the stream ends before `skip + out.len()` values, `Truncated`
+/// when it ends inside a group.
+pub fn decode_int_rle_v1_prefix<T: OrcInt>(
+    input: &[u8],
+    signed: bool,
+    skip: usize,
+    out: &mut [T],
+) -> Result<usize, ChunkStatus> {
+    let mut group = [T::default(); MAX_RUN];
+    let mut pos = 0usize;
+    let mut skip = skip;
+    let mut written = 0usize;
+    while written < out.len() || skip > 0 {
+        let start = pos;
+        let control = *input.get(pos).ok_or(ChunkStatus::Underflow)?;
+        pos += 1;
+        let len = if control < 0x80 {
+            // Delta byte, then the base as a varint.
+            input.get(pos).ok_or(ChunkStatus::Truncated)?;
+            pos += 1;
+            read_varint(input, &mut pos)?;
+            usize::from(control) + MIN_RUN
+        } else {
+            let len = 256 - usize::from(control);
+            for _ in 0..len {
+                read_varint(input, &mut pos)?;
+            }
+            len
+        };
+        let values = &mut group[..len];
+        decode_int_rle_v1(&input[start..pos], signed, values)?;
+        let skipped = len.min(skip);
+        skip -= skipped;
+        let n = (len - skipped).min(out.len() - written);
+        out[written..written + n].copy_from_slice(&values[skipped..skipped + n]);
+        written += n;
+    }
+    Ok(pos)
+}
+
 /// Appends the Integer RLE v1 encoding of `values` to `out`: every stretch of 3 or more values
 /// with one delta in -128..=127 becomes run groups (at most 130 values each), the values between
 /// runs literal groups of at most 128. An unsigned stream (`signed == false`) cannot hold a
@@ -133,4 +178,70 @@ fn run_len(v: &[i128], i: usize) -> usize {
         len += 1;
     }
     len
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn sample() -> (Vec<i64>, Vec<u8>) {
+        // A run longer than one group, literals, a descending run, large values.
+        let mut values: Vec<i64> = (0..300).collect();
+        values.extend([7, -3, 1 << 40, i64::MIN, i64::MAX, 12]);
+        values.extend((0..50).map(|i| 1000 - 5 * i));
+        let mut encoded = Vec::new();
+        encode_int_rle_v1(&values, true, &mut encoded).unwrap();
+        (values, encoded)
+    }
+
+    #[test]
+    fn prefix_decodes_any_window_and_stops_early() {
+        let (values, encoded) = sample();
+        let total = values.len();
+        for skip in [0usize, 1, 129, 130, 131, 299, 300, 303, 306, 355] {
+            for n in [0usize, 1, 3, 64, total - skip] {
+                if skip + n > total {
+                    continue;
+                }
+                let mut out = vec![0i64; n];
+                decode_int_rle_v1_prefix(&encoded, true, skip, &mut out).unwrap();
+                assert_eq!(out, &values[skip..skip + n], "skip {skip} n {n}");
+            }
+        }
+        let mut out = vec![0i64; total];
+        assert_eq!(
+            decode_int_rle_v1_prefix(&encoded, true, 0, &mut out).unwrap(),
+            encoded.len()
+        );
+        // Narrower outputs still refuse values that do not fit.
+        let mut narrow = vec![0i32; total];
+        assert_eq!(
+            decode_int_rle_v1_prefix(&encoded, true, 0, &mut narrow),
+            Err(ChunkStatus::Corrupt)
+        );
+    }
+
+    #[test]
+    fn prefix_reports_short_streams() {
+        let (values, encoded) = sample();
+        let mut out = vec![0i64; values.len() + 1];
+        assert_eq!(
+            decode_int_rle_v1_prefix(&encoded, true, 0, &mut out),
+            Err(ChunkStatus::Underflow)
+        );
+        // A run without its base, and literals cut short.
+        assert_eq!(
+            decode_int_rle_v1_prefix(&[0x00, 0x01], true, 0, &mut [0i64; 1]),
+            Err(ChunkStatus::Truncated)
+        );
+        assert_eq!(
+            decode_int_rle_v1_prefix(&[0xfe, 0x02], true, 0, &mut [0i64; 1]),
+            Err(ChunkStatus::Truncated)
+        );
+        assert_eq!(
+            decode_int_rle_v1_prefix::<i64>(&[], true, 0, &mut []),
+            Ok(0)
+        );
+    }
 }

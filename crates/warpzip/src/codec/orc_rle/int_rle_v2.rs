@@ -3,7 +3,7 @@
 //! (3). Bit-packed values are big-endian; widths use the 5-bit table of [`decode_width`].
 //! The decoder lives in `v2_decode.rs`, the encoder in `v2_encode.rs`.
 
-pub use super::v2_decode::decode_int_rle_v2;
+pub use super::v2_decode::{decode_int_rle_v2, decode_int_rle_v2_prefix};
 pub use super::v2_encode::encode_int_rle_v2;
 
 /// Sub-encoding tag of SHORT_REPEAT.

@@ -12,15 +12,16 @@ pub mod bool_rle;
 pub mod byte_rle;
 pub mod chunked;
 pub mod format;
+pub mod gpu;
 pub mod int_rle_v1;
 pub mod int_rle_v2;
 pub mod v2_decode;
 pub mod v2_encode;
 
-pub use bool_rle::{decode_bool_rle, encode_bool_rle};
-pub use byte_rle::{decode_byte_rle, encode_byte_rle};
-pub use int_rle_v1::{decode_int_rle_v1, encode_int_rle_v1};
-pub use int_rle_v2::{decode_int_rle_v2, encode_int_rle_v2};
+pub use bool_rle::{decode_bool_rle, decode_bool_rle_prefix, encode_bool_rle};
+pub use byte_rle::{decode_byte_rle, decode_byte_rle_prefix, encode_byte_rle};
+pub use int_rle_v1::{decode_int_rle_v1, decode_int_rle_v1_prefix, encode_int_rle_v1};
+pub use int_rle_v2::{decode_int_rle_v2, decode_int_rle_v2_prefix, encode_int_rle_v2};
 
 use crate::error::ChunkStatus;
 

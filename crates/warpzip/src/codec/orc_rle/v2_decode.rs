@@ -33,6 +33,44 @@ pub fn decode_int_rle_v2<T: OrcInt>(
     Ok(())
 }
 
+/// Decodes `out.len()` values from the Integer RLE v2 stream `input` after discarding its first
+/// `skip` values, and stops as soon as `out` is full even where the stream goes on: the read of
+/// one ORC row group, which starts at a group's first byte (`skip` values into it) and ends
+/// wherever the row group's values end. Every group touched is decoded whole, exactly as
+/// [`decode_int_rle_v2`] decodes it. Returns the input bytes read, up to the end of the last
+/// group touched. `Underflow` when the stream ends before `skip + out.len()` values, `Truncated`
+/// when it ends inside a group.
+pub fn decode_int_rle_v2_prefix<T: OrcInt>(
+    input: &[u8],
+    signed: bool,
+    skip: usize,
+    out: &mut [T],
+) -> Result<usize, ChunkStatus> {
+    let mut scratch = [0u64; MAX_GROUP];
+    let mut group = [T::default(); MAX_GROUP];
+    let mut pos = 0usize;
+    let mut skip = skip;
+    let mut written = 0usize;
+    while written < out.len() || skip > 0 {
+        let bytes = input.get(pos..).filter(|g| !g.is_empty());
+        let g = bytes.ok_or(ChunkStatus::Underflow)?;
+        let mut sink = Sink::new(&mut group[..], signed);
+        pos += match g[0] >> 6 {
+            0 => short_repeat(g, &mut sink)?,
+            1 => direct(g, &mut sink, &mut scratch)?,
+            2 => patched_base(g, &mut sink, &mut scratch)?,
+            _ => delta(g, &mut sink, &mut scratch)?,
+        };
+        let len = sink.pos;
+        let skipped = len.min(skip);
+        skip -= skipped;
+        let n = (len - skipped).min(out.len() - written);
+        out[written..written + n].copy_from_slice(&group[skipped..skipped + n]);
+        written += n;
+    }
+    Ok(pos)
+}
+
 /// The 9-bit length field of DIRECT, PATCHED_BASE and DELTA headers, plus one.
 #[inline(always)]
 fn group_len(b0: u8, b1: u8) -> usize {
@@ -273,4 +311,85 @@ fn bits_at(data: &[u8], bit: usize, width: u32) -> u64 {
         }
     };
     (word << shift) >> (64 - width)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::super::v2_encode::encode_int_rle_v2;
+    use super::*;
+
+    /// Values that make the encoder use every sub-encoding: short repeats, a long fixed-delta
+    /// run, a varying delta run, direct values and patched-base outliers.
+    fn sample() -> (Vec<i64>, Vec<u8>) {
+        let mut values: Vec<i64> = vec![4; 5];
+        values.extend(0..700);
+        values.extend((0..100).map(|i| i * i));
+        values.extend((0..300).map(|i| (i * 7919) % 1000 - 500));
+        values.extend((0..200).map(|i| if i % 50 == 7 { 1 << 40 } else { i % 13 }));
+        values.extend([i64::MIN, i64::MAX, -1]);
+        let mut encoded = Vec::new();
+        encode_int_rle_v2(&values, true, &mut encoded).unwrap();
+        (values, encoded)
+    }
+
+    #[test]
+    fn prefix_decodes_any_window_and_stops_early() {
+        let (values, encoded) = sample();
+        let total = values.len();
+        for skip in [
+            0usize,
+            1,
+            4,
+            5,
+            6,
+            511,
+            512,
+            517,
+            704,
+            805,
+            1105,
+            1300,
+            total - 1,
+        ] {
+            for n in [0usize, 1, 2, 100, total - skip] {
+                if skip + n > total {
+                    continue;
+                }
+                let mut out = vec![0i64; n];
+                decode_int_rle_v2_prefix(&encoded, true, skip, &mut out).unwrap();
+                assert_eq!(out, &values[skip..skip + n], "skip {skip} n {n}");
+            }
+        }
+        let mut out = vec![0i64; total];
+        assert_eq!(
+            decode_int_rle_v2_prefix(&encoded, true, 0, &mut out).unwrap(),
+            encoded.len()
+        );
+        // Starting at the second group's first byte: the first is the short repeat of 4s.
+        let mut whole = vec![0i64; 5];
+        let first = decode_int_rle_v2_prefix(&encoded, true, 0, &mut whole).unwrap();
+        let mut out = vec![0i64; 10];
+        decode_int_rle_v2_prefix(&encoded[first..], true, 3, &mut out).unwrap();
+        assert_eq!(out, &values[8..18]);
+    }
+
+    #[test]
+    fn prefix_reports_short_streams() {
+        let (values, encoded) = sample();
+        let mut out = vec![0i64; values.len() + 1];
+        assert_eq!(
+            decode_int_rle_v2_prefix(&encoded, true, 0, &mut out),
+            Err(ChunkStatus::Underflow)
+        );
+        // A DIRECT header without its values.
+        assert_eq!(
+            decode_int_rle_v2_prefix(&[0x4e, 0x09], true, 0, &mut [0i64; 1]),
+            Err(ChunkStatus::Truncated)
+        );
+        assert_eq!(
+            decode_int_rle_v2_prefix::<i64>(&[], true, 0, &mut []),
+            Ok(0)
+        );
+    }
 }

@@ -1,7 +1,9 @@
 """Writes the small ORC fixtures of tests/orc_files.rs with pyarrow (the C++ ORC writer):
 integer-family columns with nulls, as file versions 0.11 (RLE v1) and 0.12 (RLE v2), NONE and
 ZLIB, several stripes. All four hold the same table, whose values are in ints.json.gz: {"rows": N, "columns": {name:
-[values]}}, booleans as 0/1, dates as days since 1970-01-01, nulls as null. Run: python3 make_fixtures.py (pyarrow >= 15)."""
+[values]}}, booleans as 0/1, dates as days since 1970-01-01, nulls as null. Also the groups_*.orc files of
+tests/orc_row_groups.rs (several stripes and row groups; see below). Run: python3 make_fixtures.py (pyarrow >= 15;
+the groups files were written with pyarrow 26)."""
 import datetime
 import gzip
 import json
@@ -76,3 +78,101 @@ for version in ["0.11", "0.12"]:
         )
 with gzip.open("ints.json.gz", "wt") as f:
     json.dump(expected, f, separators=(",", ":"))
+
+
+# Row-group fixtures for tests/orc_row_groups.rs: 25,000 rows in several stripes (whose row
+# counts are not multiples of the stride) with a row index every 1,000 (0.11) or 1,100 (0.12)
+# rows, so that row groups start inside runs and bytes. Columns with nulls, without nulls, with
+# nulls only in the last stripe (earlier stripes have no PRESENT stream, and their row index no
+# PRESENT positions), with whole row groups of nulls, and long runs. The ZLIB files add `wide`,
+# 64-bit values that RLE cannot shrink but Deflate can (a period of 97), so its DATA streams
+# span several compression chunks (the C++ writer's smallest chunk is 64 KiB) and row groups
+# start in later chunks too. The tests compare the row-group decode with the whole-stripe
+# decode, so no values file is written; `id` is the row number (1-based).
+GROUP_ROWS = 25_000
+grng = random.Random(20261123)
+
+
+def group_columns():
+    n = GROUP_ROWS
+    runs = []
+    while len(runs) < n:
+        runs.extend([grng.randrange(-1000, 1000)] * grng.choice([1, 2, 5, 11, 300, 700, 2100]))
+    runs = runs[:n]
+    period = [grng.randrange(-(1 << 63), 1 << 63) for _ in range(97)]
+    return {
+        "flag": [None if grng.random() < 0.1 else grng.random() < 0.3 for _ in range(n)],
+        "dense_flag": [(i // 3) % 5 == 0 or grng.random() < 0.05 for i in range(n)],
+        "tiny": [
+            None if grng.random() < 0.05
+            else grng.randrange(-128, 128) if (i // 200) % 6 == 1
+            else 3
+            for i in range(n)
+        ],
+        "small": [
+            None if grng.random() < 0.05 else (32767 if i % 2000 == 500 else -32768)
+            if i % 1000 == 500 else i - 12500
+            for i in range(n)
+        ],
+        "id": list(range(1, n + 1)),
+        "late_nulls": [None if i >= 20_000 and grng.random() < 0.3 else i for i in range(n)],
+        "runs": runs,
+        "big": [
+            None if grng.random() < 0.1
+            else grng.randrange(-(1 << 63), 1 << 63) if i % 4096 == 0
+            else grng.randrange(-(1 << 40), 1 << 40) if i % 500 == 0
+            else grng.randrange(0, 100) if (i // 1000) % 5 == 2
+            else (i // 50) % 100
+            for i in range(n)
+        ],
+        "day": [None if grng.random() < 0.15 else 10000 + i // 40 for i in range(n)],
+        "sparse": [
+            None if 5000 <= i < 8500 or grng.random() < 0.95 else grng.randrange(0, 1 << 20)
+            for i in range(n)
+        ],
+        "all_null": [None] * n,
+        "wide": [None if grng.random() < 0.02 else period[i % 97] for i in range(n)],
+    }
+
+
+GROUP_TYPES = {
+    "flag": pa.bool_(),
+    "dense_flag": pa.bool_(),
+    "tiny": pa.int8(),
+    "small": pa.int16(),
+    "id": pa.int32(),
+    "late_nulls": pa.int32(),
+    "runs": pa.int64(),
+    "big": pa.int64(),
+    "day": pa.date32(),
+    "sparse": pa.int32(),
+    "all_null": pa.int32(),
+    "wide": pa.int64(),
+}
+
+group_arrays = {}
+for name, values in group_columns().items():
+    if name == "day":
+        epoch = datetime.date(1970, 1, 1)
+        values = [None if v is None else epoch + datetime.timedelta(days=v) for v in values]
+    group_arrays[name] = pa.array(values, GROUP_TYPES[name])
+group_table = pa.table(group_arrays)
+# The C++ writer checks the stripe size after every batch, and its estimate of an uncompressed
+# stripe is never under 64 KiB, of a ZLIB one small until a 64 KiB chunk fills: so each batch
+# is one stripe here, and batches of 6,500 and 9,500 rows make stripes that end mid row group.
+BATCH = {False: 6500, True: 9500}
+# 1,100 is not a multiple of 8, so row groups start mid-byte in PRESENT streams too.
+STRIDE = {"0.11": 1000, "0.12": 1100}
+for version in ["0.11", "0.12"]:
+    for compression in ["uncompressed", "zlib"]:
+        zlib = compression == "zlib"
+        orc.write_table(
+            group_table if zlib else group_table.drop_columns(["wide"]),
+            f"groups_v{version.replace('.', '')}_{compression}.orc",
+            file_version=version,
+            compression=compression,
+            compression_block_size=64 * 1024,
+            stripe_size=1024,
+            batch_size=BATCH[zlib],
+            row_index_stride=STRIDE[version],
+        )

@@ -1,0 +1,271 @@
+//! ORC integer RLE benchmark (`--codec orc-rle`): column shapes of a data warehouse, each
+//! encoded as RLE v1 and v2 in 128 KiB chunks of values, decoded on the GPU by the CODAG
+//! warp-per-chunk decoders and by the block-per-chunk leader-thread ablation, and on one CPU
+//! core. Every GPU result is checked against the input before it is timed.
+
+use super::inputs::Rng;
+use super::{gbps, BenchOptions, BenchRow, Ceilings};
+use crate::codec::orc_rle::chunked;
+use crate::codec::orc_rle::format::{RleVersion, DEFAULT_CHUNK_SIZE};
+use crate::codec::orc_rle::gpu::{DecodeBatch, OrcRleChunk, Parallelism, StreamCodec};
+use crate::error::{Error, Result};
+use crate::format::{ChunkSpan, ElemType};
+use crate::gpu::{median, GpuContext};
+use std::time::Instant;
+
+/// One generated column: name, element type, raw little-endian values.
+pub struct Column {
+    pub name: &'static str,
+    pub elem: ElemType,
+    pub data: Vec<u8>,
+}
+
+/// TPC-H's order keys: only the first 8 of every 32 keys are used, and each order has 1 to 7
+/// line items, so the column is sorted with short repeats.
+fn orderkeys(n: usize, rng: &mut Rng) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n * 8);
+    let mut order = 0u64;
+    while out.len() < n * 8 {
+        let key = (order / 8) * 32 + order % 8 + 1;
+        for _ in 0..1 + rng.below(7) {
+            out.extend_from_slice(&(key as i64).to_le_bytes());
+        }
+        order += 1;
+    }
+    out.truncate(n * 8);
+    out
+}
+
+/// SSB's `lo_orderdate`: a random date (yyyymmdd) from 1992-01-01 to 1998-08-02 per order,
+/// repeated for the order's 1 to 7 lines.
+fn orderdates(n: usize, rng: &mut Rng) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n * 4);
+    while out.len() < n * 4 {
+        let day = rng.below(2405) as u32;
+        let (y, d) = (1992 + day / 365, day % 365);
+        let date = (y * 10_000 + (d / 31 + 1).min(12) * 100 + d % 28 + 1) as i32;
+        for _ in 0..1 + rng.below(7) {
+            out.extend_from_slice(&date.to_le_bytes());
+        }
+    }
+    out.truncate(n * 4);
+    out
+}
+
+/// The benchmark's columns, each `bytes` long (rounded down to whole values).
+pub fn columns(bytes: usize) -> Vec<Column> {
+    let mut rng = Rng(0x7c4_5eed_1234_abcd);
+    let quantity: Vec<u8> = (0..bytes / 4)
+        .flat_map(|_| (1 + rng.below(50) as i32).to_le_bytes())
+        .collect();
+    let discount: Vec<u8> = (0..bytes / 2)
+        .flat_map(|_| (rng.below(11) as i16).to_le_bytes())
+        .collect();
+    let random: Vec<u8> = (0..bytes / 8)
+        .flat_map(|_| (rng.next() as i64).to_le_bytes())
+        .collect();
+    vec![
+        Column {
+            name: "l_orderkey",
+            elem: ElemType::I64,
+            data: orderkeys(bytes / 8, &mut rng),
+        },
+        Column {
+            name: "lo_orderdate",
+            elem: ElemType::I32,
+            data: orderdates(bytes / 4, &mut rng),
+        },
+        Column {
+            name: "l_quantity",
+            elem: ElemType::I32,
+            data: quantity,
+        },
+        Column {
+            name: "lo_discount",
+            elem: ElemType::I16,
+            data: discount,
+        },
+        Column {
+            name: "random",
+            elem: ElemType::I64,
+            data: random,
+        },
+    ]
+}
+
+/// The GPU work list of an encoded payload: one exact chunk per span.
+pub fn chunks_of(spans: &[ChunkSpan], elem: ElemType) -> Vec<OrcRleChunk> {
+    let size = elem.size();
+    let mut out_offset = 0u64;
+    spans
+        .iter()
+        .map(|s| {
+            let count = u64::from(s.uncompressed_len) / size;
+            let c = OrcRleChunk {
+                in_offset: s.offset as u64,
+                in_len: s.compressed_len,
+                skip: 0,
+                out_offset,
+                count: count as u32,
+                exact: 1,
+            };
+            out_offset += count;
+            c
+        })
+        .collect()
+}
+
+fn version_name(v: RleVersion) -> &'static str {
+    match v {
+        RleVersion::V1 => "orc-rle-v1",
+        RleVersion::V2 => "orc-rle-v2",
+    }
+}
+
+/// Writes the columns' raw bytes to `dir` (`NAME.ELEM.bin`), for nvCOMP's anchor to read.
+fn dump(dir: &std::path::Path, columns: &[Column]) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for c in columns {
+        std::fs::write(
+            dir.join(format!("{}.{}.bin", c.name, c.elem.name())),
+            &c.data,
+        )?;
+    }
+    Ok(())
+}
+
+pub(super) fn bench_gpu(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    ceilings: &Ceilings,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    let columns = columns(opts.size.unwrap_or(256 << 20));
+    if let Some(dir) = &opts.dump_dir {
+        dump(dir, &columns)?;
+    }
+    let stream = gpu.stream().clone();
+    for col in &columns {
+        let size = col.elem.size() as usize;
+        let input = format!("{} {} {} MiB", col.name, col.elem, col.data.len() >> 20);
+        for version in [RleVersion::V1, RleVersion::V2] {
+            let (payload, spans) =
+                chunked::compress(&col.data, col.elem, version, DEFAULT_CHUNK_SIZE as usize)?;
+            let ratio = col.data.len() as f64 / payload.len().max(1) as f64;
+            let chunks = chunks_of(&spans, col.elem);
+            let mut batch = DecodeBatch::new(gpu, &payload, &chunks, col.data.len(), size)?;
+            let moved = (payload.len() + col.data.len()) as f64;
+            let mut warp_ms = 0.0;
+            for par in [Parallelism::WarpPerChunk, Parallelism::LeaderPerBlock] {
+                let codec = StreamCodec::Int(version);
+                batch.poison_output(gpu, 0xa5)?;
+                batch.launch(gpu, &stream, codec, col.elem, par)?;
+                crate::codec::orc_rle::gpu::first_failure(&batch.statuses(gpu)?)?;
+                if batch.output(gpu)? != col.data {
+                    return Err(Error::Corrupt {
+                        chunk: 0,
+                        reason: format!("GPU {par:?} decode of {input} differs from the input"),
+                    });
+                }
+                let runs = match par {
+                    Parallelism::WarpPerChunk => opts.runs(),
+                    Parallelism::LeaderPerBlock => 3,
+                };
+                let times =
+                    gpu.time_ms(1, runs, || batch.launch(gpu, &stream, codec, col.elem, par))?;
+                let ms = median(&times);
+                let (what, note) = match par {
+                    Parallelism::WarpPerChunk => {
+                        warp_ms = ms;
+                        (
+                            "decode (warp per chunk)",
+                            format!("{} chunks", chunks.len()),
+                        )
+                    }
+                    Parallelism::LeaderPerBlock => (
+                        "decode (leader thread, block per chunk)",
+                        format!("ablation; warp per chunk is {:.1}x faster", ms / warp_ms),
+                    ),
+                };
+                rows.push(BenchRow {
+                    what: format!("{} {what}", version_name(version)),
+                    input: input.clone(),
+                    device: gpu.name().into(),
+                    bytes: col.data.len() as u64,
+                    ratio: Some(ratio),
+                    ms,
+                    gbps: gbps(col.data.len() as f64, ms),
+                    roofline: Some(gbps(moved, ms) / ceilings.d2d_gbps),
+                    note,
+                });
+            }
+            rows.push(cpu_row(col, version, &payload, &spans, ratio)?);
+        }
+    }
+    Ok(())
+}
+
+/// One CPU core decoding the first chunks (up to 32 MiB of values) of a payload.
+fn cpu_row(
+    col: &Column,
+    version: RleVersion,
+    payload: &[u8],
+    spans: &[ChunkSpan],
+    ratio: f64,
+) -> Result<BenchRow> {
+    let take = spans
+        .iter()
+        .scan(0usize, |acc, s| {
+            *acc += s.uncompressed_len as usize;
+            (*acc <= 32 << 20).then_some(*s)
+        })
+        .collect::<Vec<_>>();
+    let total: usize = take.iter().map(|s| s.uncompressed_len as usize).sum();
+    let mut out = vec![0u8; total];
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut at = 0;
+        for s in &take {
+            let len = s.uncompressed_len as usize;
+            let input = &payload[s.offset..s.offset + s.compressed_len as usize];
+            chunked::decode_chunk(input, col.elem, version, &mut out[at..at + len])
+                .map_err(|st| Error::chunk(0, st))?;
+            at += len;
+        }
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    if out[..] != col.data[..total] {
+        return Err(Error::Corrupt {
+            chunk: 0,
+            reason: format!("CPU decode of {} differs from the input", col.name),
+        });
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    let ms = median(&times);
+    Ok(BenchRow {
+        what: format!("{} decode", version_name(version)),
+        input: format!("{} {} {} MiB", col.name, col.elem, total >> 20),
+        device: "CPU, 1 thread".into(),
+        bytes: total as u64,
+        ratio: Some(ratio),
+        ms,
+        gbps: gbps(total as f64, ms),
+        roofline: None,
+        note: "per core".into(),
+    })
+}
+
+/// The CPU-only variant: the one-core decode rows for every column and version.
+pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
+    let columns = columns(opts.size.unwrap_or(32 << 20));
+    for col in &columns {
+        for version in [RleVersion::V1, RleVersion::V2] {
+            let (payload, spans) =
+                chunked::compress(&col.data, col.elem, version, DEFAULT_CHUNK_SIZE as usize)?;
+            let ratio = col.data.len() as f64 / payload.len().max(1) as f64;
+            rows.push(cpu_row(col, version, &payload, &spans, ratio)?);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,388 @@
+// CODAG: the warp-level decompression framework (after "CODAG: Characterizing and Optimizing
+// Decompression Algorithms for GPUs"). One warp decodes one compressed chunk; all 32 lanes run
+// the same serial decoder on the same values (no leader thread, no broadcasts), and cooperate
+// only where it pays: coalesced refills of the input and coalesced writes of the output.
+//
+//   CodagIn<Window>  the input stream of one chunk: bit and byte reads, varints, big-endian
+//                    fields, every read checked against the chunk's length. Bytes are staged in
+//                    a 256-byte window (two 128-byte blocks), refilled by the whole warp with one
+//                    coalesced 128-byte load. `CodagSmemWindow` keeps it in shared memory (64
+//                    words per warp), `CodagRegWindow` in registers (two words per lane, read
+//                    with shuffles) for kernels short of shared memory. Bulk fields (long
+//                    bit-packed arrays) are read by each lane straight from global memory with
+//                    `lane_bits_be` / `lane_bits_le`, one coalesced word load per lane.
+//   CodagOut<T>      the output stream of one chunk: `write_literal` (one value per lane),
+//                    `write_run(first, count, delta)` (32 consecutive values per step) and, for
+//                    byte outputs, `copy_back(distance, length)` (4 bytes per lane per step,
+//                    funnel shifts, overlapping copies). It drops the first `skip` values and
+//                    writes at most `count` (a row group that starts inside a run), and checks
+//                    every write against the output's capacity.
+//   codag_next_chunk the persistent grid: each warp takes chunks from a counter until none are
+//                    left.
+//
+// Errors are sticky: the first failed check records a status (TRUNCATED, CORRUPT, OVERFLOW) and
+// later reads return zeros without touching memory, so a decoder checks `ok()` once per group
+// and every input, however damaged, ends its loop. Every method must be called by all 32 lanes
+// together with the same arguments (uniform control flow), except the `lane_*` reads.
+//
+// Memory contract (the host side guarantees it): the input allocation starts 128-byte aligned
+// and its length is a multiple of 128, so any aligned 4-, 8- or 128-byte block holding a byte of
+// a chunk lies inside the allocation; the output of `copy_back` starts 4-byte aligned and is
+// padded to a multiple of 4 bytes.
+#pragma once
+#include "common.cuh"
+
+#define CODAG_BLOCK 128u   // bytes per coalesced refill: 32 lanes x 4 bytes
+#define CODAG_WINDOW 256u  // bytes staged: two blocks
+
+__device__ __forceinline__ u32 codag_lanemask_lt() { return (1u << wz_lane()) - 1u; }
+
+__device__ __forceinline__ u64 codag_bswap64(u64 x) {
+    const u32 lo = (u32)x, hi = (u32)(x >> 32);
+    return ((u64)__byte_perm(lo, 0, 0x0123) << 32) | (u64)__byte_perm(hi, 0, 0x0123);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Windows: where the staged input bytes live. Block k of the input (bytes [128k, 128k + 128) of
+// the allocation) goes to slot k & 1, so absolute byte a sits at window byte a & 255.
+
+// Shared-memory window: 64 words per warp, given by the kernel.
+struct CodagSmemWindow {
+    u32* words;
+    __device__ __forceinline__ explicit CodagSmemWindow(u32* w) : words(w) {}
+    // Lane l's word of the block going to `slot` (all lanes, then a warp barrier).
+    __device__ __forceinline__ void put(u32 slot, u32 word) {
+        __syncwarp();
+        words[slot * 32u + wz_lane()] = word;
+        __syncwarp();
+    }
+    // Window word `i` (0..63), the same for every lane (a broadcast read).
+    __device__ __forceinline__ u32 word(u32 i) const { return words[i & 63u]; }
+};
+
+// Register window: lane l holds word l of each slot; reads are shuffles. Needs no shared memory
+// but costs two registers per lane and a shuffle per word read.
+struct CodagRegWindow {
+    u32 slot0 = 0, slot1 = 0;
+    __device__ __forceinline__ void put(u32 slot, u32 word) {
+        if (slot == 0) {
+            slot0 = word;
+        } else {
+            slot1 = word;
+        }
+    }
+    __device__ __forceinline__ u32 word(u32 i) const {
+        const u32 a = __shfl_sync(WZ_FULL_MASK, slot0, i & 31u);
+        const u32 b = __shfl_sync(WZ_FULL_MASK, slot1, i & 31u);
+        return (i & 32u) ? b : a;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The input stream of one chunk.
+
+template <typename Window>
+struct CodagIn {
+    const u8* buf;  // the whole input allocation
+    u64 start;      // the chunk's first byte, as an offset into `buf`
+    u64 end;        // one past its last byte
+    u64 bit;        // the read position, in bits from the start of `buf`
+    u64 blocks;     // window holds blocks `blocks` and `blocks + 1` (a block index, 128 bytes)
+    u32 status;     // sticky: WZ_STATUS_OK until a read fails
+    Window win;
+
+    __device__ __forceinline__ CodagIn(const u8* in, u64 offset, u64 len, Window w)
+        : buf(in), start(offset), end(offset + len), bit(offset * 8ull), status(WZ_STATUS_OK),
+          win(w) {
+        load_window(offset / CODAG_BLOCK);
+    }
+
+    __device__ __forceinline__ bool ok() const { return status == WZ_STATUS_OK; }
+    __device__ __forceinline__ void fail(u32 s) {
+        if (status == WZ_STATUS_OK) status = s;
+    }
+    // Bytes consumed so far (the position rounded down to a byte), relative to the chunk.
+    __device__ __forceinline__ u64 byte_pos() const { return (bit >> 3) - start; }
+    // Bytes from the (byte-rounded-down) position to the chunk's end.
+    __device__ __forceinline__ u64 remaining() const { return end - (bit >> 3); }
+    __device__ __forceinline__ bool at_end() const { return (bit >> 3) >= end; }
+    // Absolute offset of the next whole byte.
+    __device__ __forceinline__ u64 abs_byte() const { return bit >> 3; }
+
+    // Loads block `k` into its slot with one coalesced 128-byte load; a block that holds no
+    // byte of the chunk is never loaded (zeros instead).
+    __device__ __forceinline__ void load_block(u64 k) {
+        u32 w = 0;
+        if (k * CODAG_BLOCK < end && (k + 1) * CODAG_BLOCK > start) {
+            w = reinterpret_cast<const u32*>(buf + k * CODAG_BLOCK)[wz_lane()];
+        }
+        win.put((u32)(k & 1ull), w);
+    }
+    __device__ __forceinline__ void load_window(u64 first) {
+        load_block(first);
+        load_block(first + 1);
+        blocks = first;
+    }
+
+    // Makes the window hold bytes [abs, abs + n) for n <= 129 - (abs % 128): slides it by one
+    // block (one refill) when reading runs forward, reloads both blocks after a jump.
+    __device__ __forceinline__ void ensure_at(u64 abs, u32 n) {
+        const u64 first = abs / CODAG_BLOCK;
+        const u64 last = (abs + n - 1) / CODAG_BLOCK;
+        if (first >= blocks && last <= blocks + 1) return;
+        if (first == blocks + 1) {
+            load_block(blocks + 2);
+            blocks += 1;
+        } else {
+            load_window(first);
+        }
+    }
+    // Makes the window hold the next `n` (<= 128) bytes from the current byte.
+    __device__ __forceinline__ void ensure(u32 n) { ensure_at(bit >> 3, n); }
+
+    // Byte at absolute offset `abs`; the window must hold it.
+    __device__ __forceinline__ u32 window_byte(u64 abs) const {
+        return (win.word((u32)(abs >> 2)) >> ((abs & 3u) * 8u)) & 0xffu;
+    }
+    // The 8 bytes from the aligned word holding `abs`, little-endian: at least 33 bits from
+    // `abs` on. The window must hold them.
+    __device__ __forceinline__ u64 window_u64(u64 abs) const {
+        const u32 w = (u32)(abs >> 2);
+        return (u64)win.word(w) | ((u64)win.word(w + 1u) << 32);
+    }
+
+    // Checks that `nbits` more bits exist; records TRUNCATED otherwise.
+    __device__ __forceinline__ bool has_bits(u64 nbits) {
+        if (!ok()) return false;
+        if (bit + nbits > end * 8ull) {
+            fail(WZ_STATUS_TRUNCATED);
+            return false;
+        }
+        return true;
+    }
+
+    // ---- bit reads, least significant bit first (Deflate's order); n <= 32 ----
+    __device__ __forceinline__ u32 peek_bits(u32 n) {
+        if (n == 0) return 0;
+        if (!has_bits(n)) return 0;
+        const u64 b = bit >> 3;
+        ensure_at(b & ~3ull, 8);
+        const u64 word = window_u64(b) >> (((b & 3ull) * 8ull) + (bit & 7ull));
+        return (u32)(word & ((n == 32) ? 0xffffffffull : ((1ull << n) - 1ull)));
+    }
+    __device__ __forceinline__ void skip_bits(u32 n) {
+        if (has_bits(n)) bit += n;
+    }
+    __device__ __forceinline__ u32 fetch_bits(u32 n) {
+        const u32 v = peek_bits(n);
+        if (ok()) bit += n;
+        return v;
+    }
+    __device__ __forceinline__ void align_to_byte() { bit = (bit + 7ull) & ~7ull; }
+
+    // ---- byte reads ----
+    __device__ __forceinline__ u32 peek_byte() {
+        if (!has_bits(8)) return 0;
+        ensure(1);
+        return window_byte(bit >> 3);
+    }
+    __device__ __forceinline__ u32 fetch_byte() {
+        const u32 v = peek_byte();
+        if (ok()) bit += 8;
+        return v;
+    }
+    __device__ __forceinline__ void skip_bytes(u64 n) {
+        if (has_bits(n * 8ull)) bit += n * 8ull;
+    }
+    // An unsigned big-endian field of `n` (1..8) whole bytes.
+    __device__ __forceinline__ u64 fetch_be(u32 n) {
+        if (!has_bits((u64)n * 8ull)) return 0;
+        u64 v = 0;
+        ensure(n);
+        const u64 b = bit >> 3;
+        for (u32 i = 0; i < n; ++i) v = (v << 8) | window_byte(b + i);
+        bit += (u64)n * 8ull;
+        return v;
+    }
+    // A base-128 varint (7 bits per byte, least significant group first, at most 64 bits).
+    // More than ten bytes, or a tenth byte above 1, is CORRUPT; the chunk ending inside it
+    // TRUNCATED.
+    __device__ __forceinline__ u64 fetch_varint() {
+        if (!ok()) return 0;
+        const u64 b = bit >> 3;
+        const u64 avail = end > b ? end - b : 0;
+        const u32 n = avail < 10ull ? (u32)avail : 10u;
+        ensure(10);
+        u64 v = 0;
+        for (u32 i = 0; i < n; ++i) {
+            const u32 byte = window_byte(b + i);
+            v |= (u64)(byte & 0x7fu) << (7u * i);
+            if (byte < 0x80u) {
+                if (i == 9 && byte > 1u) {
+                    fail(WZ_STATUS_CORRUPT);
+                    return 0;
+                }
+                bit += (u64)(i + 1) * 8ull;
+                return v;
+            }
+        }
+        fail(n == 10 ? WZ_STATUS_CORRUPT : WZ_STATUS_TRUNCATED);
+        return 0;
+    }
+
+    // ---- per-lane bulk reads straight from global memory (no window, no uniformity) ----
+    // `width` (1..64) bits at bit offset `rel_bit` from the current byte, most significant bit
+    // first (ORC's bit packing). The caller has checked with `has_bits` that they exist.
+    __device__ __forceinline__ u64 lane_bits_be(u64 rel_bit, u32 width) const {
+        const u64 abs_bit = (bit & ~7ull) + rel_bit;
+        const u64 word = abs_bit >> 6;
+        const u64* w = reinterpret_cast<const u64*>(buf);
+        const u64 hi = codag_bswap64(w[word]);
+        const u64 lo = ((word + 1ull) * 8ull < end) ? codag_bswap64(w[word + 1ull]) : 0ull;
+        const u32 s = (u32)(abs_bit & 63ull);
+        const u64 top = s == 0 ? hi : (hi << s) | (lo >> (64u - s));
+        return top >> (64u - width);
+    }
+    // `width` (1..32) bits at bit offset `rel_bit` from the current bit, least significant bit
+    // first (Deflate's order). The caller has checked that they exist.
+    __device__ __forceinline__ u32 lane_bits_le(u64 rel_bit, u32 width) const {
+        const u64 abs_bit = bit + rel_bit;
+        const u64 word = abs_bit >> 6;
+        const u64* w = reinterpret_cast<const u64*>(buf);
+        const u64 lo = w[word];
+        const u64 hi = ((word + 1ull) * 8ull < end) ? w[word + 1ull] : 0ull;
+        const u32 s = (u32)(abs_bit & 63ull);
+        const u64 v = s == 0 ? lo : (lo >> s) | (hi << (64u - s));
+        return (u32)(v & (width == 32 ? 0xffffffffull : ((1ull << width) - 1ull)));
+    }
+    // Byte `rel` from the current byte, read by one lane from global memory. The caller has
+    // checked that it exists.
+    __device__ __forceinline__ u32 lane_byte(u64 rel) const { return buf[(bit >> 3) + rel]; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The output stream of one chunk: values of type T. Value number j of the decoded stream goes
+// to out[j - skip] when skip <= j < skip + count; values before `skip` are dropped (a row group
+// starting inside a run). With `exact`, a value beyond skip + count is OVERFLOW; without it the
+// decoder stops once `done()`.
+
+template <typename T>
+struct CodagOut {
+    T* out;      // where value `skip` goes
+    u64 skip;    // values to drop first
+    u64 limit;   // skip + count: one past the last value written
+    u64 pos;     // values produced so far (written or dropped)
+    bool exact;
+    u32 status;
+
+    __device__ __forceinline__ CodagOut(T* o, u64 skip_, u64 count, bool exact_)
+        : out(o), skip(skip_), limit(skip_ + count), pos(0), exact(exact_),
+          status(WZ_STATUS_OK) {}
+
+    __device__ __forceinline__ bool ok() const { return status == WZ_STATUS_OK; }
+    __device__ __forceinline__ void fail(u32 s) {
+        if (status == WZ_STATUS_OK) status = s;
+    }
+    // Every wanted value is produced.
+    __device__ __forceinline__ bool done() const { return pos >= limit; }
+    // Claims room for `n` more values: OVERFLOW in exact mode when they do not fit.
+    __device__ __forceinline__ bool reserve(u64 n) {
+        if (!ok()) return false;
+        if (exact && pos + n > limit) {
+            fail(WZ_STATUS_OVERFLOW);
+            return false;
+        }
+        return true;
+    }
+    // Writes value `v` as stream value number pos + i (by whichever lane calls it).
+    __device__ __forceinline__ void put(u64 i, T v) {
+        const u64 j = pos + i;
+        if (j >= skip && j < limit) out[j - skip] = v;
+    }
+    // The lanes below `n` (<= 32) each write their own `v`, in lane order.
+    __device__ __forceinline__ void write_literal(T v, u32 n) {
+        if (wz_lane() < n) put(wz_lane(), v);
+        pos += n;
+    }
+    // `n` values first, first + delta, first + 2 delta, ... (wrapping arithmetic in 64 bits;
+    // the caller has range-checked the run), 32 consecutive values per step.
+    __device__ __forceinline__ void write_run(u64 first, u64 n, u64 delta) {
+        // Values before `skip` are not visited at all.
+        u64 from = skip > pos ? skip - pos : 0;
+        const u64 to = limit > pos ? (limit - pos < n ? limit - pos : n) : 0;
+        for (u64 i = from + wz_lane(); i < to; i += 32) {
+            out[pos + i - skip] = (T)(first + i * delta);
+        }
+        pos += n;
+    }
+    // Marks `n` values produced by per-lane `put` calls.
+    __device__ __forceinline__ void advance(u64 n) { pos += n; }
+
+    // Copies `length` bytes from `distance` bytes back (T must be u8, and skip 0): the
+    // dictionary copy of LZ77 codecs. Destination byte j takes source byte
+    // d0 - distance + (j - d0) % distance, so an overlapping copy (length > distance) repeats
+    // the last `distance` bytes and every source byte was written before the copy began: the
+    // lanes never wait for each other. Lane l writes aligned destination word l of each
+    // 128-byte step; a word whose four source bytes are contiguous is built from two aligned
+    // loads with a funnel shift, the others (partial words at the ends, wrap points, distances
+    // below 4) byte by byte. A distance beyond the start of the output is CORRUPT.
+    __device__ __forceinline__ void copy_back(u64 distance, u64 length) {
+        static_assert(sizeof(T) == 1, "copy_back copies bytes");
+        if (!ok() || length == 0) return;
+        if (distance == 0 || distance > pos) {
+            fail(WZ_STATUS_CORRUPT);
+            return;
+        }
+        if (!reserve(length)) return;
+        if (pos + length > limit) length = limit - pos;  // not exact: stop at the capacity
+        u8* base = reinterpret_cast<u8*>(out);
+        // Earlier lanes' writes must be visible before they are read back.
+        __syncwarp();
+        const u64 d0 = pos, d1 = pos + length;
+        const bool wraps = length > distance;
+        for (u64 wd = (d0 & ~3ull) + 4ull * wz_lane(); wd < d1; wd += 128ull) {
+            u32* dst = reinterpret_cast<u32*>(base + wd);
+            bool whole = wd >= d0 && wd + 4ull <= d1;
+            u64 r = 0;
+            if (whole) {
+                r = wraps ? (wd - d0) % distance : wd - d0;
+                whole = r + 4ull <= distance;
+            }
+            if (whole) {
+                const u64 src = d0 - distance + r;
+                const u32* s = reinterpret_cast<const u32*>(base + (src & ~3ull));
+                const u32 sh = (u32)(src & 3ull) * 8u;
+                *dst = __funnelshift_r(s[0], sh ? s[1] : 0u, sh);
+            } else {
+                u32 word = 0;
+                for (u32 k = 0; k < 4; ++k) {
+                    const u64 j = wd + k;
+                    u32 byte;
+                    if (j >= d0 && j < d1) {
+                        const u64 rel = wraps ? (j - d0) % distance : j - d0;
+                        byte = base[d0 - distance + rel];
+                    } else {
+                        byte = (*dst >> (8u * k)) & 0xffu;  // outside the copy: unchanged
+                    }
+                    word |= byte << (8u * k);
+                }
+                *dst = word;
+            }
+        }
+        pos += length;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The persistent grid: lane 0 takes the next chunk index from the counter and broadcasts it.
+__device__ __forceinline__ u32 codag_next_chunk(u32* counter) {
+    u32 c = 0;
+    if (wz_lane() == 0) c = atomicAdd(counter, 1u);
+    return __shfl_sync(WZ_FULL_MASK, c, 0);
+}
+
+// The status of a chunk: the input's failure first, then the output's.
+template <typename In, typename T>
+__device__ __forceinline__ u32 codag_status(const In& in, const CodagOut<T>& out) {
+    return in.status != WZ_STATUS_OK ? in.status : out.status;
+}

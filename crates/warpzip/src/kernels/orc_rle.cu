@@ -1,0 +1,361 @@
+// Apache ORC's run-length encodings decoded on the GPU with the CODAG framework: one warp per
+// chunk (a `.wz` chunk or an ORC row group), all lanes decoding every group header together,
+// and cooperating on the group's values: runs are written 32 values per step, literal varints
+// are found 32 bytes at a time (a ballot of the bytes that end a varint), bit-packed values are
+// unpacked one per lane, DELTA groups are summed with a warp scan, and PATCHED_BASE patches are
+// applied one per lane. Results and verdicts match the CPU decoders of `codec::orc_rle`.
+#include "codag.cuh"
+#include "orc_int.cuh"
+
+#define ORC_WARPS 4u  // warps per block
+
+typedef CodagIn<CodagSmemWindow> OrcIn;
+
+// ---------------------------------------------------------------------------------------------
+// Integer RLE version 1.
+
+// `len` literal varints, 32 input bytes per step: every byte below 0x80 ends a varint; the lane
+// holding that byte gathers the varint's bytes (at most ten) from its neighbours by shuffles.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void v1_literals(OrcIn& in, CodagOut<T>& out, u32 len) {
+    u32 left = len;
+    while (left > 0 && in.ok()) {
+        const u64 avail = in.remaining();
+        in.ensure(32);
+        const u32 lane = wz_lane();
+        const bool have = lane < avail;
+        const u32 byte = have ? in.window_byte(in.abs_byte() + lane) : 0x80u;
+        u32 ends = __ballot_sync(WZ_FULL_MASK, byte < 0x80u);
+        if (ends == 0) {
+            // No varint ends in the next 32 bytes (or in what is left of the input).
+            in.fail(avail < 10 ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT);
+            break;
+        }
+        if ((u32)__popc(ends) > left) {
+            // Only the first `left` varints belong to this group.
+            const u32 upto = ends & (codag_lanemask_lt() | (1u << lane));
+            ends = __ballot_sync(WZ_FULL_MASK, ((ends >> lane) & 1u) && (u32)__popc(upto) <= left);
+        }
+        const u32 n = __popc(ends);
+        const u32 before = ends & codag_lanemask_lt();
+        const u32 first = before ? 32u - __clz(before) : 0u;  // this varint's first byte
+        const bool mine = (ends >> lane) & 1u;
+        // Assemble: up to ten bytes, shuffled from lanes first..lane.
+        u64 raw = 0;
+        bool bad = mine && lane - first >= 10u;
+        for (u32 k = 0; k < 10; ++k) {
+            const u32 src = first + k < 32u ? first + k : 31u;
+            const u32 b = __shfl_sync(WZ_FULL_MASK, byte, src);
+            if (mine && first + k <= lane) {
+                raw |= (u64)(b & 0x7fu) << (7u * k);
+                if (k == 9 && b > 1u) bad = true;
+            }
+        }
+        u64 value = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+        if (mine && !orc_fits<T, SIGNED>(value)) bad = true;
+        // A varint longer than ten bytes before the first end cannot be the next value either.
+        if (__ballot_sync(WZ_FULL_MASK, bad) != 0) {
+            in.fail(WZ_STATUS_CORRUPT);
+            break;
+        }
+        if (mine) out.put(__popc(before), (T)value);
+        out.advance(n);
+        left -= n;
+        in.skip_bytes(32u - __clz(ends));  // through the last varint taken
+    }
+}
+
+template <typename T, bool SIGNED>
+__device__ void decode_v1(OrcIn& in, CodagOut<T>& out) {
+    while (in.ok() && out.ok() && !in.at_end() && !(out.done() && !out.exact)) {
+        const u32 control = in.fetch_byte();
+        if (control < 0x80u) {
+            // A run of control + 3 values, each `delta` (an i8) more than the last.
+            const u32 len = control + 3u;
+            const i64 delta = (i64)(signed char)(u8)in.fetch_byte();
+            const u64 raw = in.fetch_varint();
+            if (!in.ok() || !out.reserve(len)) break;
+            const i128 base = orc_stream_value<SIGNED>(raw);
+            if (!orc_fits_wide<T, SIGNED>(base) ||
+                !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(len - 1))) {
+                out.fail(WZ_STATUS_CORRUPT);
+                break;
+            }
+            out.write_run((u64)base, len, (u64)delta);
+        } else {
+            // 256 - control literal varints.
+            const u32 len = 256u - control;
+            if (!out.reserve(len)) break;
+            v1_literals<T, SIGNED>(in, out, len);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integer RLE version 2.
+
+// The 9-bit length of DIRECT, PATCHED_BASE and DELTA headers, plus one.
+__device__ __forceinline__ u32 v2_len(u32 b0, u32 b1) { return (((b0 & 1u) << 8) | b1) + 1u; }
+
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void v2_short_repeat(OrcIn& in, CodagOut<T>& out, u32 h) {
+    const u32 width = ((h >> 3) & 7u) + 1u;
+    const u32 count = (h & 7u) + 3u;
+    const u64 raw = in.fetch_be(width);
+    if (!in.ok()) return;
+    const u64 v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+    if (!orc_fits<T, SIGNED>(v)) {
+        out.fail(WZ_STATUS_CORRUPT);
+        return;
+    }
+    if (!out.reserve(count)) return;
+    out.write_run(v, count, 0);
+}
+
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void v2_direct(OrcIn& in, CodagOut<T>& out, u32 h) {
+    const u32 b1 = in.fetch_byte();
+    const u32 width = orc_decode_width(h >> 1);
+    const u32 len = v2_len(h, b1);
+    const u64 bits = (u64)width * len;
+    if (!in.has_bits((bits + 7ull) & ~7ull) || !out.reserve(len)) return;
+    bool bad = false;
+    for (u32 i = wz_lane(); i < len; i += 32) {
+        const u64 raw = in.lane_bits_be((u64)i * width, width);
+        const u64 v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+        bad |= !orc_fits<T, SIGNED>(v);
+        out.put(i, (T)v);
+    }
+    if (__ballot_sync(WZ_FULL_MASK, bad)) {
+        out.fail(WZ_STATUS_CORRUPT);
+        return;
+    }
+    out.advance(len);
+    in.skip_bytes((bits + 7ull) >> 3);
+}
+
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void v2_patched_base(OrcIn& in, CodagOut<T>& out, u32 h) {
+    const u32 b1 = in.fetch_byte();
+    const u32 b2 = in.fetch_byte();
+    const u32 b3 = in.fetch_byte();
+    if (!in.ok()) return;
+    const u32 width = orc_decode_width(h >> 1);
+    const u32 len = v2_len(h, b1);
+    const u32 base_bytes = (b2 >> 5) + 1u;
+    const u32 patch_width = orc_decode_width(b2);
+    const u32 gap_width = (b3 >> 5) + 1u;
+    const u32 patches = b3 & 31u;
+    if (gap_width + patch_width > 64u) {
+        in.fail(WZ_STATUS_CORRUPT);
+        return;
+    }
+    // The base: sign and magnitude, the top bit of its bytes the sign.
+    const u64 base_raw = in.fetch_be(base_bytes);
+    const u64 sign = 1ull << (base_bytes * 8u - 1u);
+    const i128 base = (base_raw & sign) ? -(i128)(base_raw & ~sign) : (i128)base_raw;
+    const u64 value_bits = (((u64)width * len) + 7ull) & ~7ull;
+    const u32 entry_width = orc_closest_fixed_width(gap_width + patch_width);
+    const u64 entry_bits = (((u64)entry_width * patches) + 7ull) & ~7ull;
+    if (!in.has_bits(value_bits + entry_bits) || !out.reserve(len)) return;
+    // Unpatched values first, every one range-checked (as the CPU does).
+    bool bad = false;
+    for (u32 i = wz_lane(); i < len; i += 32) {
+        const i128 v = base + (i128)in.lane_bits_be((u64)i * width, width);
+        bad |= !orc_fits_wide<T, SIGNED>(v);
+        out.put(i, (T)(u64)v);
+    }
+    if (__ballot_sync(WZ_FULL_MASK, bad)) {
+        out.fail(WZ_STATUS_CORRUPT);
+        return;
+    }
+    // Patches, one per lane: an entry's index is the sum of the gaps up to it; an entry with gap
+    // 255 and patch 0 only moves the index on; two patches at one index are corrupt.
+    const u32 lane = wz_lane();
+    u64 entry = 0;
+    if (lane < patches) entry = in.lane_bits_be(value_bits + (u64)lane * entry_width, entry_width);
+    const u64 patch_mask = patch_width == 64u ? ~0ull : ((1ull << patch_width) - 1ull);
+    const u32 gap = (u32)(entry >> patch_width);
+    const u64 patch = entry & patch_mask;
+    const bool filler = gap == 255u && patch == 0;
+    const u32 index = wz_warp_inclusive_sum(lane < patches ? gap : 0u);
+    const bool prev_real = __shfl_up_sync(WZ_FULL_MASK, (u32)!filler, 1) != 0;
+    const bool real = lane < patches && !filler;
+    bad = real && (index >= len || (gap == 0 && lane > 0 && prev_real));
+    // Values written by other lanes above must land before the patches overwrite them.
+    __syncwarp();
+    if (real && !bad) {
+        const unsigned __int128 v = in.lane_bits_be((u64)index * width, width);
+        const unsigned __int128 patched = v | ((unsigned __int128)patch << width);
+        if (patched >> 127) {
+            bad = true;
+        } else {
+            const i128 value = base + (i128)patched;
+            bad = !orc_fits_wide<T, SIGNED>(value);
+            if (!bad) out.put(index, (T)(u64)value);
+        }
+    }
+    if (__ballot_sync(WZ_FULL_MASK, bad)) {
+        out.fail(WZ_STATUS_CORRUPT);
+        return;
+    }
+    out.advance(len);
+    in.skip_bytes((value_bits + entry_bits) >> 3);
+}
+
+// A warp-wide inclusive scan of u64 values that also reports whether any prefix overflowed.
+__device__ __forceinline__ u64 v2_scan_checked(u64 v, bool& overflow) {
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const u64 o = __shfl_up_sync(WZ_FULL_MASK, v, d);
+        const bool of = __shfl_up_sync(WZ_FULL_MASK, overflow, d);
+        if ((int)wz_lane() >= d) {
+            overflow |= of | (v + o < v);
+            v += o;
+        }
+    }
+    return v;
+}
+
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void v2_delta(OrcIn& in, CodagOut<T>& out, u32 h) {
+    const u32 b1 = in.fetch_byte();
+    const u32 code = (h >> 1) & 31u;
+    const u32 width = code == 0 ? 0u : orc_decode_width(code);
+    const u32 len = v2_len(h, b1);
+    const i128 base = orc_stream_value<SIGNED>(in.fetch_varint());
+    const i128 delta_base = (i128)orc_unzigzag(in.fetch_varint());
+    if (!in.ok()) return;
+    if (width == 0) {
+        // A fixed delta: the values are linear, so the first and last bound them all.
+        if (!out.reserve(len)) return;
+        if (!orc_fits_wide<T, SIGNED>(base) ||
+            !orc_fits_wide<T, SIGNED>(base + delta_base * (i128)(len - 1))) {
+            out.fail(WZ_STATUS_CORRUPT);
+            return;
+        }
+        out.write_run((u64)base, len, (u64)delta_base);
+        return;
+    }
+    const u32 steps = len > 2u ? len - 2u : 0u;
+    const u64 bits = (((u64)width * steps) + 7ull) & ~7ull;
+    if (!in.has_bits(bits) || !out.reserve(len)) return;
+    // Value k is base, then base + delta_base, then each next one step (an unsigned delta of
+    // `width` bits) further in delta_base's direction.
+    const bool down = delta_base < 0;
+    u64 carry = 0;
+    bool carry_over = false, bad = false;
+    for (u32 k0 = 0; k0 < len; k0 += 32) {
+        const u32 k = k0 + wz_lane();
+        const u64 step = (k >= 2u && k < len) ? in.lane_bits_be((u64)(k - 2u) * width, width) : 0;
+        bool over = false;
+        const u64 sum = v2_scan_checked(step, over);
+        const u64 total = carry + sum;
+        over |= carry_over | (total < carry);
+        if (k < len) {
+            const i128 first = k == 0 ? base : base + delta_base;
+            const i128 v = down ? first - (i128)total : first + (i128)total;
+            const bool fits = !over && orc_fits_wide<T, SIGNED>(v);
+            bad |= !fits;
+            if (fits) out.put(k, (T)(u64)v);
+        }
+        carry = __shfl_sync(WZ_FULL_MASK, total, 31);
+        carry_over = __shfl_sync(WZ_FULL_MASK, over, 31);
+    }
+    if (__ballot_sync(WZ_FULL_MASK, bad)) {
+        out.fail(WZ_STATUS_CORRUPT);
+        return;
+    }
+    out.advance(len);
+    in.skip_bytes(bits >> 3);
+}
+
+template <typename T, bool SIGNED>
+__device__ void decode_v2(OrcIn& in, CodagOut<T>& out) {
+    while (in.ok() && out.ok() && !in.at_end() && !(out.done() && !out.exact)) {
+        const u32 h = in.fetch_byte();
+        switch (h >> 6) {
+            case 0: v2_short_repeat<T, SIGNED>(in, out, h); break;
+            case 1: v2_direct<T, SIGNED>(in, out, h); break;
+            case 2: v2_patched_base<T, SIGNED>(in, out, h); break;
+            default: v2_delta<T, SIGNED>(in, out, h); break;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte RLE (tinyint columns, and the bytes of Boolean RLE).
+
+__device__ void decode_byte_rle(OrcIn& in, CodagOut<u8>& out) {
+    while (in.ok() && out.ok() && !in.at_end() && !(out.done() && !out.exact)) {
+        const u32 control = in.fetch_byte();
+        if (control < 0x80u) {
+            const u32 len = control + 3u;
+            const u32 value = in.fetch_byte();
+            if (!in.ok() || !out.reserve(len)) break;
+            out.write_run(value, len, 0);
+        } else {
+            const u32 len = 256u - control;
+            if (!in.has_bits((u64)len * 8ull) || !out.reserve(len)) break;
+            in.ensure(len);
+            for (u32 i = wz_lane(); i < len; i += 32) {
+                out.put(i, (u8)in.window_byte(in.abs_byte() + i));
+            }
+            out.advance(len);
+            in.skip_bytes(len);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels: a persistent grid of ORC_WARPS-warp blocks; each warp takes chunks until none are
+// left.
+
+// The chunk's final status: the stream ending before every wanted value is UNDERFLOW in exact
+// mode (a `.wz` chunk) and TRUNCATED for a row group (its stream goes on in a valid file).
+template <typename T>
+__device__ __forceinline__ u32 orc_finish(const OrcIn& in, const CodagOut<T>& out) {
+    const u32 s = codag_status(in, out);
+    if (s != WZ_STATUS_OK) return s;
+    if (!out.done()) return out.exact ? WZ_STATUS_UNDERFLOW : WZ_STATUS_TRUNCATED;
+    return WZ_STATUS_OK;
+}
+
+template <typename T, bool SIGNED, int VERSION>
+__device__ __forceinline__ void orc_int_warp(ORC_KERNEL_PARAMS) {
+    __shared__ u32 windows[ORC_WARPS][64];
+    CodagSmemWindow window(windows[threadIdx.x / 32u]);
+    for (u32 c = codag_next_chunk(next_chunk); c < n_chunks; c = codag_next_chunk(next_chunk)) {
+        const OrcRleChunk ch = chunks[c];
+        OrcIn s(in, ch.in_offset, ch.in_len, window);
+        CodagOut<T> o(reinterpret_cast<T*>(out) + ch.out_offset, ch.skip, ch.count, ch.exact != 0);
+        if (VERSION == 1) {
+            decode_v1<T, SIGNED>(s, o);
+        } else {
+            decode_v2<T, SIGNED>(s, o);
+        }
+        const u32 st = orc_finish(s, o);
+        if (wz_lane() == 0) status[c] = st;
+    }
+}
+
+template <typename T, bool SIGNED>
+__device__ void orc_v1_warp(ORC_KERNEL_PARAMS) { orc_int_warp<T, SIGNED, 1>(ORC_KERNEL_ARGS); }
+template <typename T, bool SIGNED>
+__device__ void orc_v2_warp(ORC_KERNEL_PARAMS) { orc_int_warp<T, SIGNED, 2>(ORC_KERNEL_ARGS); }
+
+ORC_INT_KERNELS(orc_rle_v1, orc_v1_warp)
+ORC_INT_KERNELS(orc_rle_v2, orc_v2_warp)
+
+extern "C" __global__ void orc_byte_rle(ORC_KERNEL_PARAMS) {
+    __shared__ u32 windows[ORC_WARPS][64];
+    CodagSmemWindow window(windows[threadIdx.x / 32u]);
+    for (u32 c = codag_next_chunk(next_chunk); c < n_chunks; c = codag_next_chunk(next_chunk)) {
+        const OrcRleChunk ch = chunks[c];
+        OrcIn s(in, ch.in_offset, ch.in_len, window);
+        CodagOut<u8> o(reinterpret_cast<u8*>(out) + ch.out_offset, ch.skip, ch.count, ch.exact != 0);
+        decode_byte_rle(s, o);
+        const u32 st = orc_finish(s, o);
+        if (wz_lane() == 0) status[c] = st;
+    }
+}

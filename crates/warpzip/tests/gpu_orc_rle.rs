@@ -1,0 +1,591 @@
+//! The GPU ORC run-length decoders (warp per chunk on the CODAG framework, and the
+//! block-per-chunk leader-thread ablation) against the CPU reference: identical values on
+//! random streams of every sub-encoding, width and element type, at awkward sizes; identical
+//! verdicts on corrupted and truncated streams; row-group decoding (skip and count) inside
+//! streams. The CODAG framework itself is checked through its test codec (`codag_test.cu`) with
+//! both input windows. GPU tests fail (never skip) where no GPU is usable.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::gpu;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use warpzip::api::{self, CompressOptions};
+use warpzip::codec::orc_rle::chunked;
+use warpzip::codec::orc_rle::format::RleVersion;
+use warpzip::codec::orc_rle::gpu::{
+    DecodeBatch, OrcRleChunk, Parallelism, StreamCodec, INPUT_ALIGN,
+};
+use warpzip::codec::orc_rle::{decode_byte_rle, encode_byte_rle};
+use warpzip::codec::CodecId;
+use warpzip::device::Device;
+use warpzip::error::ChunkStatus;
+use warpzip::format::ElemType;
+use warpzip::gpu::{kernels, GpuContext};
+
+const ELEMS: [ElemType; 8] = [
+    ElemType::I8,
+    ElemType::I16,
+    ElemType::I32,
+    ElemType::I64,
+    ElemType::U8,
+    ElemType::U16,
+    ElemType::U32,
+    ElemType::U64,
+];
+const VERSIONS: [RleVersion; 2] = [RleVersion::V1, RleVersion::V2];
+const PARS: [Parallelism; 2] = [Parallelism::WarpPerChunk, Parallelism::LeaderPerBlock];
+
+/// Values of `elem` (as raw little-endian bytes) in one of several shapes that steer the
+/// encoders into every sub-encoding: constant runs, linear runs, sorted keys with repeats,
+/// small values with rare outliers (PATCHED_BASE), random values of a random width, extremes.
+fn values(rng: &mut StdRng, elem: ElemType, n: usize, shape: u32) -> Vec<u8> {
+    let bits = elem.size() as u32 * 8;
+    let signed = matches!(
+        elem,
+        ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64
+    );
+    let (min, max): (i128, i128) = if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    let clamp = |v: i128| v.clamp(min, max);
+    let mut out = Vec::with_capacity(n * elem.size() as usize);
+    let mut cur: i128 = rng.gen_range(min..=max) / 2;
+    let width = rng.gen_range(1..=bits);
+    let mut i = 0;
+    while i < n {
+        let v = match shape % 7 {
+            0 => {
+                if rng.gen_ratio(1, 50) {
+                    cur = rng.gen_range(min..=max);
+                }
+                cur
+            }
+            1 => {
+                cur = clamp(cur + rng.gen_range(-3..=3));
+                cur
+            }
+            2 => {
+                if rng.gen_ratio(1, 4) {
+                    cur = clamp(cur + rng.gen_range(1..40));
+                }
+                cur
+            }
+            3 => {
+                if rng.gen_ratio(1, 40) {
+                    clamp(rng.gen_range(min..=max))
+                } else {
+                    clamp(rng.gen_range(0..100) + if signed { -50 } else { 0 })
+                }
+            }
+            4 => {
+                let r: u128 = rng.gen::<u128>() & ((1u128 << width) - 1);
+                clamp(if signed {
+                    r as i128 - (1i128 << (width - 1))
+                } else {
+                    r as i128
+                })
+            }
+            5 => [min, max, 0, min + 1, max - 1][rng.gen_range(0..5)],
+            _ => {
+                // Mixed stretches of the above.
+                let s = rng.gen_range(0..6);
+                let len = rng.gen_range(1..600).min(n - i);
+                let part = values(rng, elem, len, s);
+                out.extend_from_slice(&part);
+                i += len;
+                continue;
+            }
+        };
+        out.extend_from_slice(&(v as i64).to_le_bytes()[..elem.size() as usize]);
+        i += 1;
+    }
+    out
+}
+
+/// Encodes `data` in chunks on the CPU and returns the encoded chunks.
+fn encode_chunks(data: &[u8], elem: ElemType, v: RleVersion, chunk: usize) -> Vec<Vec<u8>> {
+    data.chunks(chunk)
+        .map(|c| chunked::encode_chunk(c, elem, v).unwrap())
+        .collect()
+}
+
+/// Lays encoded chunks out back to back (at random small gaps, so chunks start unaligned) and
+/// returns the buffer and the GPU chunks decoding them exactly.
+fn layout(rng: &mut StdRng, encoded: &[Vec<u8>], counts: &[usize]) -> (Vec<u8>, Vec<OrcRleChunk>) {
+    let mut buf = Vec::new();
+    let mut chunks = Vec::new();
+    let mut out_offset = 0u64;
+    for (e, &count) in encoded.iter().zip(counts) {
+        for _ in 0..rng.gen_range(0..5) {
+            buf.push(rng.gen());
+        }
+        chunks.push(OrcRleChunk {
+            in_offset: buf.len() as u64,
+            in_len: e.len() as u32,
+            skip: 0,
+            out_offset,
+            count: count as u32,
+            exact: 1,
+        });
+        buf.extend_from_slice(e);
+        out_offset += count as u64;
+    }
+    (buf, chunks)
+}
+
+/// Runs a batch and returns (statuses, output bytes), the output poisoned first.
+fn run_batch(
+    g: &GpuContext,
+    input: &[u8],
+    chunks: &[OrcRleChunk],
+    out_len: usize,
+    elem: ElemType,
+    codec: StreamCodec,
+    par: Parallelism,
+) -> (Vec<u32>, Vec<u8>) {
+    let mut batch = DecodeBatch::new(g, input, chunks, out_len, elem.size() as usize).unwrap();
+    batch.poison_output(g, 0xa5).unwrap();
+    batch.launch(g, g.stream(), codec, elem, par).unwrap();
+    (batch.statuses(g).unwrap(), batch.output(g).unwrap())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_decoders_match_the_cpu_on_random_streams() {
+    let g = gpu();
+    let mut rng = StdRng::seed_from_u64(0x0c0da6);
+    for &elem in &ELEMS {
+        let size = elem.size() as usize;
+        for &v in &VERSIONS {
+            for shape in 0..7 {
+                for &n in &[
+                    0usize, 1, 2, 3, 31, 32, 33, 511, 512, 513, 4095, 4097, 40_000,
+                ] {
+                    let data = values(&mut rng, elem, n, shape);
+                    let chunk = size * [32usize, 1000, 4096][rng.gen_range(0..3)];
+                    let encoded = encode_chunks(&data, elem, v, chunk);
+                    let counts: Vec<usize> = data.chunks(chunk).map(|c| c.len() / size).collect();
+                    let (buf, chunks) = layout(&mut rng, &encoded, &counts);
+                    for &par in &PARS {
+                        let (status, out) = run_batch(
+                            &g,
+                            &buf,
+                            &chunks,
+                            data.len(),
+                            elem,
+                            StreamCodec::Int(v),
+                            par,
+                        );
+                        assert!(
+                            status.iter().all(|&s| s == 0),
+                            "{elem} {v:?} shape {shape} n {n} {par:?}: statuses {status:?}"
+                        );
+                        assert!(
+                            out == data,
+                            "{elem} {v:?} shape {shape} n {n} {par:?}: values differ"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn containers_decode_on_the_gpu_through_the_api() {
+    let g = gpu();
+    let device = Device::Gpu(g);
+    let mut rng = StdRng::seed_from_u64(7);
+    for &elem in &ELEMS {
+        for codec in [CodecId::OrcRleV1, CodecId::OrcRleV2] {
+            let n = 300_000 + rng.gen_range(0..1000);
+            let data = values(&mut rng, elem, n, 6);
+            let mut opts = CompressOptions::for_codec(codec);
+            opts.elem_type = Some(elem);
+            let wz = api::compress(&data, &opts, &Device::Cpu).unwrap();
+            let back = api::decompress(&wz, &device).unwrap();
+            assert!(back == data, "{elem} {codec:?}: GPU round trip differs");
+        }
+    }
+}
+
+/// Applies one random damage to a stream: a flipped bit, a random byte, a cut, or bytes added.
+fn damage(rng: &mut StdRng, s: &mut Vec<u8>) {
+    if s.is_empty() {
+        s.push(rng.gen());
+        return;
+    }
+    match rng.gen_range(0..4) {
+        0 => {
+            let i = rng.gen_range(0..s.len());
+            s[i] ^= 1 << rng.gen_range(0..8);
+        }
+        1 => {
+            let i = rng.gen_range(0..s.len());
+            s[i] = rng.gen();
+        }
+        2 => {
+            let keep = rng.gen_range(0..s.len());
+            s.truncate(keep);
+        }
+        _ => {
+            for _ in 0..rng.gen_range(1..20) {
+                s.push(rng.gen());
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn corrupt_streams_get_the_cpu_verdict() {
+    let g = gpu();
+    let mut rng = StdRng::seed_from_u64(0xbad);
+    let (mut same_status, mut total) = (0usize, 0usize);
+    for &elem in &ELEMS {
+        let size = elem.size() as usize;
+        for &v in &VERSIONS {
+            // 64 chunks of 1000 values, each damaged once.
+            let data = values(&mut rng, elem, 64_000, 6);
+            let chunk = 1000 * size;
+            let mut encoded = encode_chunks(&data, elem, v, chunk);
+            for e in encoded.iter_mut() {
+                damage(&mut rng, e);
+            }
+            let counts = vec![1000usize; 64];
+            let (buf, chunks) = layout(&mut rng, &encoded, &counts);
+            let cpu: Vec<Result<Vec<u8>, ChunkStatus>> = encoded
+                .iter()
+                .map(|e| {
+                    let mut dst = vec![0u8; chunk];
+                    chunked::decode_chunk(e, elem, v, &mut dst).map(|_| dst)
+                })
+                .collect();
+            for &par in &PARS {
+                let (status, out) = run_batch(
+                    &g,
+                    &buf,
+                    &chunks,
+                    data.len(),
+                    elem,
+                    StreamCodec::Int(v),
+                    par,
+                );
+                for (i, c) in cpu.iter().enumerate() {
+                    total += 1;
+                    match c {
+                        Ok(values) => {
+                            assert_eq!(status[i], 0, "{elem} {v:?} {par:?} chunk {i}: CPU ok");
+                            assert!(
+                                out[i * chunk..(i + 1) * chunk] == values[..],
+                                "{elem} {v:?} {par:?} chunk {i}: values differ"
+                            );
+                            same_status += 1;
+                        }
+                        Err(s) => {
+                            assert_ne!(
+                                status[i], 0,
+                                "{elem} {v:?} {par:?} chunk {i}: CPU says {s:?}, GPU ok"
+                            );
+                            if ChunkStatus::from_code(status[i]) == *s {
+                                same_status += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{same_status} of {total} damaged chunks got the CPU's exact status");
+    assert!(same_status * 10 >= total * 9, "statuses differ too often");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn row_groups_skip_into_runs_and_stop_early() {
+    let g = gpu();
+    let mut rng = StdRng::seed_from_u64(99);
+    for &elem in &[ElemType::I64, ElemType::I32, ElemType::U16] {
+        let size = elem.size() as usize;
+        for &v in &VERSIONS {
+            let n = 20_000;
+            let data = values(&mut rng, elem, n, 6);
+            let stream = chunked::encode_chunk(&data, elem, v).unwrap();
+            // Many windows (skip, count) over the one stream, every one starting at byte 0.
+            let mut chunks = Vec::new();
+            let mut expect = Vec::new();
+            let mut out_offset = 0u64;
+            for _ in 0..200 {
+                let skip = rng.gen_range(0..n);
+                let count = rng.gen_range(0..=(n - skip).min(3000));
+                chunks.push(OrcRleChunk {
+                    in_offset: 0,
+                    in_len: stream.len() as u32,
+                    skip: skip as u32,
+                    out_offset,
+                    count: count as u32,
+                    exact: 0,
+                });
+                expect.extend_from_slice(&data[skip * size..(skip + count) * size]);
+                out_offset += count as u64;
+            }
+            // One window that runs past the end of the stream: TRUNCATED.
+            chunks.push(OrcRleChunk {
+                in_offset: 0,
+                in_len: stream.len() as u32,
+                skip: (n - 5) as u32,
+                out_offset,
+                count: 10,
+                exact: 0,
+            });
+            let out_len = expect.len() + 10 * size;
+            for &par in &PARS {
+                let (status, out) = run_batch(
+                    &g,
+                    &stream,
+                    &chunks,
+                    out_len,
+                    elem,
+                    StreamCodec::Int(v),
+                    par,
+                );
+                let last = status.len() - 1;
+                assert!(
+                    status[..last].iter().all(|&s| s == 0),
+                    "{elem} {v:?} {par:?}"
+                );
+                assert_ne!(
+                    status[last], 0,
+                    "{elem} {v:?} {par:?}: reading past the end"
+                );
+                assert!(out[..expect.len()] == expect[..], "{elem} {v:?} {par:?}");
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn byte_rle_matches_the_cpu() {
+    let g = gpu();
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut buf = Vec::new();
+    let mut chunks = Vec::new();
+    let mut expect = Vec::new();
+    let mut cpu_status = Vec::new();
+    for i in 0..300 {
+        let n = [0usize, 1, 2, 3, 127, 128, 129, 130, 131, 5000][i % 10] + rng.gen_range(0..3);
+        let mut data = Vec::with_capacity(n);
+        while data.len() < n {
+            let b: u8 = rng.gen();
+            let len = if rng.gen_bool(0.5) {
+                rng.gen_range(1..300)
+            } else {
+                1
+            };
+            data.extend(std::iter::repeat_n(b, len));
+        }
+        data.truncate(n);
+        let mut enc = Vec::new();
+        encode_byte_rle(&data, &mut enc);
+        if i % 3 == 2 {
+            damage(&mut rng, &mut enc);
+        }
+        let mut dst = vec![0u8; n];
+        let verdict = decode_byte_rle(&enc, &mut dst);
+        cpu_status.push(verdict.is_ok());
+        chunks.push(OrcRleChunk {
+            in_offset: buf.len() as u64,
+            in_len: enc.len() as u32,
+            skip: 0,
+            out_offset: expect.len() as u64,
+            count: n as u32,
+            exact: 1,
+        });
+        buf.extend_from_slice(&enc);
+        expect.extend_from_slice(&dst);
+    }
+    let (status, out) = run_batch(
+        &g,
+        &buf,
+        &chunks,
+        expect.len(),
+        ElemType::U8,
+        StreamCodec::Byte,
+        Parallelism::WarpPerChunk,
+    );
+    for (i, c) in chunks.iter().enumerate() {
+        assert_eq!(status[i] == 0, cpu_status[i], "chunk {i}: verdicts differ");
+        if cpu_status[i] {
+            let r = c.out_offset as usize..(c.out_offset + u64::from(c.count)) as usize;
+            assert!(out[r.clone()] == expect[r], "chunk {i}: bytes differ");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CODAG framework through its test codec (see kernels/codag_test.cu for the format).
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A random op script and the bytes the CPU interpreter says it produces.
+fn ops_script(rng: &mut StdRng, target: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut s = Vec::new();
+    let mut out: Vec<u8> = Vec::new();
+    while out.len() < target {
+        match rng.gen_range(0..6) {
+            0 => {
+                let n = rng.gen_range(1..=32);
+                s.push(0);
+                s.push(n as u8);
+                for _ in 0..n {
+                    let b = rng.gen();
+                    s.push(b);
+                    out.push(b);
+                }
+            }
+            1 => {
+                let n = rng.gen_range(0..400u64);
+                let (first, delta): (u8, u8) = (rng.gen(), rng.gen_range(0..3));
+                s.push(1);
+                put_varint(&mut s, n);
+                s.push(first);
+                s.push(delta);
+                for i in 0..n {
+                    out.push(first.wrapping_add((i as u8).wrapping_mul(delta)));
+                }
+            }
+            2 if !out.is_empty() => {
+                let d = if rng.gen_bool(0.5) {
+                    rng.gen_range(1..=out.len().min(8))
+                } else {
+                    rng.gen_range(1..=out.len())
+                };
+                let n = rng.gen_range(0..600usize);
+                s.push(2);
+                put_varint(&mut s, d as u64);
+                put_varint(&mut s, n as u64);
+                let from = out.len() - d;
+                for i in 0..n {
+                    let b = out[from + i % d];
+                    out.push(b);
+                }
+            }
+            3 | 4 => {
+                // Drop `a` bits, read `n` bits least significant first, align to a byte.
+                let op = if rng.gen_bool(0.5) { 3u8 } else { 4u8 };
+                let a = rng.gen_range(0..8u32);
+                let n = rng.gen_range(1..=32u32);
+                let bytes: [u8; 8] = rng.gen();
+                let used = (a + n).div_ceil(8) as usize;
+                let mut word = [0u8; 8];
+                word[..used].copy_from_slice(&bytes[..used]);
+                let v = (u64::from_le_bytes(word) >> a) as u32
+                    & if n == 32 { u32::MAX } else { (1 << n) - 1 };
+                s.extend_from_slice(&[op, a as u8, n as u8]);
+                s.extend_from_slice(&bytes[..used]);
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            _ => {
+                let k = rng.gen_range(1..=8usize);
+                let bytes: [u8; 8] = rng.gen();
+                s.push(5);
+                s.push(k as u8);
+                s.extend_from_slice(&bytes[..k]);
+                let v = bytes[..k]
+                    .iter()
+                    .fold(0u64, |a, &b| (a << 8) | u64::from(b));
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    (s, out)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn codag_framework_matches_its_cpu_interpreter() {
+    let g = gpu();
+    let mut rng = StdRng::seed_from_u64(0xc0da9);
+    let mut buf = Vec::new();
+    let mut chunks = Vec::new();
+    let mut expect = Vec::new();
+    for i in 0..400 {
+        let target = [0usize, 1, 31, 33, 128, 129, 1000, 20_000][i % 8];
+        let (script, out) = ops_script(&mut rng, target);
+        // Outputs start 4-byte aligned for copy_back.
+        while expect.len() % 4 != 0 {
+            expect.push(0);
+        }
+        for _ in 0..rng.gen_range(0..7) {
+            buf.push(rng.gen());
+        }
+        chunks.push(OrcRleChunk {
+            in_offset: buf.len() as u64,
+            in_len: script.len() as u32,
+            skip: 0,
+            out_offset: expect.len() as u64,
+            count: out.len() as u32,
+            exact: 1,
+        });
+        buf.extend_from_slice(&script);
+        expect.extend_from_slice(&out);
+    }
+    let total = expect.len() + 4;
+    for name in ["codag_ops_smem", "codag_ops_reg"] {
+        let mut batch = DecodeBatch::new(&g, &buf, &chunks, total, 1).unwrap();
+        batch.poison_output(&g, 0x5a).unwrap();
+        batch
+            .launch_kernel(
+                &g,
+                g.stream(),
+                &kernels::CODAG_TEST,
+                name,
+                Parallelism::WarpPerChunk,
+            )
+            .unwrap();
+        let status = batch.statuses(&g).unwrap();
+        let out = batch.output(&g).unwrap();
+        for (i, c) in chunks.iter().enumerate() {
+            assert_eq!(status[i], 0, "{name} chunk {i}");
+            let r = c.out_offset as usize..(c.out_offset + u64::from(c.count)) as usize;
+            assert!(
+                out[r.clone()] == expect[r],
+                "{name} chunk {i}: bytes differ"
+            );
+        }
+    }
+    // Every chunk cut short is TRUNCATED or UNDERFLOW, never ok, and never a fault.
+    let mut cut = chunks.clone();
+    for c in cut.iter_mut().filter(|c| c.in_len > 1) {
+        c.in_len -= 1 + rng.gen_range(0..c.in_len / 2);
+    }
+    let mut batch = DecodeBatch::new(&g, &buf, &cut, total, 1).unwrap();
+    batch
+        .launch_kernel(
+            &g,
+            g.stream(),
+            &kernels::CODAG_TEST,
+            "codag_ops_smem",
+            Parallelism::WarpPerChunk,
+        )
+        .unwrap();
+    let status = batch.statuses(&g).unwrap();
+    for (i, c) in chunks.iter().enumerate() {
+        if c.in_len > 1 && c.count > 0 {
+            assert_ne!(status[i], 0, "cut chunk {i} decoded");
+        }
+    }
+    assert_eq!(INPUT_ALIGN % 8, 0);
+}

@@ -1,0 +1,479 @@
+//! Row groups: every supported column of every ORC file here (the pyarrow fixtures of
+//! `tests/data/orc` and the shared corpus) decodes row group by row group, each group on its own
+//! from the starts its row index gives, to exactly what the whole-stripe decode gives; damaged
+//! positions are errors naming the stripe, column and row group, never panics.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
+};
+use std::path::{Path, PathBuf};
+use warpzip::orc::proto::RowIndex;
+use warpzip::orc::row_groups::{
+    decode_group, decode_plan, plan_column, plan_column_with_index, plan_file_column,
+    read_column_by_row_groups, ColumnPlan, DataKind, StreamStart,
+};
+use warpzip::orc::{CompressionKind, OrcFile};
+use warpzip::Error;
+
+fn fixture_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/orc"))
+}
+
+fn orc_files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "orc"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The pyarrow fixtures and the shared corpus (less `zero.orc`, which is no ORC file at all).
+fn all_files() -> Vec<PathBuf> {
+    let fixtures = orc_files_in(&fixture_dir());
+    assert!(fixtures.len() >= 8, "only {} fixtures", fixtures.len());
+    let shared = orc_files_in(&common::shared_data().join("orc"));
+    assert!(shared.len() >= 10, "only {} shared ORC files", shared.len());
+    fixtures
+        .into_iter()
+        .chain(shared)
+        .filter(|p| p.file_name().unwrap() != "zero.orc")
+        .collect()
+}
+
+fn open(path: &Path) -> OrcFile {
+    OrcFile::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// An Arrow array of a supported type as one `Option<i64>` per row (booleans as 0/1).
+fn as_i64s(array: &ArrayRef) -> Vec<Option<i64>> {
+    let any = array.as_any();
+    (0..array.len())
+        .map(|i| {
+            if array.is_null(i) {
+                return None;
+            }
+            Some(if let Some(a) = any.downcast_ref::<BooleanArray>() {
+                i64::from(a.value(i))
+            } else if let Some(a) = any.downcast_ref::<Int8Array>() {
+                i64::from(a.value(i))
+            } else if let Some(a) = any.downcast_ref::<Int16Array>() {
+                i64::from(a.value(i))
+            } else if let Some(a) = any.downcast_ref::<Int32Array>() {
+                i64::from(a.value(i))
+            } else if let Some(a) = any.downcast_ref::<Int64Array>() {
+                a.value(i)
+            } else if let Some(a) = any.downcast_ref::<Date32Array>() {
+                i64::from(a.value(i))
+            } else {
+                panic!("unexpected array type {:?}", array.data_type())
+            })
+        })
+        .collect()
+}
+
+/// What the row groups of the files exercised, so that a test can insist the interesting cases
+/// were seen rather than trust that they were.
+#[derive(Debug, Default)]
+struct Coverage {
+    columns: usize,
+    groups: usize,
+    /// Stripes with more than one row group.
+    indexed_stripes: usize,
+    /// Indexed stripes with a PRESENT stream, and without one.
+    with_present: usize,
+    without_present: usize,
+    /// Groups starting inside a run: DATA values skipped, PRESENT bytes and bits skipped.
+    data_skips: usize,
+    present_byte_skips: usize,
+    present_bit_skips: usize,
+    /// Boolean DATA starting mid-byte.
+    data_bit_skips: usize,
+    /// Groups whose DATA starts past the first 64 KiB of a compressed stream, so in a later
+    /// compression chunk (no chunk decompresses to more than the block size, 64 KiB or more).
+    later_chunks: usize,
+    /// Groups with no non-null value.
+    all_null_groups: usize,
+    kinds: Vec<DataKind>,
+}
+
+/// Decodes every supported column of `path` row group by row group and compares it with
+/// `read_column`, the whole array and every group on its own.
+fn check_file(path: &Path, coverage: &mut Coverage) {
+    let name = path.display();
+    let file = open(path);
+    let compressed = file.compression().kind != CompressionKind::None;
+    for column in file.columns().iter().filter(|c| c.is_supported()) {
+        let whole = file
+            .read_column(column)
+            .unwrap_or_else(|e| panic!("{name} column {}: {e}", column.name));
+        let by_groups = read_column_by_row_groups(&file, column)
+            .unwrap_or_else(|e| panic!("{name} column {}: row groups: {e}", column.name));
+        assert_eq!(
+            whole.data_type(),
+            by_groups.data_type(),
+            "{name} column {}",
+            column.name
+        );
+        assert!(
+            whole.as_ref() == by_groups.as_ref(),
+            "{name} column {}: the row-group decode differs",
+            column.name
+        );
+        let rows = as_i64s(&whole);
+        let plans = plan_file_column(&file, column).unwrap();
+        let mut stripe_start = 0usize;
+        for plan in &plans {
+            if plan.groups.len() > 1 {
+                coverage.indexed_stripes += 1;
+                if plan.present.is_some() {
+                    coverage.with_present += 1;
+                } else {
+                    coverage.without_present += 1;
+                }
+            }
+            if !coverage.kinds.contains(&plan.kind) {
+                coverage.kinds.push(plan.kind);
+            }
+            let mut next_row = 0u64;
+            for (g, group) in plan.groups.iter().enumerate() {
+                assert_eq!(group.first_row, next_row, "{name} stripe {}", plan.stripe);
+                next_row += group.rows;
+                let got = decode_group(plan, g)
+                    .unwrap_or_else(|e| panic!("{name} column {} group {g}: {e}", column.name));
+                let first = stripe_start + group.first_row as usize;
+                assert_eq!(
+                    got,
+                    rows[first..first + group.rows as usize],
+                    "{name} column {} stripe {} group {g}",
+                    column.name,
+                    plan.stripe
+                );
+                coverage.groups += 1;
+                coverage.data_skips += usize::from(group.data.skip > 0);
+                coverage.data_bit_skips += usize::from(group.data.bit_skip > 0);
+                if let Some(p) = group.present {
+                    coverage.present_byte_skips += usize::from(p.skip > 0);
+                    coverage.present_bit_skips += usize::from(p.bit_skip > 0);
+                }
+                coverage.later_chunks += usize::from(compressed && group.data.byte >= 65536);
+                coverage.all_null_groups += usize::from(got.iter().all(Option::is_none));
+            }
+            assert_eq!(next_row, plan.rows, "{name} stripe {}", plan.stripe);
+            stripe_start += plan.rows as usize;
+        }
+        assert_eq!(stripe_start, rows.len(), "{name} column {}", column.name);
+        coverage.columns += 1;
+    }
+}
+
+#[test]
+fn row_group_decode_equals_the_whole_stripe_decode_everywhere() {
+    let mut coverage = Coverage::default();
+    for path in all_files() {
+        check_file(&path, &mut coverage);
+    }
+    eprintln!("{coverage:?}");
+    assert!(coverage.columns >= 60, "{coverage:?}");
+    assert!(coverage.indexed_stripes >= 100, "{coverage:?}");
+    assert!(coverage.with_present > 0 && coverage.without_present > 0);
+    assert!(coverage.data_skips > 0 && coverage.data_bit_skips > 0);
+    assert!(coverage.present_byte_skips > 0 && coverage.present_bit_skips > 0);
+    assert!(coverage.later_chunks > 0, "{coverage:?}");
+    assert!(coverage.all_null_groups > 0, "{coverage:?}");
+    assert_eq!(coverage.kinds.len(), 4, "{coverage:?}");
+}
+
+/// The row-group fixtures are what `make_fixtures.py` says: several stripes, row groups of
+/// 1,000 or 1,100 rows, stripes ending mid group, starts in later compression chunks.
+#[test]
+fn row_group_fixtures_have_several_stripes_and_groups() {
+    use CompressionKind::{None as Plain, Zlib};
+    use DataKind::{IntV1, IntV2};
+    for (name, version, kind, rle, stride) in [
+        ("groups_v011_uncompressed.orc", "0.11", Plain, IntV1, 1000),
+        ("groups_v011_zlib.orc", "0.11", Zlib, IntV1, 1000),
+        ("groups_v012_uncompressed.orc", "0.12", Plain, IntV2, 1100),
+        ("groups_v012_zlib.orc", "0.12", Zlib, IntV2, 1100),
+    ] {
+        let file = open(&fixture_dir().join(name));
+        assert_eq!(file.tail().version(), version, "{name}");
+        assert_eq!(file.compression().kind, kind, "{name}");
+        assert_eq!(file.number_of_rows(), 25_000, "{name}");
+        assert_eq!(file.tail().footer.row_index_stride, Some(stride), "{name}");
+        assert!(file.stripe_count() >= 3, "{name}");
+        let stride = u64::from(stride);
+        let id = file.column("id").unwrap();
+        let plans = plan_file_column(&file, id).unwrap();
+        for plan in &plans {
+            assert_eq!(plan.kind, rle, "{name}");
+            assert_eq!(
+                plan.groups.len() as u64,
+                plan.rows.div_ceil(stride),
+                "{name}"
+            );
+            let last = plan.groups.last().unwrap();
+            assert!(plan.groups.iter().all(|g| g.rows == stride || g == last));
+        }
+        assert!(
+            plans.iter().any(|p| p.rows % stride != 0),
+            "{name}: ends mid group"
+        );
+        let ids = as_i64s(&read_column_by_row_groups(&file, id).unwrap());
+        assert!(ids
+            .iter()
+            .enumerate()
+            .all(|(i, v)| *v == Some(i as i64 + 1)));
+        // Nulls only in the last stripe: the earlier ones have no PRESENT stream, and no
+        // PRESENT positions in their row index.
+        let late = plan_file_column(&file, file.column("late_nulls").unwrap()).unwrap();
+        assert!(late[0].present.is_none() && late.last().unwrap().present.is_some());
+        assert!(late.iter().all(|p| p.groups.len() > 1));
+        if kind == Zlib {
+            // DATA of more than one 64 KiB chunk, with groups starting in the second.
+            let wide = plan_file_column(&file, file.column("wide").unwrap()).unwrap();
+            assert!(wide.iter().any(|p| p.data.len() > 65536), "{name}");
+            let later = wide
+                .iter()
+                .flat_map(|p| &p.groups)
+                .filter(|g| g.data.byte > 65536)
+                .count();
+            assert!(later >= 2, "{name}: {later} groups start in a later chunk");
+        }
+    }
+}
+
+/// A fixture file, a stripe and a column, with the column's row index, ready to be damaged.
+struct Subject {
+    bytes: Vec<u8>,
+    file: OrcFile,
+    stripe: warpzip::orc::Stripe,
+    column: warpzip::orc::OrcColumn,
+    index: RowIndex,
+}
+
+fn subject(name: &str, column: &str, stripe: usize) -> Subject {
+    let bytes = std::fs::read(fixture_dir().join(name)).unwrap();
+    let file = OrcFile::from_bytes(bytes.clone()).unwrap();
+    let stripe = file.stripe(stripe).unwrap();
+    let column = file.column(column).unwrap().clone();
+    let index = stripe
+        .row_index(&bytes, file.compression(), column.id)
+        .unwrap()
+        .unwrap();
+    Subject {
+        bytes,
+        file,
+        stripe,
+        column,
+        index,
+    }
+}
+
+impl Subject {
+    fn plan(&self, index: &RowIndex) -> Result<ColumnPlan, Error> {
+        plan_column_with_index(
+            &self.bytes,
+            self.file.compression(),
+            &self.stripe,
+            &self.column,
+            self.file.tail().footer.row_index_stride,
+            Some(index),
+        )
+    }
+
+    /// Plans with position `i` of group `g` replaced by `value`: planning must fail, naming
+    /// the stripe, column and row group.
+    fn refuses(&self, g: usize, i: usize, value: u64, what: &str) {
+        let mut index = self.index.clone();
+        index.entry[g].positions[i] = value;
+        match self.plan(&index) {
+            Ok(_) => panic!("{what}: position {i} of group {g} = {value} was accepted"),
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(matches!(e, Error::Corrupt { .. }), "{what}: {msg}");
+                let names = [
+                    format!("stripe {}", self.stripe.index),
+                    format!("'{}'", self.column.name),
+                    format!("row group {g}"),
+                ];
+                for n in names {
+                    assert!(msg.contains(&n), "{what}: '{msg}' does not name {n}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_row_index_is_what_plan_column_reads() {
+    let s = subject("groups_v012_zlib.orc", "flag", 1);
+    let stride = s.file.tail().footer.row_index_stride;
+    let read = plan_column(&s.bytes, s.file.compression(), &s.stripe, &s.column, stride).unwrap();
+    assert_eq!(read, s.plan(&s.index).unwrap());
+    // Without a stride (or a row index) the stripe is one group from the streams' starts.
+    for plan in [
+        plan_column(&s.bytes, s.file.compression(), &s.stripe, &s.column, None).unwrap(),
+        plan_column(
+            &s.bytes,
+            s.file.compression(),
+            &s.stripe,
+            &s.column,
+            Some(0),
+        )
+        .unwrap(),
+        plan_column_with_index(
+            &s.bytes,
+            s.file.compression(),
+            &s.stripe,
+            &s.column,
+            stride,
+            None,
+        )
+        .unwrap(),
+    ] {
+        assert_eq!(plan.groups.len(), 1);
+        assert_eq!(plan.groups[0].rows, s.stripe.rows());
+        assert_eq!(plan.groups[0].data, StreamStart::default());
+        assert_eq!(plan.groups[0].present, Some(StreamStart::default()));
+        assert_eq!(decode_plan(&plan).unwrap(), decode_plan(&read).unwrap());
+    }
+}
+
+#[test]
+fn damaged_positions_are_errors_naming_the_group() {
+    // Compressed: PRESENT (chunk, offset, bytes, bits), then DATA (chunk, offset, values).
+    let s = subject("groups_v012_zlib.orc", "wide", 1);
+    assert_eq!(s.index.entry[3].positions.len(), 7);
+    let chunk = s.index.entry[3].positions[3 + 1];
+    s.refuses(3, 0, 1, "a PRESENT chunk offset that is no chunk start");
+    s.refuses(3, 1, 1 << 20, "a PRESENT offset past its chunk");
+    s.refuses(3, 2, 130, "a PRESENT byte skip as long as a run");
+    s.refuses(3, 3, 8, "a PRESENT bit skip of 8");
+    s.refuses(3, 4, chunk + 1, "a DATA chunk offset inside a chunk");
+    s.refuses(3, 4, u64::MAX, "a DATA chunk offset past the stream");
+    s.refuses(3, 5, 70_000, "a DATA offset past its chunk");
+    s.refuses(3, 6, 512, "a DATA skip as long as an RLE v2 group");
+    // Uncompressed boolean DATA: (byte, bytes, bits) for PRESENT and for DATA.
+    let s = subject("groups_v011_uncompressed.orc", "flag", 0);
+    assert_eq!(s.index.entry[2].positions.len(), 6);
+    s.refuses(2, 0, 1 << 30, "a PRESENT byte past the stream");
+    s.refuses(2, 3, s.stripe.rows(), "a DATA byte past the stream");
+    s.refuses(2, 5, 9, "a DATA bit skip of 9");
+    // Integer RLE v1 runs hold at most 130 values.
+    let s = subject("groups_v011_uncompressed.orc", "small", 0);
+    assert_eq!(s.index.entry[1].positions.len(), 5);
+    s.refuses(1, 4, 130, "a DATA skip as long as an RLE v1 run");
+
+    // Too many or too few positions, too many or too few entries.
+    let s = subject("groups_v011_zlib.orc", "id", 2);
+    let mut index = s.index.clone();
+    index.entry[1].positions.push(0);
+    let e = s.plan(&index).unwrap_err().to_string();
+    assert!(e.contains("row group 1") && e.contains("positions"), "{e}");
+    index.entry[1].positions.truncate(1);
+    assert!(s.plan(&index).is_err());
+    let mut index = s.index.clone();
+    index.entry.pop();
+    let e = s.plan(&index).unwrap_err().to_string();
+    assert!(
+        e.contains("stripe 2") && e.contains("'id'") && e.contains("entries"),
+        "{e}"
+    );
+    index.entry.push(index.entry[0].clone());
+    index.entry.push(index.entry[0].clone());
+    assert!(s.plan(&index).is_err());
+}
+
+#[test]
+fn damaged_plans_are_errors_when_decoded() {
+    let s = subject("groups_v012_uncompressed.orc", "small", 0);
+    let good = s.plan(&s.index).unwrap();
+    let try_group = |edit: &dyn Fn(&mut ColumnPlan)| {
+        let mut plan = good.clone();
+        edit(&mut plan);
+        decode_group(&plan, 2)
+    };
+    let far = StreamStart {
+        byte: u64::MAX,
+        skip: 0,
+        bit_skip: 0,
+    };
+    assert!(try_group(&|p| p.groups[2].data = far).is_err());
+    assert!(try_group(&|p| p.groups[2].present = Some(far)).is_err());
+    assert!(try_group(&|p| p.groups[2].present = None).is_err());
+    assert!(try_group(&|p| p.present = None).is_err());
+    assert!(try_group(&|p| p.groups[2].rows = u64::MAX).is_err());
+    assert!(try_group(&|p| p.groups[2].rows = 1 << 40).is_err());
+    assert!(try_group(&|p| p.groups[2].data.skip = u64::MAX).is_err());
+    assert!(try_group(&|p| p.groups[2].present.as_mut().unwrap().bit_skip = 8).is_err());
+    assert!(try_group(&|p| p.data.truncate(p.groups[2].data.byte as usize + 3)).is_err());
+    let e = try_group(&|p| p.data.truncate(p.groups[2].data.byte as usize + 3))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("stripe 0") && e.contains("'small'") && e.contains("row group 2"),
+        "{e}"
+    );
+    assert!(decode_group(&good, good.groups.len()).is_err());
+    // The last group of a column without nulls reads DATA to its end; one more row runs out.
+    let s = subject("groups_v012_uncompressed.orc", "id", 0);
+    let mut plan = s.plan(&s.index).unwrap();
+    assert!(plan.present.is_none());
+    let last = plan.groups.len() - 1;
+    decode_group(&plan, last).unwrap();
+    plan.groups[last].rows += 1;
+    let e = decode_group(&plan, last).unwrap_err().to_string();
+    assert!(e.contains("ends before"), "{e}");
+    // A value outside the column's type is corruption, as in the whole-stripe decode.
+    let s = subject("groups_v012_uncompressed.orc", "big", 0);
+    let mut plan = s.plan(&s.index).unwrap();
+    plan.column = s.file.column("id").unwrap().clone();
+    let too_wide = (0..plan.groups.len())
+        .filter_map(|g| decode_group(&plan, g).err())
+        .map(|e| e.to_string())
+        .filter(|e| e.contains("does not fit type int"))
+        .count();
+    assert!(too_wide > 0);
+}
+
+/// Flips bits of the ROW_INDEX streams (and of the positions they hold) of fixture files: the
+/// plan and the decode may fail, never panic.
+#[test]
+fn bit_flipped_row_indexes_never_panic() {
+    for name in ["groups_v011_uncompressed.orc", "groups_v012_zlib.orc"] {
+        let bytes = std::fs::read(fixture_dir().join(name)).unwrap();
+        let file = OrcFile::from_bytes(bytes.clone()).unwrap();
+        let stripe = file.stripe(1).unwrap();
+        for column_name in ["flag", "tiny", "big"] {
+            let column = file.column(column_name).unwrap();
+            let stream = *stripe
+                .stream(column.id, warpzip::orc::StreamKind::RowIndex)
+                .unwrap();
+            let mut errors = 0;
+            for at in stream.offset..stream.offset + stream.length {
+                let mut damaged = bytes.clone();
+                damaged[at as usize] ^= 1 << (at % 8);
+                let Ok(damaged_file) = OrcFile::from_bytes(damaged.clone()) else {
+                    continue;
+                };
+                let Ok(s) = damaged_file.stripe(1) else {
+                    continue;
+                };
+                let stride = damaged_file.tail().footer.row_index_stride;
+                match plan_column(&damaged, file.compression(), &s, column, stride) {
+                    Ok(plan) => errors += usize::from(decode_plan(&plan).is_err()),
+                    Err(e) => {
+                        assert!(!e.to_string().is_empty());
+                        errors += 1;
+                    }
+                }
+            }
+            assert!(errors > 0, "{name} {column_name}: no flip was noticed");
+        }
+    }
+}
