@@ -3,8 +3,8 @@
 //! statuses, damaged streams (an error or a valid decode, never a panic), the `.wz` codecs
 //! through the public API, the fuzz seeds, and an #[ignore]d decode-speed measurement.
 //!
-//! Regenerate the fuzz seeds with `WARPZIP_BLESS=1 cargo test -p warpzip --test orc_rle_cpu
-//! fuzz_corpus`.
+//! Regenerate the fuzz seeds (of `orc_rle_decode` and `orc_rle_prefix`) with
+//! `WARPZIP_BLESS=1 cargo test -p warpzip --test orc_rle_cpu fuzz_corpus`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -12,8 +12,9 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 use warpzip::codec::orc_rle::{
-    decode_bool_rle, decode_byte_rle, decode_int_rle_v1, decode_int_rle_v2, encode_bool_rle,
-    encode_byte_rle, encode_int_rle_v1, encode_int_rle_v2, OrcInt,
+    decode_bool_rle, decode_bool_rle_prefix, decode_byte_rle, decode_byte_rle_prefix,
+    decode_int_rle_v1, decode_int_rle_v1_prefix, decode_int_rle_v2, decode_int_rle_v2_prefix,
+    encode_bool_rle, encode_byte_rle, encode_int_rle_v1, encode_int_rle_v2, OrcInt,
 };
 use warpzip::format::ElemType;
 use warpzip::{ChunkStatus, CodecId, CompressOptions, Device, Error};
@@ -646,6 +647,197 @@ fn fuzz_corpus_never_panics_the_decoders() {
     assert!(count >= seeds().len(), "{count} seeds in {}", dir.display());
     for (_, bytes) in seeds() {
         fuzz_one(&bytes);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fuzz seeds of the row-group decoders (`fuzz/fuzz_targets/orc_rle_prefix.rs`)
+// ---------------------------------------------------------------------------------------------
+
+/// Runs `data` through the `_prefix` decoders as the `orc_rle_prefix` fuzz target does; must
+/// match `fuzz/fuzz_targets/orc_rle_prefix.rs`. Byte 0: signedness (bit 0), decoder (bits 1..3),
+/// a nibble `lo`; skip = byte 1 * 4 + (lo & 3) (Boolean RLE: byte 1 bytes, then `lo` bits);
+/// count = byte 2 * 4 + (lo >> 2). An accepted read lies inside the input, decodes alone to the
+/// same values, and matches decoding `skip + count` values from the start.
+fn fuzz_one_prefix(data: &[u8]) {
+    let [sel, b1, b2, stream @ ..] = data else {
+        return;
+    };
+    let lo = usize::from(sel >> 4);
+    let skip = usize::from(*b1) * 4 + (lo & 3);
+    let n = usize::from(*b2) * 4 + (lo >> 2);
+    let signed = sel & 1 == 1;
+    macro_rules! check_int {
+        ($t:ty, $dec:ident) => {{
+            let mut out = vec![<$t>::default(); n];
+            if let Ok(used) = $dec(stream, signed, skip, &mut out) {
+                assert!(
+                    used <= stream.len(),
+                    "read {used} of {} bytes",
+                    stream.len()
+                );
+                let mut again = vec![<$t>::default(); n];
+                assert_eq!($dec(&stream[..used], signed, skip, &mut again), Ok(used));
+                assert_eq!(again, out);
+                let mut whole = vec![<$t>::default(); skip + n];
+                assert_eq!($dec(stream, signed, 0, &mut whole), Ok(used));
+                assert_eq!(whole[skip..], out[..]);
+            }
+        }};
+    }
+    match (sel >> 1) & 7 {
+        0 => check_int!(i64, decode_int_rle_v2_prefix),
+        1 => check_int!(u64, decode_int_rle_v2_prefix),
+        2 => check_int!(i32, decode_int_rle_v2_prefix),
+        3 => check_int!(u8, decode_int_rle_v2_prefix),
+        4 => check_int!(i64, decode_int_rle_v1_prefix),
+        5 => check_int!(u16, decode_int_rle_v1_prefix),
+        6 => {
+            let mut out = vec![0u8; n];
+            if let Ok(used) = decode_byte_rle_prefix(stream, skip, &mut out) {
+                assert!(
+                    used <= stream.len(),
+                    "read {used} of {} bytes",
+                    stream.len()
+                );
+                let mut again = vec![0u8; n];
+                assert_eq!(
+                    decode_byte_rle_prefix(&stream[..used], skip, &mut again),
+                    Ok(used)
+                );
+                assert_eq!(again, out);
+                let mut whole = vec![0u8; skip + n];
+                assert_eq!(decode_byte_rle_prefix(stream, 0, &mut whole), Ok(used));
+                assert_eq!(whole[skip..], out[..]);
+            }
+        }
+        _ => {
+            let (skip_bytes, skip_bits) = (usize::from(*b1), sel >> 4);
+            let mut out = vec![false; n];
+            let result = decode_bool_rle_prefix(stream, skip_bytes, skip_bits, &mut out);
+            if skip_bits > 7 {
+                assert!(result.is_err(), "skip_bits {skip_bits} accepted");
+            }
+            if let Ok(used) = result {
+                assert!(
+                    used <= stream.len(),
+                    "read {used} of {} bytes",
+                    stream.len()
+                );
+                let mut again = vec![false; n];
+                assert_eq!(
+                    decode_bool_rle_prefix(&stream[..used], skip_bytes, skip_bits, &mut again),
+                    Ok(used)
+                );
+                assert_eq!(again, out);
+                let skip = skip_bytes * 8 + usize::from(skip_bits);
+                let mut whole = vec![false; skip + n];
+                assert_eq!(decode_bool_rle_prefix(stream, 0, 0, &mut whole), Ok(used));
+                assert_eq!(whole[skip..], out[..]);
+            }
+        }
+    }
+}
+
+fn prefix_corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/orc_rle_prefix")
+}
+
+/// Seeds for `orc_rle_prefix`: streams written by the encoders, each behind a header that asks
+/// for a window crossing group boundaries (or a broken request: a stream cut short, a skip past
+/// the end, a bit skip over 7).
+fn prefix_seeds() -> Vec<(&'static str, Vec<u8>)> {
+    // decoder: 0..=3 RLE v2 as i64/u64/i32/u8, 4/5 RLE v1 as i64/u16, 6 Byte RLE, 7 Boolean RLE.
+    let with = |decoder: u8, signed: bool, lo: u8, b1: u8, b2: u8, stream: &[u8]| {
+        let mut v = vec![u8::from(signed) | (decoder << 1) | (lo << 4), b1, b2];
+        v.extend_from_slice(stream);
+        v
+    };
+    let mixed: Vec<i64> = shaped(11, 900, 24)
+        .into_iter()
+        .map(|v| v as i64 - (1 << 23))
+        .collect();
+    let outliers: Vec<u64> = (0..700u64)
+        .map(|i| if i % 97 == 5 { 1 << 40 } else { 2000 + i % 17 })
+        .collect();
+    let linear: Vec<i32> = (0..800).map(|i| 3 * i - 1000).collect();
+    let small: Vec<u8> = (0..300)
+        .map(|i| [7u8, 7, 7, 7, 9, 200][i / 11 % 6])
+        .collect();
+    let narrow: Vec<u16> = shaped(12, 600, 16).into_iter().map(|v| v as u16).collect();
+    let bytes: Vec<u8> = (0..900usize)
+        .map(|i| if i % 300 < 150 { 0x41 } else { (i * 37) as u8 })
+        .collect();
+    let bools: Vec<bool> = (0..2000).map(|i| i % 13 < 6 || i > 1500).collect();
+    let mut byte_rle = Vec::new();
+    encode_byte_rle(&bytes, &mut byte_rle);
+    let mut bool_rle = Vec::new();
+    encode_bool_rle(&bools, &mut bool_rle);
+    let v2_mixed = v2(&mixed, true);
+    let v1_mixed = v1(&mixed, true);
+    vec![
+        // skip 130 * 4 + 2 = 522 values, read 60 * 4 + 1 = 241.
+        (
+            "seed_v2_i64_mixed",
+            with(0, true, 0b0110, 130, 60, &v2_mixed),
+        ),
+        // skip 601, read 88.
+        (
+            "seed_v2_u64_patched",
+            with(1, false, 0b0001, 150, 22, &v2(&outliers, false)),
+        ),
+        // skip 511 (the end of the first 512-value group), read 252.
+        (
+            "seed_v2_i32_delta",
+            with(2, true, 0b0011, 127, 63, &v2(&linear, true)),
+        ),
+        (
+            "seed_v2_u8_repeats",
+            with(3, false, 0b1000, 20, 30, &v2(&small, false)),
+        ),
+        (
+            "seed_v2_truncated",
+            with(0, true, 0, 100, 100, &v2_mixed[..v2_mixed.len() / 2]),
+        ),
+        // skip 130 (one whole RLEv1 run), read 400.
+        (
+            "seed_v1_i64_mixed",
+            with(4, true, 0b0010, 32, 100, &v1_mixed),
+        ),
+        (
+            "seed_v1_u16",
+            with(5, false, 0b1101, 99, 40, &v1(&narrow, false)),
+        ),
+        (
+            "seed_v1_skip_past_end",
+            with(4, true, 0b0011, 255, 1, &v1(&mixed[..50], true)),
+        ),
+        // skip 129 bytes (inside the first run), read 500.
+        ("seed_byte_rle", with(6, false, 0b0001, 32, 125, &byte_rle)),
+        // skip 31 bytes and 5 bits, read 177 booleans.
+        ("seed_bool_rle", with(7, false, 5, 31, 44, &bool_rle)),
+        ("seed_bool_bad_bit_skip", with(7, false, 9, 2, 3, &bool_rle)),
+    ]
+}
+
+#[test]
+fn fuzz_corpus_prefix_never_panics_the_row_group_decoders() {
+    let dir = prefix_corpus_dir();
+    if std::env::var_os("WARPZIP_BLESS").is_some() {
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, bytes) in prefix_seeds() {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    }
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        fuzz_one_prefix(&std::fs::read(entry.unwrap().path()).unwrap());
+        count += 1;
+    }
+    let seeds = prefix_seeds();
+    assert!(count >= seeds.len(), "{count} seeds in {}", dir.display());
+    for (_, bytes) in seeds {
+        fuzz_one_prefix(&bytes);
     }
 }
 

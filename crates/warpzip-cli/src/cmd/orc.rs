@@ -11,6 +11,7 @@ use clap::{Args, Subcommand};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use warpzip::device::Device;
 use warpzip::orc::{OrcFile, Stripe};
 
 #[derive(Debug, Args)]
@@ -233,9 +234,8 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
     if same_file(path, &args.output) {
         bail!("{} would overwrite its own input", args.output.display());
     }
-    if args.device == DeviceChoice::Gpu {
-        eprintln!("warpzip: ORC decoding runs on the CPU in this version");
-    }
+    // An unusable GPU fails here for --device gpu, before any output is created.
+    let device = super::open_device(args.device)?;
     // Open (and so check) the output first: an existing file is refused before any work.
     let mut sink = Sink::open(&args.output, args.force)?;
     if sink.is_terminal() && !args.force {
@@ -267,9 +267,11 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
         }
     };
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let batch = file
-        .read_batch(Some(&name_refs))
-        .with_context(|| format!("decoding {}", path.display()))?;
+    let batch = match &device {
+        Device::Cpu => file.read_batch(Some(&name_refs)),
+        Device::Gpu(gpu) => warpzip::orc::gpu::read_batch(gpu, &file, Some(&name_refs)),
+    }
+    .with_context(|| format!("decoding {}", path.display()))?;
     let mut writer = arrow_ipc::writer::FileWriter::try_new(&mut sink, &batch.schema())
         .context("starting the Arrow IPC file")?;
     writer

@@ -4,6 +4,7 @@
 mod compact;
 pub mod inputs;
 pub mod orc;
+mod orc_file;
 mod rle;
 mod scan;
 
@@ -74,7 +75,7 @@ pub struct Ceilings {
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
 pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
-    let known = ["rle", "scan", "scan-sweep", "select", "orc-rle"];
+    let known = ["rle", "scan", "scan-sweep", "select", "orc-rle", "orc"];
     if let Some(bad) = opts.codecs.iter().find(|c| !known.contains(&c.as_str())) {
         return Err(Error::InvalidArgument(format!(
             "bench knows no codec '{bad}' (known: {})",
@@ -100,6 +101,10 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             }
             if opts.wants("orc-rle") {
                 orc::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+            }
+            // Real ORC files given on the command line.
+            if opts.wants("orc") {
+                orc_file::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
             }
         }
         Device::Cpu => {

@@ -23,7 +23,9 @@
 // Errors are sticky: the first failed check records a status (TRUNCATED, CORRUPT, OVERFLOW) and
 // later reads return zeros without touching memory, so a decoder checks `ok()` once per group
 // and every input, however damaged, ends its loop. Every method must be called by all 32 lanes
-// together with the same arguments (uniform control flow), except the `lane_*` reads.
+// together with the same arguments (uniform control flow), except the `lane_*` reads and
+// `window_byte`, whose address may differ per lane but which all 32 lanes must still call
+// together (the register window reads with shuffles).
 //
 // Memory contract (the host side guarantees it): the input allocation starts 128-byte aligned
 // and its length is a multiple of 128, so any aligned 4-, 8- or 128-byte block holding a byte of

@@ -27,7 +27,8 @@ __device__ void ops_decode(CodagIn<Window>& in, CodagOut<u8>& out) {
             }
             if (!in.has_bits(n * 8ull) || !out.reserve(n)) break;
             in.ensure(n);
-            const u32 v = wz_lane() < n ? in.window_byte(in.abs_byte() + wz_lane()) : 0u;
+            // Window reads are warp-wide (the register window shuffles): every lane reads.
+            const u32 v = in.window_byte(in.abs_byte() + (wz_lane() < n ? wz_lane() : 0u));
             out.write_literal((u8)v, n);
             in.skip_bytes(n);
         } else if (op == 1) {

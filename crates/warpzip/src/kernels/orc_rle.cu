@@ -24,7 +24,8 @@ __device__ __forceinline__ void v1_literals(OrcIn& in, CodagOut<T>& out, u32 len
         in.ensure(32);
         const u32 lane = wz_lane();
         const bool have = lane < avail;
-        const u32 byte = have ? in.window_byte(in.abs_byte() + lane) : 0x80u;
+        const u32 seen = in.window_byte(in.abs_byte() + lane);  // warp-wide read
+        const u32 byte = have ? seen : 0x80u;
         u32 ends = __ballot_sync(WZ_FULL_MASK, byte < 0x80u);
         if (ends == 0) {
             // No varint ends in the next 32 bytes (or in what is left of the input).
@@ -298,8 +299,10 @@ __device__ void decode_byte_rle(OrcIn& in, CodagOut<u8>& out) {
             const u32 len = 256u - control;
             if (!in.has_bits((u64)len * 8ull) || !out.reserve(len)) break;
             in.ensure(len);
-            for (u32 i = wz_lane(); i < len; i += 32) {
-                out.put(i, (u8)in.window_byte(in.abs_byte() + i));
+            for (u32 i0 = 0; i0 < len; i0 += 32) {
+                const u32 i = i0 + wz_lane();
+                const u32 b = in.window_byte(in.abs_byte() + i);  // warp-wide read
+                if (i < len) out.put(i, (u8)b);
             }
             out.advance(len);
             in.skip_bytes(len);
@@ -358,4 +361,153 @@ extern "C" __global__ void orc_byte_rle(ORC_KERNEL_PARAMS) {
         const u32 st = orc_finish(s, o);
         if (wz_lane() == 0) status[c] = st;
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ORC columns, one warp per row group: the group's PRESENT bits (Boolean RLE, from the row
+// index position: bytes of a run to skip, then bits), the group's non-null values (from its DATA
+// position, values of a run to skip), and the values spread over the rows, nulls as 0. Outputs
+// are one T per row and one validity byte per row.
+
+#define ORC_KIND_V1 1
+#define ORC_KIND_V2 2
+#define ORC_KIND_BYTE 3
+#define ORC_KIND_BOOL 4
+
+// One row group; the layout of `OrcGroup` in Rust (56 bytes).
+struct OrcGroup {
+    u64 present_offset;  // the group's start in the PRESENT stream, an offset into `in`
+    u32 present_len;     // bytes from there to the stream's end
+    u32 present_skip;    // bytes of the Byte RLE run there to skip
+    u64 data_offset;     // the group's start in the DATA stream
+    u32 data_len;        // bytes from there to the stream's end
+    u32 data_skip;       // values (Boolean DATA: bytes) of the run there to skip
+    u64 out_row;         // the group's first row in the output
+    u64 scratch;         // byte offset of the group's scratch area (8-byte aligned)
+    u32 rows;
+    u8 present_bit_skip;  // bits of the first PRESENT byte to skip
+    u8 data_bit_skip;     // Boolean DATA: bits of the first byte to skip
+    u8 has_present;
+    u8 reserved;
+};
+
+// Bit `i` (most significant first) of packed bytes.
+__device__ __forceinline__ bool orc_bit(const u8* bytes, u64 i) {
+    return (bytes[i >> 3] >> (7u - (u32)(i & 7u))) & 1u;
+}
+
+template <typename T, int KIND>
+__device__ __forceinline__ void orc_column_groups(const u8* __restrict__ in,
+                                                  const OrcGroup* __restrict__ groups,
+                                                  u32 n_groups, void* __restrict__ values,
+                                                  u8* __restrict__ valid, u8* __restrict__ scratch,
+                                                  u32* __restrict__ status, u32* next_chunk) {
+    __shared__ u32 windows[ORC_WARPS][64];
+    CodagSmemWindow window(windows[threadIdx.x / 32u]);
+    T* out = reinterpret_cast<T*>(values);
+    const u32 lane = wz_lane();
+    for (u32 c = codag_next_chunk(next_chunk); c < n_groups; c = codag_next_chunk(next_chunk)) {
+        const OrcGroup g = groups[c];
+        u32 st = WZ_STATUS_OK;
+        u8* bits = scratch + g.scratch;
+        const u64 present_bytes = ((u64)g.present_bit_skip + g.rows + 7ull) / 8ull;
+        // 1. PRESENT: validity bytes, and the count of non-null rows.
+        u64 n = g.rows;
+        if (g.has_present) {
+            OrcIn s(in, g.present_offset, g.present_len, window);
+            CodagOut<u8> o(bits, g.present_skip, present_bytes, false);
+            decode_byte_rle(s, o);
+            st = orc_finish(s, o);
+            __syncwarp();
+            n = 0;
+            for (u32 r0 = 0; r0 < g.rows; r0 += 32) {
+                const u32 r = r0 + lane;
+                const bool v = r < g.rows && st == WZ_STATUS_OK &&
+                               orc_bit(bits, (u64)g.present_bit_skip + r);
+                n += __popc(__ballot_sync(WZ_FULL_MASK, v));
+                if (r < g.rows) valid[g.out_row + r] = v;
+            }
+        } else {
+            for (u32 r = lane; r < g.rows; r += 32) valid[g.out_row + r] = 1;
+        }
+        // 2. DATA: the group's n non-null values, densely, straight into the output when every
+        // row is present (booleans: their packed bytes, expanded below).
+        u8* dense_area = bits + ((present_bytes + 8ull) & ~7ull);
+        const bool spread = g.has_present || KIND == ORC_KIND_BOOL;
+        if (st == WZ_STATUS_OK && n > 0) {
+            OrcIn s(in, g.data_offset, g.data_len, window);
+            if constexpr (KIND == ORC_KIND_BOOL) {
+                const u64 bytes = ((u64)g.data_bit_skip + n + 7ull) / 8ull;
+                CodagOut<u8> o(dense_area, g.data_skip, bytes, false);
+                decode_byte_rle(s, o);
+                st = orc_finish(s, o);
+            } else {
+                T* dst = spread ? reinterpret_cast<T*>(dense_area) : out + g.out_row;
+                CodagOut<T> o(dst, g.data_skip, n, false);
+                if constexpr (KIND == ORC_KIND_V1) {
+                    decode_v1<T, true>(s, o);
+                } else if constexpr (KIND == ORC_KIND_V2) {
+                    decode_v2<T, true>(s, o);
+                } else {
+                    decode_byte_rle(s, o);
+                }
+                st = orc_finish(s, o);
+            }
+        }
+        __syncwarp();
+        // 3. Spread the dense values over the rows (nulls 0).
+        if (spread) {
+            const T* dense = reinterpret_cast<const T*>(dense_area);
+            u64 k = 0;
+            for (u32 r0 = 0; r0 < g.rows; r0 += 32) {
+                const u32 r = r0 + lane;
+                const bool v = r < g.rows && st == WZ_STATUS_OK &&
+                               (!g.has_present || orc_bit(bits, (u64)g.present_bit_skip + r));
+                const u32 m = __ballot_sync(WZ_FULL_MASK, v);
+                if (r < g.rows) {
+                    T value = 0;
+                    if (v) {
+                        const u64 i = k + __popc(m & codag_lanemask_lt());
+                        value = KIND == ORC_KIND_BOOL
+                                    ? (T)orc_bit(dense_area, (u64)g.data_bit_skip + i)
+                                    : dense[i];
+                    }
+                    out[g.out_row + r] = value;
+                }
+                k += __popc(m);
+            }
+        }
+        if (lane == 0) status[c] = st;
+    }
+}
+
+#define ORC_COLUMN_PARAMS                                                                     \
+    const u8 *__restrict__ in, const OrcGroup *__restrict__ groups, u32 n_groups,             \
+        void *__restrict__ values, u8 *__restrict__ valid, u8 *__restrict__ scratch,          \
+        u32 *__restrict__ status, u32 *next_chunk
+#define ORC_COLUMN_ARGS in, groups, n_groups, values, valid, scratch, status, next_chunk
+
+extern "C" __global__ void orc_col_bool(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u8, ORC_KIND_BOOL>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_byte(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u8, ORC_KIND_BYTE>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v1_i16(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u16, ORC_KIND_V1>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v1_i32(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u32, ORC_KIND_V1>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v1_i64(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u64, ORC_KIND_V1>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v2_i16(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u16, ORC_KIND_V2>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v2_i32(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u32, ORC_KIND_V2>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v2_i64(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u64, ORC_KIND_V2>(ORC_COLUMN_ARGS);
 }

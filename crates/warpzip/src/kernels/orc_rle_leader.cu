@@ -1,8 +1,9 @@
 // Ablation baseline for the ORC Integer RLE v1 and v2 decoders: the conventional
-// parallelisation the CODAG paper compares against. One thread block (128 threads) per chunk; a
-// single leader thread (thread 0) parses the stream serially, group by group, and decodes each
-// group's values into shared memory; then the whole block copies them to global memory
-// (coalesced, narrowed to the output type) and the leader goes on with the next group.
+// parallelisation the CODAG paper compares against. One thread block per chunk at a time
+// (launched with 128 threads; any block size works): a single leader thread (thread 0) parses
+// the stream serially, group by group, decoding each group's values into shared memory; then
+// the whole block copies them to global memory (coalesced, narrowed to the output type) while
+// the leader waits, and the leader goes on with the next group.
 //
 // Semantics match `codec::orc_rle` on the CPU: `decode_int_rle_v1` / `decode_int_rle_v2` in exact
 // mode, the `_prefix` variants otherwise (every group touched is decoded and checked whole, and
@@ -12,7 +13,6 @@
 // than the chunk is long.
 #include "orc_int.cuh"
 
-#define ORC_LEADER_THREADS 128u
 // Most values of one group: an RLEv2 group (an RLEv1 group holds at most 130).
 #define ORC_LEADER_MAX_GROUP 512u
 // The leader has not finished the chunk (a value that is no status code).
@@ -191,19 +191,19 @@ __device__ u32 orc_leader_direct(OrcLeaderState& s, OrcLeaderGroup& g, u64* stag
     if (s.len - s.pos < 2u) return WZ_STATUS_TRUNCATED;
     const u8* h = s.in + s.pos;
     const u32 width = orc_decode_width(h[0] >> 1);
-    const u32 n = orc_v2_group_len(h);
-    const u32 bytes = orc_packed_bytes(width, n);
+    const u32 len = orc_v2_group_len(h);
+    const u32 bytes = orc_packed_bytes(width, len);
     if (s.len - s.pos - 2u < bytes) return WZ_STATUS_TRUNCATED;
-    if (orc_leader_overflows(s, n)) return WZ_STATUS_OVERFLOW;
+    if (orc_leader_overflows(s, len)) return WZ_STATUS_OVERFLOW;
     OrcBeBits r = orc_be_bits(h + 2);
-    for (u32 i = 0; i < n; i++) {
+    for (u32 i = 0; i < len; i++) {
         const u64 v = orc_be_read(r, width);
         const u64 bits = SIGNED ? (u64)orc_unzigzag(v) : v;
         if (!orc_fits<T, SIGNED>(bits)) return WZ_STATUS_CORRUPT;
         stage[i] = bits;
     }
     g.run = 0u;
-    g.n = n;
+    g.n = len;
     s.pos += 2u + bytes;
     return WZ_STATUS_OK;
 }
@@ -219,7 +219,7 @@ __device__ u32 orc_leader_patched_base(OrcLeaderState& s, OrcLeaderGroup& g, u64
     if (s.len - s.pos < 4u) return WZ_STATUS_TRUNCATED;
     const u8* h = s.in + s.pos;
     const u32 width = orc_decode_width(h[0] >> 1);
-    const u32 n = orc_v2_group_len(h);
+    const u32 len = orc_v2_group_len(h);
     const u32 base_bytes = (h[2] >> 5) + 1u;
     const u32 patch_width = orc_decode_width(h[2]);
     const u32 gap_width = (h[3] >> 5) + 1u;
@@ -229,28 +229,29 @@ __device__ u32 orc_leader_patched_base(OrcLeaderState& s, OrcLeaderGroup& g, u64
     if (avail < base_bytes) return WZ_STATUS_TRUNCATED;
     const u64 base_raw = orc_leader_be_bytes(h + 4, base_bytes);
     avail -= base_bytes;
-    const u32 data_bytes = orc_packed_bytes(width, n);
+    const u32 data_bytes = orc_packed_bytes(width, len);
     if (avail < data_bytes) return WZ_STATUS_TRUNCATED;
     avail -= data_bytes;
     const u32 entry_width = orc_closest_fixed_width(gap_width + patch_width);
     const u32 patch_bytes = orc_packed_bytes(entry_width, patch_count);
     if (avail < patch_bytes) return WZ_STATUS_TRUNCATED;
-    if (orc_leader_overflows(s, n)) return WZ_STATUS_OVERFLOW;
+    if (orc_leader_overflows(s, len)) return WZ_STATUS_OVERFLOW;
 
     const u64 sign_bit = 1ull << (base_bytes * 8u - 1u);
     const i64 base = (base_raw & sign_bit) ? -(i64)(base_raw & ~sign_bit) : (i64)base_raw;
     // Unpatched values first, each checked (as the CPU does) before any patch is applied.
     const u8* data = h + 4 + base_bytes;
     OrcBeBits r = orc_be_bits(data);
-    for (u32 i = 0; i < n; i++) {
+    for (u32 i = 0; i < len; i++) {
         const i128 v = (i128)base + (i128)orc_be_read(r, width);
         if (!orc_fits_wide<T, SIGNED>(v)) return WZ_STATUS_CORRUPT;
         stage[i] = (u64)v;
     }
     // Patches. v_i < 2^width, so base + (v_i | patch << width) is the staged base + v_i (in the
-    // stream's domain, below 2^64) plus patch << width (below 2^127 - 2^64): no i128 overflow.
+    // stream's domain, below 2^64) plus patch << width (below 2^120: with gap_width >= 1 the
+    // check above leaves patch widths up to 56): no i128 overflow.
     OrcBeBits pr = orc_be_bits(data + data_bytes);
-    const u64 patch_mask = (1ull << patch_width) - 1ull;  // patch_width <= 63 (gap_width >= 1)
+    const u64 patch_mask = (1ull << patch_width) - 1ull;
     u64 index = 0;
     u64 last_patched = ~0ull;  // none yet
     for (u32 k = 0; k < patch_count; k++) {
@@ -262,7 +263,7 @@ __device__ u32 orc_leader_patched_base(OrcLeaderState& s, OrcLeaderGroup& g, u64
             continue;
         }
         index += gap;
-        if (index == last_patched || index >= n) return WZ_STATUS_CORRUPT;
+        if (index == last_patched || index >= len) return WZ_STATUS_CORRUPT;
         last_patched = index;
         const i128 unpatched = SIGNED ? (i128)(i64)stage[index] : (i128)stage[index];
         const i128 v = unpatched + ((i128)patch << width);
@@ -270,7 +271,7 @@ __device__ u32 orc_leader_patched_base(OrcLeaderState& s, OrcLeaderGroup& g, u64
         stage[index] = (u64)v;
     }
     g.run = 0u;
-    g.n = n;
+    g.n = len;
     s.pos += 4u + base_bytes + data_bytes + patch_bytes;
     return WZ_STATUS_OK;
 }
@@ -285,7 +286,7 @@ __device__ u32 orc_leader_delta(OrcLeaderState& s, OrcLeaderGroup& g, u64* stage
     const u8* h = s.in + s.pos;
     const u32 code = (h[0] >> 1) & 0x1fu;
     const u32 width = code == 0u ? 0u : orc_decode_width(code);
-    const u32 n = orc_v2_group_len(h);
+    const u32 len = orc_v2_group_len(h);
     s.pos += 2u;
     u64 raw;
     u32 st = orc_leader_varint(s, raw);
@@ -295,28 +296,28 @@ __device__ u32 orc_leader_delta(OrcLeaderState& s, OrcLeaderGroup& g, u64* stage
     if (st != WZ_STATUS_OK) return st;
     const i64 delta_base = orc_unzigzag(raw);
     if (width == 0u) {
-        if (orc_leader_overflows(s, n)) return WZ_STATUS_OVERFLOW;
+        if (orc_leader_overflows(s, len)) return WZ_STATUS_OVERFLOW;
         // Linear: when the first and the last value fit, so do all between.
         if (!orc_fits_wide<T, SIGNED>(base) ||
-            !orc_fits_wide<T, SIGNED>(base + (i128)delta_base * (i128)(n - 1u)))
+            !orc_fits_wide<T, SIGNED>(base + (i128)delta_base * (i128)(len - 1u)))
             return WZ_STATUS_CORRUPT;
-        orc_leader_run(g, (u64)base, (u64)delta_base, n);
+        orc_leader_run(g, (u64)base, (u64)delta_base, len);
         return WZ_STATUS_OK;
     }
-    const u32 bytes = orc_packed_bytes(width, n >= 2u ? n - 2u : 0u);
+    const u32 bytes = orc_packed_bytes(width, len >= 2u ? len - 2u : 0u);
     if (s.len - s.pos < bytes) return WZ_STATUS_TRUNCATED;
-    if (orc_leader_overflows(s, n)) return WZ_STATUS_OVERFLOW;
+    if (orc_leader_overflows(s, len)) return WZ_STATUS_OVERFLOW;
     // Every value is checked, so the running value stays within 2^64 of the domain.
     i128 v = base;
     if (!orc_fits_wide<T, SIGNED>(v)) return WZ_STATUS_CORRUPT;
     stage[0] = (u64)v;
-    if (n >= 2u) {
+    if (len >= 2u) {
         v += delta_base;
         if (!orc_fits_wide<T, SIGNED>(v)) return WZ_STATUS_CORRUPT;
         stage[1] = (u64)v;
         const bool decreasing = delta_base < 0;
         OrcBeBits r = orc_be_bits(s.in + s.pos);
-        for (u32 i = 2; i < n; i++) {
+        for (u32 i = 2; i < len; i++) {
             const i128 step = (i128)orc_be_read(r, width);
             v = decreasing ? v - step : v + step;
             if (!orc_fits_wide<T, SIGNED>(v)) return WZ_STATUS_CORRUPT;
@@ -324,7 +325,7 @@ __device__ u32 orc_leader_delta(OrcLeaderState& s, OrcLeaderGroup& g, u64* stage
         }
     }
     g.run = 0u;
-    g.n = n;
+    g.n = len;
     s.pos += bytes;
     return WZ_STATUS_OK;
 }
@@ -410,10 +411,10 @@ __device__ void orc_leader_body(ORC_KERNEL_PARAMS) {
             if (g.run) {
                 const u64 base = g.base;
                 const u64 delta = g.delta;
-                for (u32 i = g.lo + threadIdx.x; i < hi; i += ORC_LEADER_THREADS)
+                for (u32 i = g.lo + threadIdx.x; i < hi; i += blockDim.x)
                     dst[out_base + i] = (T)(base + (u64)i * delta);
             } else {
-                for (u32 i = g.lo + threadIdx.x; i < hi; i += ORC_LEADER_THREADS)
+                for (u32 i = g.lo + threadIdx.x; i < hi; i += blockDim.x)
                     dst[out_base + i] = (T)stage[i];
             }
             const bool stop = g.stop != 0u;

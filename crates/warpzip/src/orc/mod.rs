@@ -5,6 +5,7 @@
 
 pub mod column;
 pub mod compression;
+pub mod gpu;
 pub mod proto;
 mod rle_bridge;
 pub mod row_groups;

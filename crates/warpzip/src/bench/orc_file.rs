@@ -1,0 +1,98 @@
+//! Real ORC files (`--codec orc FILE.orc...`): every integer-family column decoded on the GPU,
+//! one warp per row group, from its decompressed streams already on the device (the ZLIB
+//! inflate runs on the CPU and is not timed), checked against the CPU reader; and the CPU's
+//! row-group decoder on one core over the same decompressed streams.
+
+use super::{gbps, BenchOptions, BenchRow, Ceilings};
+use crate::error::{Error, Result};
+use crate::gpu::{median, GpuContext};
+use crate::orc::gpu::{DeviceColumn, PreparedColumn};
+use crate::orc::row_groups::{decode_plan, plan_file_column};
+use crate::orc::OrcFile;
+use std::path::Path;
+use std::time::Instant;
+
+fn label(path: &Path) -> String {
+    path.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+pub(super) fn bench_gpu(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    ceilings: &Ceilings,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    let files: Vec<_> = opts
+        .files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "orc"))
+        .collect();
+    let stream = gpu.stream().clone();
+    for path in files {
+        let file = OrcFile::open(path)?;
+        for column in file.columns().iter().filter(|c| c.is_supported()) {
+            let plans = plan_file_column(&file, column)?;
+            let prepared = PreparedColumn::new(column, &plans)?;
+            let mut dev = DeviceColumn::upload(gpu, &prepared)?;
+            dev.launch(gpu, &stream)?;
+            dev.check(gpu, &prepared)?;
+            let on_gpu = crate::orc::gpu::read_column(gpu, &file, column)?;
+            if on_gpu.to_data() != file.read_column(column)?.to_data() {
+                return Err(Error::Corrupt {
+                    chunk: 0,
+                    reason: format!("GPU decode of column {} differs from the CPU", column.name),
+                });
+            }
+            if let Some(dir) = &opts.dump_dir {
+                std::fs::create_dir_all(dir)?;
+                let values = gpu.download(&dev.values)?;
+                let len = (prepared.rows as usize * prepared.width).min(values.len());
+                let name = format!("{}.{}.{}.bin", label(path), column.name, prepared.width * 8);
+                std::fs::write(dir.join(name), &values[..len])?;
+            }
+            let times = gpu.time_ms(2, opts.runs(), || dev.launch(gpu, &stream))?;
+            let ms = median(&times);
+            let out_bytes = prepared.rows as f64 * prepared.width as f64;
+            let groups: usize = prepared.batches.iter().map(|(_, g)| g.len()).sum();
+            let moved = prepared.input.len() as f64 + out_bytes + prepared.rows as f64;
+            let input = format!("{} {} ({})", label(path), column.name, column.type_name);
+            let ratio = out_bytes / prepared.input.len().max(1) as f64;
+            rows.push(BenchRow {
+                what: "orc column decode (warp per row group)".into(),
+                input: input.clone(),
+                device: gpu.name().into(),
+                bytes: out_bytes as u64,
+                ratio: Some(ratio),
+                ms,
+                gbps: gbps(out_bytes, ms),
+                roofline: Some(gbps(moved, ms) / ceilings.d2d_gbps),
+                note: format!("{groups} row groups; ratio of decompressed streams"),
+            });
+            // One CPU core over the same decompressed streams.
+            let mut cpu_times = Vec::new();
+            for _ in 0..3 {
+                let t = Instant::now();
+                for plan in &plans {
+                    std::hint::black_box(decode_plan(plan)?);
+                }
+                cpu_times.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+            cpu_times.sort_by(|a, b| a.total_cmp(b));
+            let cpu_ms = median(&cpu_times);
+            rows.push(BenchRow {
+                what: "orc column decode (row groups)".into(),
+                input,
+                device: "CPU, 1 thread".into(),
+                bytes: out_bytes as u64,
+                ratio: Some(ratio),
+                ms: cpu_ms,
+                gbps: gbps(out_bytes, cpu_ms),
+                roofline: None,
+                note: "per core".into(),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,353 @@
+//! ORC integer-family columns decoded on the GPU, one warp per row group (`orc_col_*` in
+//! `kernels/orc_rle.cu`, on the CODAG framework). The row index says where every group starts
+//! in the decompressed PRESENT and DATA streams (`row_groups`); a file without a row index gets
+//! one warp per stripe. Compression chunks are inflated on the CPU while the plans are made.
+//! Each warp decodes its group's PRESENT bits, counts the non-null rows, decodes that many
+//! values from its DATA position and spreads them over the rows; the host turns the values and
+//! validity bytes into Arrow arrays.
+
+use super::column::OrcColumn;
+use super::proto::TypeKind;
+use super::row_groups::{plan_file_column, ColumnPlan, DataKind};
+use super::OrcFile;
+use crate::codec::orc_rle::gpu::padded;
+use crate::error::{ChunkStatus, Error, Result};
+use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
+use arrow_array::{
+    ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
+    RecordBatch, RecordBatchOptions,
+};
+use arrow_schema::{Field, Schema};
+use cudarc::driver::{CudaStream, DeviceRepr};
+use std::sync::Arc;
+
+/// Warps per block; `ORC_WARPS` in orc_rle.cu.
+const WARPS: u32 = crate::codec::orc_rle::gpu::WARPS;
+/// Resident blocks per SM asked for by the persistent grid.
+const BLOCKS_PER_SM: u32 = 8;
+
+/// One row group as the kernel reads it; the layout of `OrcGroup` in `kernels/orc_rle.cu`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OrcGroup {
+    pub present_offset: u64,
+    pub present_len: u32,
+    pub present_skip: u32,
+    pub data_offset: u64,
+    pub data_len: u32,
+    pub data_skip: u32,
+    pub out_row: u64,
+    pub scratch: u64,
+    pub rows: u32,
+    pub present_bit_skip: u8,
+    pub data_bit_skip: u8,
+    pub has_present: u8,
+    pub reserved: u8,
+}
+
+// SAFETY: `OrcGroup` is `#[repr(C)]` plain data laid out as the CUDA struct: u64, u32, u32, u64,
+// u32, u32, u64, u64, u32, u8 x4 (56 bytes, no padding).
+unsafe impl DeviceRepr for OrcGroup {}
+
+/// A column prepared for the GPU: every stripe's streams in one buffer and every row group, in
+/// batches by DATA encoding (a file may switch encodings between stripes).
+pub struct PreparedColumn {
+    pub column: OrcColumn,
+    /// The decompressed streams of every stripe, back to back.
+    pub input: Vec<u8>,
+    /// (kernel entry point, groups) per DATA encoding present.
+    pub batches: Vec<(&'static str, Vec<OrcGroup>)>,
+    /// For each group of each batch: (stripe, group index in the stripe), for errors.
+    pub origins: Vec<Vec<(usize, usize)>>,
+    /// Rows of the whole column.
+    pub rows: u64,
+    /// Bytes per value in the output.
+    pub width: usize,
+    /// Bytes of scratch the groups need.
+    pub scratch_len: u64,
+}
+
+/// Output width and kernel for a column type and DATA encoding.
+fn kernel_for(kind: TypeKind, data: DataKind) -> Result<(&'static str, usize)> {
+    Ok(match (kind, data) {
+        (TypeKind::Boolean, DataKind::Boolean) => ("orc_col_bool", 1),
+        (TypeKind::Byte, DataKind::Byte) => ("orc_col_byte", 1),
+        (TypeKind::Short, DataKind::IntV1) => ("orc_col_v1_i16", 2),
+        (TypeKind::Short, DataKind::IntV2) => ("orc_col_v2_i16", 2),
+        (TypeKind::Int | TypeKind::Date, DataKind::IntV1) => ("orc_col_v1_i32", 4),
+        (TypeKind::Int | TypeKind::Date, DataKind::IntV2) => ("orc_col_v2_i32", 4),
+        (TypeKind::Long, DataKind::IntV1) => ("orc_col_v1_i64", 8),
+        (TypeKind::Long, DataKind::IntV2) => ("orc_col_v2_i64", 8),
+        (k, d) => {
+            return Err(Error::Unsupported(format!(
+                "ORC {k:?} column with {} DATA stream",
+                d.name()
+            )))
+        }
+    })
+}
+
+fn too_big(what: &str) -> Error {
+    Error::Unsupported(format!("{what} is too large for one GPU batch"))
+}
+
+impl PreparedColumn {
+    /// Lays out the plans of every stripe of `column` for the kernel.
+    pub fn new(column: &OrcColumn, plans: &[ColumnPlan]) -> Result<PreparedColumn> {
+        column.check_supported()?;
+        let mut input = Vec::new();
+        let mut batches: Vec<(&'static str, Vec<OrcGroup>)> = Vec::new();
+        let mut origins: Vec<Vec<(usize, usize)>> = Vec::new();
+        let mut row_base = 0u64;
+        let mut scratch = 0u64;
+        let mut width = 1;
+        for plan in plans {
+            let (kernel, w) = kernel_for(column.kind, plan.kind)?;
+            width = w;
+            let present_base = input.len() as u64;
+            if let Some(p) = &plan.present {
+                input.extend_from_slice(p);
+            }
+            let data_base = input.len() as u64;
+            input.extend_from_slice(&plan.data);
+            let present_end = data_base;
+            let data_end = input.len() as u64;
+            let slot = match batches.iter().position(|(k, _)| *k == kernel) {
+                Some(i) => i,
+                None => {
+                    batches.push((kernel, Vec::new()));
+                    origins.push(Vec::new());
+                    batches.len() - 1
+                }
+            };
+            for (gi, g) in plan.groups.iter().enumerate() {
+                let rows = u32::try_from(g.rows).map_err(|_| too_big("a row group"))?;
+                let mut group = OrcGroup {
+                    data_offset: data_base + g.data.byte,
+                    data_skip: u32::try_from(g.data.skip).map_err(|_| too_big("a skip"))?,
+                    data_bit_skip: g.data.bit_skip,
+                    out_row: row_base + g.first_row,
+                    scratch,
+                    rows,
+                    ..OrcGroup::default()
+                };
+                group.data_len = u32::try_from(data_end.saturating_sub(group.data_offset))
+                    .map_err(|_| too_big("a DATA stream"))?;
+                if let Some(p) = g.present {
+                    group.has_present = 1;
+                    group.present_offset = present_base + p.byte;
+                    group.present_len =
+                        u32::try_from(present_end.saturating_sub(group.present_offset))
+                            .map_err(|_| too_big("a PRESENT stream"))?;
+                    group.present_skip = u32::try_from(p.skip).map_err(|_| too_big("a skip"))?;
+                    group.present_bit_skip = p.bit_skip;
+                }
+                // Scratch: the PRESENT bytes, then the dense values (or the DATA bits).
+                let bits = (g.rows + 7).div_ceil(8) + 8;
+                let dense = (g.rows * w as u64).max(bits);
+                scratch += (bits + 8).next_multiple_of(8) + dense.next_multiple_of(8);
+                batches[slot].1.push(group);
+                origins[slot].push((plan.stripe, gi));
+            }
+            row_base += plan.rows;
+        }
+        Ok(PreparedColumn {
+            column: column.clone(),
+            input,
+            batches,
+            origins,
+            rows: row_base,
+            width,
+            scratch_len: scratch,
+        })
+    }
+}
+
+/// A prepared column on the device, ready to be decoded (again and again, for benchmarks).
+pub struct DeviceColumn {
+    input: CudaSlice<u8>,
+    batches: Vec<(&'static str, CudaSlice<OrcGroup>, u32)>,
+    pub values: CudaSlice<u8>,
+    pub valid: CudaSlice<u8>,
+    scratch: CudaSlice<u8>,
+    status: Vec<CudaSlice<u32>>,
+    counter: CudaSlice<u32>,
+}
+
+impl DeviceColumn {
+    /// Uploads a prepared column and allocates its outputs.
+    pub fn upload(gpu: &GpuContext, p: &PreparedColumn) -> Result<DeviceColumn> {
+        let rows = usize::try_from(p.rows).map_err(|_| too_big("the column"))?;
+        let mut batches = Vec::new();
+        let mut status = Vec::new();
+        for (kernel, groups) in &p.batches {
+            let n = u32::try_from(groups.len()).map_err(|_| too_big("the row group list"))?;
+            batches.push((*kernel, gpu.upload(groups)?, n));
+            status.push(gpu.alloc_zeros::<u32>(groups.len().max(1))?);
+        }
+        let scratch_len = usize::try_from(p.scratch_len).map_err(|_| too_big("scratch"))?;
+        Ok(DeviceColumn {
+            input: gpu.upload(&padded(&p.input))?,
+            batches,
+            values: gpu.alloc_zeros((rows * p.width).div_ceil(8) * 8)?,
+            valid: gpu.alloc_zeros(rows.max(1))?,
+            scratch: gpu.alloc_zeros(scratch_len.max(8))?,
+            status,
+            counter: gpu.alloc_zeros(1)?,
+        })
+    }
+
+    /// Queues the decode of every row group on `stream`.
+    pub fn launch(&mut self, gpu: &GpuContext, stream: &Arc<CudaStream>) -> Result<()> {
+        for ((kernel, groups, n), status) in self.batches.iter().zip(self.status.iter_mut()) {
+            if *n == 0 {
+                continue;
+            }
+            let function = gpu.function(&kernels::ORC_RLE, kernel)?;
+            let cfg = LaunchConfig {
+                grid_dim: (
+                    n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1),
+                    1,
+                    1,
+                ),
+                block_dim: (WARPS * 32, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            stream.memset_zeros(&mut self.counter)?;
+            let mut launch = stream.launch_builder(&function);
+            launch
+                .arg(&self.input)
+                .arg(groups)
+                .arg(n)
+                .arg(&mut self.values)
+                .arg(&mut self.valid)
+                .arg(&mut self.scratch)
+                .arg(status)
+                .arg(&mut self.counter);
+            // SAFETY: the arguments match ORC_COLUMN_PARAMS. `PreparedColumn::new` built every
+            // group from validated plans: its stream starts and lengths lie inside `input`
+            // (padded to 128 bytes as the framework requires), its rows inside the outputs
+            // (`values` holds rows x width bytes, `valid` rows bytes) and its scratch area inside
+            // `scratch`; the kernel bounds every read by the group's stream length and writes
+            // at most its rows and scratch.
+            unsafe { launch.launch(cfg) }?;
+        }
+        Ok(())
+    }
+
+    /// The first failed group as an error naming stripe, column and row group.
+    pub fn check(&self, gpu: &GpuContext, p: &PreparedColumn) -> Result<()> {
+        for (b, status) in self.status.iter().enumerate() {
+            let s = gpu.download(status)?;
+            for (i, &code) in s.iter().enumerate().take(p.batches[b].1.len()) {
+                if code != 0 {
+                    let (stripe, group) = p.origins[b][i];
+                    return Err(Error::Corrupt {
+                        chunk: stripe,
+                        reason: format!(
+                            "ORC stripe {stripe} column '{}' row group {group}: {}",
+                            p.column.name,
+                            ChunkStatus::from_code(code).reason()
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Decodes `column` of every stripe on the GPU into one Arrow array.
+pub fn read_column(gpu: &GpuContext, file: &OrcFile, column: &OrcColumn) -> Result<ArrayRef> {
+    column.check_supported()?;
+    let plans = plan_file_column(file, column)?;
+    let prepared = PreparedColumn::new(column, &plans)?;
+    let mut dev = DeviceColumn::upload(gpu, &prepared)?;
+    dev.launch(gpu, gpu.stream())?;
+    dev.check(gpu, &prepared)?;
+    let rows = prepared.rows as usize;
+    let mut values = gpu.download(&dev.values)?;
+    values.truncate(rows * prepared.width);
+    let mut valid = gpu.download(&dev.valid)?;
+    valid.truncate(rows);
+    to_arrow(column, &values, &valid)
+}
+
+/// Values (little-endian, one per row) and validity bytes as the column's Arrow array.
+fn to_arrow(column: &OrcColumn, values: &[u8], valid: &[u8]) -> Result<ArrayRef> {
+    let nulls = valid.contains(&0);
+    let opt = |i: usize| nulls && valid[i] == 0;
+    macro_rules! prim {
+        ($array:ty, $t:ty) => {{
+            const W: usize = std::mem::size_of::<$t>();
+            let v: Vec<Option<$t>> = values
+                .chunks_exact(W)
+                .enumerate()
+                .map(|(i, b)| {
+                    let mut raw = [0u8; W];
+                    raw.copy_from_slice(b);
+                    (!opt(i)).then(|| <$t>::from_le_bytes(raw))
+                })
+                .collect();
+            Arc::new(<$array>::from(v)) as ArrayRef
+        }};
+    }
+    Ok(match column.kind {
+        TypeKind::Boolean => {
+            let v: Vec<Option<bool>> = values
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| (!opt(i)).then_some(b != 0))
+                .collect();
+            Arc::new(BooleanArray::from(v))
+        }
+        TypeKind::Byte => prim!(Int8Array, i8),
+        TypeKind::Short => prim!(Int16Array, i16),
+        TypeKind::Int => prim!(Int32Array, i32),
+        TypeKind::Date => prim!(Date32Array, i32),
+        TypeKind::Long => prim!(Int64Array, i64),
+        _ => return Err(Error::Unsupported(format!("ORC column '{}'", column.name))),
+    })
+}
+
+/// Decodes the named columns (all for `None`) on the GPU into one record batch.
+pub fn read_batch(gpu: &GpuContext, file: &OrcFile, names: Option<&[&str]>) -> Result<RecordBatch> {
+    let selected: Vec<&OrcColumn> = match names {
+        Some(names) => names
+            .iter()
+            .map(|n| file.column(n))
+            .collect::<Result<_>>()?,
+        None => file.columns().iter().collect(),
+    };
+    for c in &selected {
+        c.check_supported()?;
+    }
+    let mut fields = Vec::with_capacity(selected.len());
+    let mut arrays = Vec::with_capacity(selected.len());
+    for c in selected {
+        let array = read_column(gpu, file, c)?;
+        fields.push(Field::new(c.name.clone(), array.data_type().clone(), true));
+        arrays.push(array);
+    }
+    let rows = file.stripes()?.iter().try_fold(0usize, |acc, s| {
+        usize::try_from(s.rows())
+            .ok()
+            .and_then(|r| acc.checked_add(r))
+            .ok_or_else(|| too_big("the file"))
+    })?;
+    let options = RecordBatchOptions::new().with_row_count(Some(rows));
+    RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &options)
+        .map_err(|e| Error::CorruptContainer(format!("ORC columns disagree: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_layout_matches_the_kernel() {
+        assert_eq!(std::mem::size_of::<OrcGroup>(), 56);
+        let src = include_str!("../kernels/orc_rle.cu");
+        assert!(src.contains("struct OrcGroup"));
+    }
+}

@@ -1,0 +1,137 @@
+//! ORC files decoded on the GPU (one warp per row group) against the CPU: every supported column
+//! of every ORC file here (the pyarrow fixtures and the shared corpus) gives exactly the CPU's
+//! Arrow array; damaged files (the corrupt/ corpus, bit flips in the stripes' data) give the
+//! verdict of the CPU's row-group decoder, never a fault. GPU tests fail (never skip) where no
+//! GPU is usable.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::{gpu, shared_data};
+
+use rand::{Rng, SeedableRng};
+use std::path::{Path, PathBuf};
+use warpzip::orc::row_groups::read_column_by_row_groups;
+use warpzip::orc::{gpu as orc_gpu, OrcFile};
+
+fn orc_files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "orc"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn all_files() -> Vec<PathBuf> {
+    let fixtures = orc_files_in(&PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/orc"
+    )));
+    let shared = orc_files_in(&shared_data().join("orc"));
+    assert!(fixtures.len() >= 8 && shared.len() >= 10);
+    fixtures
+        .into_iter()
+        .chain(shared)
+        .filter(|p| p.file_name().unwrap() != "zero.orc")
+        .collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_column_of_every_file_equals_the_cpu() {
+    let g = gpu();
+    let mut columns = 0;
+    for path in all_files() {
+        let file = OrcFile::open(&path).unwrap();
+        for c in file.columns().iter().filter(|c| c.is_supported()) {
+            let cpu = file.read_column(c).unwrap();
+            let on_gpu = orc_gpu::read_column(&g, &file, c)
+                .unwrap_or_else(|e| panic!("{} column {}: {e}", path.display(), c.name));
+            assert_eq!(
+                cpu.to_data(),
+                on_gpu.to_data(),
+                "{} column {}",
+                path.display(),
+                c.name
+            );
+            columns += 1;
+        }
+        // And the whole batch, as `orc to-arrow --device gpu` reads it.
+        let names: Vec<&str> = file
+            .columns()
+            .iter()
+            .filter(|c| c.is_supported())
+            .map(|c| c.name.as_str())
+            .collect();
+        if !names.is_empty() {
+            let cpu = file.read_batch(Some(&names)).unwrap();
+            let on_gpu = orc_gpu::read_batch(&g, &file, Some(&names)).unwrap();
+            assert_eq!(cpu, on_gpu, "{}", path.display());
+        }
+    }
+    assert!(columns >= 100, "only {columns} columns compared");
+}
+
+/// The GPU verdict for one column of damaged bytes equals the CPU row-group decoder's.
+fn compare_damaged(g: &warpzip::gpu::GpuContext, bytes: Vec<u8>, what: &str) -> (usize, usize) {
+    let Ok(file) = OrcFile::from_bytes(bytes) else {
+        return (0, 0);
+    };
+    let (mut ok, mut err) = (0, 0);
+    for c in file.columns().iter().filter(|c| c.is_supported()) {
+        let cpu = read_column_by_row_groups(&file, c);
+        let on_gpu = orc_gpu::read_column(g, &file, c);
+        match (&cpu, &on_gpu) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.to_data(), b.to_data(), "{what} column {}", c.name);
+                ok += 1;
+            }
+            (Err(_), Err(_)) => err += 1,
+            _ => panic!(
+                "{what} column {}: CPU {:?} but GPU {:?}",
+                c.name,
+                cpu.as_ref().map(|_| "ok"),
+                on_gpu.as_ref().map(|_| "ok")
+            ),
+        }
+    }
+    (ok, err)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn damaged_files_get_the_cpu_verdict() {
+    let g = gpu();
+    for path in orc_files_in(&shared_data().join("orc/corrupt")) {
+        compare_damaged(
+            &g,
+            std::fs::read(&path).unwrap(),
+            &path.display().to_string(),
+        );
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x0bc);
+    let (mut ok, mut err) = (0, 0);
+    let fixtures = orc_files_in(&PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/orc"
+    )));
+    for path in &fixtures {
+        let clean = std::fs::read(path).unwrap();
+        // Damage only the stripes' bytes (the tail sits in the last part of the file), so that
+        // most damaged files still open and their streams reach the decoders.
+        let body = clean.len() * 3 / 4;
+        for trial in 0..40 {
+            let mut bytes = clean.clone();
+            for _ in 0..rng.gen_range(1..4) {
+                let i = rng.gen_range(3..body);
+                bytes[i] ^= 1 << rng.gen_range(0..8);
+            }
+            let (o, e) = compare_damaged(&g, bytes, &format!("{} trial {trial}", path.display()));
+            ok += o;
+            err += e;
+        }
+    }
+    println!("damaged fixtures: {ok} columns decoded alike, {err} refused alike");
+    assert!(err > 0, "no damage reached a decoder");
+}
