@@ -136,6 +136,9 @@ pub struct BenchArgs {
     /// the same bytes).
     #[arg(long, value_name = "DIR")]
     pub dump_inputs: Option<PathBuf>,
+    /// Chunk size for codecs that take one (orc-rle), such as 32K; default the codec's own.
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub chunk_size: Option<u64>,
     #[command(flatten)]
     pub device: DeviceArg,
     /// Input files; without any, inputs are generated.

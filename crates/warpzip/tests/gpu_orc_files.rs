@@ -23,11 +23,20 @@ fn orc_files_in(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The pyarrow fixtures: under `$WARPZIP_REPO_ROOT` first (the GPU machine's copy), else beside
+/// this crate.
+fn fixture_dir() -> PathBuf {
+    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
+        let dir = PathBuf::from(root).join("crates/warpzip/tests/data/orc");
+        if dir.is_dir() {
+            return dir;
+        }
+    }
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/orc"))
+}
+
 fn all_files() -> Vec<PathBuf> {
-    let fixtures = orc_files_in(&PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/orc"
-    )));
+    let fixtures = orc_files_in(&fixture_dir());
     let shared = orc_files_in(&shared_data().join("orc"));
     assert!(fixtures.len() >= 8 && shared.len() >= 10);
     fixtures
@@ -112,10 +121,7 @@ fn damaged_files_get_the_cpu_verdict() {
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x0bc);
     let (mut ok, mut err) = (0, 0);
-    let fixtures = orc_files_in(&PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/orc"
-    )));
+    let fixtures = orc_files_in(&fixture_dir());
     for path in &fixtures {
         let clean = std::fs::read(path).unwrap();
         // Damage only the stripes' bytes (the tail sits in the last part of the file), so that

@@ -21,6 +21,11 @@ pub fn run(args: BenchArgs) -> Result<()> {
         size,
         runs: usize::try_from(args.runs).context("--runs is too large")?,
         dump_dir: args.dump_inputs,
+        chunk_size: args
+            .chunk_size
+            .map(usize::try_from)
+            .transpose()
+            .context("--chunk-size does not fit in memory here")?,
     };
     // The CSV target is checked before minutes of measuring, not after.
     let csv = match &args.csv {

@@ -28,6 +28,8 @@ pub struct BenchOptions {
     /// Where to write the generated inputs (raw little-endian columns), so that other programs
     /// (nvCOMP's anchor) can time the same bytes.
     pub dump_dir: Option<PathBuf>,
+    /// Chunk size in bytes for codecs that take one (orc-rle); `None` for the codec's default.
+    pub chunk_size: Option<usize>,
 }
 
 impl BenchOptions {

@@ -93,6 +93,13 @@ pub fn columns(bytes: usize) -> Vec<Column> {
     ]
 }
 
+/// The chunk size asked for (rounded down to whole values), else the codec's default.
+fn chunk_size(opts: &BenchOptions, elem: ElemType) -> usize {
+    let size = elem.size() as usize;
+    let asked = opts.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE as usize);
+    (asked / size).max(1) * size
+}
+
 /// The GPU work list of an encoded payload: one exact chunk per span.
 pub fn chunks_of(spans: &[ChunkSpan], elem: ElemType) -> Vec<OrcRleChunk> {
     let size = elem.size();
@@ -150,7 +157,7 @@ pub(super) fn bench_gpu(
         let input = format!("{} {} {} MiB", col.name, col.elem, col.data.len() >> 20);
         for version in [RleVersion::V1, RleVersion::V2] {
             let (payload, spans) =
-                chunked::compress(&col.data, col.elem, version, DEFAULT_CHUNK_SIZE as usize)?;
+                chunked::compress(&col.data, col.elem, version, chunk_size(opts, col.elem))?;
             let ratio = col.data.len() as f64 / payload.len().max(1) as f64;
             let chunks = chunks_of(&spans, col.elem);
             let mut batch = DecodeBatch::new(gpu, &payload, &chunks, col.data.len(), size)?;
@@ -262,7 +269,7 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
     for col in &columns {
         for version in [RleVersion::V1, RleVersion::V2] {
             let (payload, spans) =
-                chunked::compress(&col.data, col.elem, version, DEFAULT_CHUNK_SIZE as usize)?;
+                chunked::compress(&col.data, col.elem, version, chunk_size(opts, col.elem))?;
             let ratio = col.data.len() as f64 / payload.len().max(1) as f64;
             rows.push(cpu_row(col, version, &payload, &spans, ratio)?);
         }

@@ -271,9 +271,191 @@ __device__ __forceinline__ void v2_delta(OrcIn& in, CodagOut<T>& out, u32 h) {
     in.skip_bytes(bits >> 3);
 }
 
+// ---- Short groups, one lane each ----
+// Sorted keys and dates with a few repeats are written as groups of 1 to 10 values, and decoding
+// them one after the other, with all 32 lanes on each header, leaves the warp waiting on a
+// serial chain of header reads. Instead every lane parses a header as if a group started at its
+// byte of the next 32, the real group starts are found by following the byte lengths from lane
+// 0 (one shuffle per group), and each lane that holds a real short group decodes it alone from
+// the window: SHORT_REPEAT, and DIRECT and DELTA groups of at most 32 values that lie inside the
+// next 128 bytes. Anything else (long groups, PATCHED_BASE, a group the input cuts short) ends
+// the batch and is decoded by the cooperative code above, which also reports its errors.
+
+#define V2_LANE_MAX 32u  // most values a lane decodes alone
+
+// Bits [abs_bit, abs_bit + width) of the window, most significant first (width 1..64). The
+// window must hold the bytes those bits lie in. Per lane: shared-memory window only.
+__device__ __forceinline__ u64 v2_window_bits(const OrcIn& in, u64 abs_bit, u32 width) {
+    const u64 b = abs_bit >> 3;
+    const u32 w = (u32)(b >> 2);
+    const unsigned __int128 x = ((unsigned __int128)__byte_perm(in.win.word(w), 0, 0x0123) << 64) |
+                                ((unsigned __int128)__byte_perm(in.win.word(w + 1u), 0, 0x0123) << 32) |
+                                (unsigned __int128)__byte_perm(in.win.word(w + 2u), 0, 0x0123);
+    const u32 off = (u32)(b & 3ull) * 8u + (u32)(abs_bit & 7ull);  // 0..31 bits into x's top
+    return (u64)((x << (32u + off)) >> (128u - width));
+}
+
+// A varint inside the window at `*at` (absolute), no further than `end`; false if it does not
+// end there within ten bytes or is too long for 64 bits. Per lane.
+__device__ __forceinline__ bool v2_window_varint(const OrcIn& in, u64& at, u64 end, u64& v) {
+    v = 0;
+    for (u32 i = 0; i < 10u; ++i) {
+        if (at + i >= end) return false;
+        const u32 byte = (in.win.word((u32)((at + i) >> 2)) >> (((at + i) & 3ull) * 8u)) & 0xffu;
+        v |= (u64)(byte & 0x7fu) << (7u * i);
+        if (byte < 0x80u) {
+            if (i == 9 && byte > 1u) return false;
+            at += i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+// Decodes a batch of short groups from the current byte and returns how many it decoded: 0
+// (nothing consumed) when the group there is not one. After a failed check it returns 1 with the
+// status recorded.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 v2_short_groups(OrcIn& in, CodagOut<T>& out) {
+    const u64 left = in.remaining();
+    if (left < 2ull) return 0;
+    // A long group or PATCHED_BASE here: leave it to the cooperative code at once, so that
+    // columns of long groups pay two window reads for the attempt.
+    in.ensure(2);
+    const u32 h0 = in.window_byte(in.abs_byte());
+    const u32 h1 = in.window_byte(in.abs_byte() + 1);
+    if ((h0 >> 6) == 2u || ((h0 >> 6) != 0u && v2_len(h0, h1) > V2_LANE_MAX)) return 0;
+    const u64 avail = left < 128ull ? left : 128ull;
+    in.ensure(128);
+    const u64 base = in.abs_byte();
+    const u64 end = base + avail;
+    const u32 lane = wz_lane();
+    const u64 at0 = base + lane;
+    // Parse a header as if a group started at this lane's byte.
+    const u32 b0 = in.window_byte(at0);
+    const u32 b1 = in.window_byte(at0 + 1);
+    const u32 type = b0 >> 6;
+    u32 len = 0, width = 0;
+    u64 after = 0;  // absolute end of the group
+    u64 dbase = 0, ddelta = 0;
+    bool fits = false;
+    if (lane < avail) {
+        if (type == 0) {
+            width = ((b0 >> 3) & 7u) + 1u;  // bytes
+            len = (b0 & 7u) + 3u;
+            after = at0 + 1 + width;
+            fits = true;
+        } else if (type == 1) {
+            width = orc_decode_width(b0 >> 1);
+            len = v2_len(b0, b1);
+            after = at0 + 2 + (((u64)width * len + 7ull) >> 3);
+            fits = len <= V2_LANE_MAX;
+        } else if (type == 3) {
+            const u32 code = (b0 >> 1) & 31u;
+            width = code == 0 ? 0u : orc_decode_width(code);
+            len = v2_len(b0, b1);
+            u64 at = at0 + 2;
+            fits = len <= V2_LANE_MAX && v2_window_varint(in, at, end, dbase) &&
+                   v2_window_varint(in, at, end, ddelta);
+            const u32 steps = len > 2u ? len - 2u : 0u;
+            after = at + (width == 0 ? 0ull : (((u64)width * steps + 7ull) >> 3));
+        }
+        fits = fits && after <= end;
+    }
+    // Follow the chain of real group starts from lane 0.
+    const u32 next = fits ? (u32)(after - base) : 0u;
+    u32 starts = 0, k = 0;
+    while (k < 32u) {
+        if (!__shfl_sync(WZ_FULL_MASK, fits, k)) break;
+        starts |= 1u << k;
+        k = __shfl_sync(WZ_FULL_MASK, next, k);
+    }
+    if (starts == 0) return 0;
+    bool mine = (starts >> lane) & 1u;
+    u32 count = mine ? len : 0u;
+    u32 incl = wz_warp_inclusive_sum(count);
+    if (!out.exact) {
+        // A row group stops where its values end: later groups are not touched.
+        const u64 need = out.limit - out.pos;
+        const u32 keep = __ballot_sync(WZ_FULL_MASK, mine && (u64)(incl - count) < need);
+        if (keep != starts) {
+            starts = keep;
+            k = __shfl_sync(WZ_FULL_MASK, next, 31u - __clz(keep));
+            mine = (starts >> lane) & 1u;
+            count = mine ? len : 0u;
+            incl = wz_warp_inclusive_sum(count);
+        }
+    }
+    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+    if (!out.reserve(total)) return 1;
+    const u32 first = incl - count;
+    bool bad = false;
+    if (mine) {
+        if (type == 0) {
+            u64 raw = 0;
+            for (u32 i = 0; i < width; ++i) {
+                const u64 a = at0 + 1 + i;
+                raw = (raw << 8) | ((in.win.word((u32)(a >> 2)) >> ((a & 3ull) * 8u)) & 0xffu);
+            }
+            const u64 v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+            bad = !orc_fits<T, SIGNED>(v);
+            for (u32 i = 0; i < len; ++i) out.put(first + i, (T)v);
+        } else if (type == 1) {
+            const u64 bit0 = (at0 + 2) * 8ull;
+            for (u32 i = 0; i < len; ++i) {
+                const u64 raw = v2_window_bits(in, bit0 + (u64)i * width, width);
+                const u64 v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+                bad |= !orc_fits<T, SIGNED>(v);
+                out.put(first + i, (T)v);
+            }
+        } else {
+            const i128 b = orc_stream_value<SIGNED>(dbase);
+            const i128 d = (i128)orc_unzigzag(ddelta);
+            // The deltas follow the two varints: `after` minus their packed bytes.
+            const u32 steps = len > 2u ? len - 2u : 0u;
+            const u64 bit0 = (after - (width == 0 ? 0ull : (((u64)width * steps + 7ull) >> 3))) * 8ull;
+            i128 v = b;
+            for (u32 i = 0; i < len; ++i) {
+                if (i == 1) {
+                    v += d;
+                } else if (i >= 2) {
+                    if (width == 0) {
+                        v += d;
+                    } else {
+                        const i128 step = (i128)v2_window_bits(in, bit0 + (u64)(i - 2) * width, width);
+                        v = d < 0 ? v - step : v + step;
+                    }
+                }
+                bad |= !orc_fits_wide<T, SIGNED>(v);
+                out.put(first + i, (T)(u64)v);
+            }
+        }
+    }
+    if (__ballot_sync(WZ_FULL_MASK, bad)) {
+        out.fail(WZ_STATUS_CORRUPT);
+        return 1;
+    }
+    out.advance(total);
+    in.skip_bytes(k);
+    return __popc(starts);
+}
+
+// Groups decoded one at a time after a batch that held a single short group: where short
+// groups sit between long ones (small random values with the odd repeat), the batch costs more
+// than it saves.
+#define V2_BACKOFF 8u
+
 template <typename T, bool SIGNED>
 __device__ void decode_v2(OrcIn& in, CodagOut<T>& out) {
+    u32 backoff = 0;
     while (in.ok() && out.ok() && !in.at_end() && !(out.done() && !out.exact)) {
+        if (backoff == 0) {
+            const u32 batch = v2_short_groups<T, SIGNED>(in, out);
+            if (batch == 1) backoff = V2_BACKOFF;
+            if (batch > 0) continue;
+        } else {
+            --backoff;
+        }
         const u32 h = in.fetch_byte();
         switch (h >> 6) {
             case 0: v2_short_repeat<T, SIGNED>(in, out, h); break;
