@@ -49,11 +49,16 @@ impl KernelSource {
 /// (expanded) text, each header at most once.
 fn expand_into(text: &str, included: &mut Vec<&'static str>, out: &mut String) {
     for line in text.lines() {
+        // `#include "name.cuh"`, optionally followed by a `//` comment.
         let header = line
             .trim()
             .strip_prefix("#include \"")
-            .and_then(|rest| rest.strip_suffix('"'))
-            .and_then(|name| HEADERS.iter().find(|(n, _)| *n == name));
+            .and_then(|rest| rest.split_once('"'))
+            .filter(|(_, after)| {
+                let after = after.trim();
+                after.is_empty() || after.starts_with("//")
+            })
+            .and_then(|(name, _)| HEADERS.iter().find(|(n, _)| *n == name));
         match header {
             Some(&(name, body)) => {
                 if !included.contains(&name) {
@@ -218,4 +223,28 @@ fn read_cubin(prog: nvrtc_sys::nvrtcProgram) -> std::result::Result<Vec<u8>, Str
         return Err(format!("nvrtcGetCUBIN failed: {status:?}"));
     }
     Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_headers_expand_once_with_or_without_a_comment() {
+        let source = KernelSource {
+            name: "t",
+            text: "#include \"codag.cuh\" // the framework\n#include \"common.cuh\"\n\
+                   #include \"orc_int.cuh\"\n#include \"other.h\"\nint x;",
+        };
+        let text = source.expanded();
+        assert!(!text.contains("#include \"codag.cuh\""));
+        assert!(!text.contains("#include \"orc_int.cuh\""));
+        assert!(
+            text.contains("#include \"other.h\""),
+            "unknown headers stay"
+        );
+        assert_eq!(text.matches("struct CodagSmemWindow {").count(), 1);
+        assert_eq!(text.matches("#define WZ_FULL_MASK").count(), 1);
+        assert!(text.ends_with("int x;\n"));
+    }
 }
