@@ -14,7 +14,9 @@
 //! stream.
 
 use super::column::OrcColumn;
-use super::compression::{decompress_stream_mapped, ChunkMap, Compression};
+use super::compression::{
+    decompress_stream_mapped, parse_chunk_header, ChunkMap, ChunkStart, Compression,
+};
 use super::proto::{ColumnEncodingKind, CompressionKind, RowIndex, StreamKind, TypeKind};
 use super::stripe::Stripe;
 use super::OrcFile;
@@ -23,6 +25,8 @@ use crate::error::{ChunkStatus, Error, Result};
 use arrow_array::{
     ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
 };
+use rayon::prelude::*;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// No ORC run-length encoding yields more values per input byte than this (a 2-byte Byte RLE
@@ -164,8 +168,44 @@ pub fn plan_column_with_index(
     let present = read_stream(file, compression, stripe, column, StreamKind::Present)?;
     let (data, data_map) =
         read_stream(file, compression, stripe, column, StreamKind::Data)?.unwrap_or_default();
+    let groups = locate_groups(
+        stripe,
+        column,
+        compression,
+        kind,
+        stride,
+        index,
+        present.as_ref().map(|(_, map)| map),
+        &data_map,
+    )?;
+    Ok(ColumnPlan {
+        stripe: stripe.index,
+        column: column.clone(),
+        rows,
+        present: present.map(|(bytes, _)| bytes),
+        data,
+        kind,
+        groups,
+    })
+}
+
+/// Where every row group of `column` in `stripe` starts in its decompressed PRESENT and DATA
+/// streams (whose chunk maps are given), from the row index `index` and the file's `stride`:
+/// the groups of [`ColumnPlan::groups`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn locate_groups(
+    stripe: &Stripe,
+    column: &OrcColumn,
+    compression: Compression,
+    kind: DataKind,
+    stride: Option<u32>,
+    index: Option<&RowIndex>,
+    present_map: Option<&ChunkMap>,
+    data_map: &ChunkMap,
+) -> Result<Vec<RowGroup>> {
+    let rows = stripe.rows();
     let stride = stride.filter(|&s| s > 0);
-    let groups = match (stride, index) {
+    Ok(match (stride, index) {
         (Some(stride), Some(index)) => {
             let layout = Layout {
                 header: if compression.kind == CompressionKind::None {
@@ -174,8 +214,8 @@ pub fn plan_column_with_index(
                     2
                 },
                 kind,
-                present: present.as_ref().map(|(_, map)| map),
-                data: &data_map,
+                present: present_map,
+                data: data_map,
             };
             let stride = u64::from(stride);
             let expected = rows.div_ceil(stride);
@@ -212,30 +252,24 @@ pub fn plan_column_with_index(
         _ => vec![RowGroup {
             first_row: 0,
             rows,
-            present: present.as_ref().map(|_| StreamStart::default()),
+            present: present_map.map(|_| StreamStart::default()),
             data: StreamStart::default(),
         }],
-    };
-    Ok(ColumnPlan {
-        stripe: stripe.index,
-        column: column.clone(),
-        rows,
-        present: present.map(|(bytes, _)| bytes),
-        data,
-        kind,
-        groups,
     })
 }
 
 /// Plans `column` in every stripe of `file`, with the file's row index stride.
 pub fn plan_file_column(file: &OrcFile, column: &OrcColumn) -> Result<Vec<ColumnPlan>> {
     let stride = file.tail().footer.row_index_stride;
-    (0..file.stripe_count())
+    // Stripes are planned in parallel; the first failure in stripe order is the one reported.
+    let plans: Vec<Result<ColumnPlan>> = (0..file.stripe_count())
+        .into_par_iter()
         .map(|s| {
             let stripe = file.stripe(s)?;
             plan_column(&file.data, file.compression(), &stripe, column, stride)
         })
-        .collect()
+        .collect();
+    plans.into_iter().collect()
 }
 
 /// How a stripe's streams lay out a row index entry's positions.
@@ -386,8 +420,102 @@ fn read_stream(
         column.id,
         kind.name()
     );
-    let (bytes, map) = decompress_stream_mapped(bytes, compression, &what)?;
+    let (bytes, map) = inflate_stream_mapped(bytes, compression, &what)?;
     Ok(Some((bytes.into_owned(), map)))
+}
+
+/// [`decompress_stream_mapped`] with the compression chunks inflated in parallel: the same
+/// bytes, chunk map and errors. The chunk headers are read first; a stream of one chunk, or any
+/// failure, goes to `decompress_stream_mapped` itself, which reports the first failure in
+/// stream order.
+pub(crate) fn inflate_stream_mapped<'a>(
+    data: &'a [u8],
+    compression: Compression,
+    what: &str,
+) -> Result<(Cow<'a, [u8]>, ChunkMap)> {
+    if compression.kind == CompressionKind::None {
+        return decompress_stream_mapped(data, compression, what);
+    }
+    // (header offset, chunk bytes, stored as is) of every chunk.
+    let mut chunks: Vec<(usize, &[u8], bool)> = Vec::new();
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let Some(&[b0, b1, b2]) = data.get(pos..pos + 3) else {
+            return decompress_stream_mapped(data, compression, what);
+        };
+        let header = parse_chunk_header([b0, b1, b2]);
+        let Some(chunk) = pos
+            .checked_add(3 + header.length)
+            .and_then(|end| data.get(pos + 3..end))
+        else {
+            return decompress_stream_mapped(data, compression, what);
+        };
+        chunks.push((pos, chunk, header.original));
+        pos += 3 + header.length;
+    }
+    if chunks.len() < 2 {
+        return decompress_stream_mapped(data, compression, what);
+    }
+    let Some((out, starts)) = inflate_chunks(&chunks, compression.block_size) else {
+        return decompress_stream_mapped(data, compression, what);
+    };
+    let map = ChunkMap {
+        chunks: starts,
+        compressed_len: data.len() as u64,
+        decompressed_len: out.len() as u64,
+    };
+    Ok((Cow::Owned(out), map))
+}
+
+/// Slots of at most this many bytes in all are laid out for a stream's chunks to inflate into.
+const MAX_SLOTS_BYTES: u64 = 1 << 29;
+
+/// Inflates (or copies, when stored) every chunk, each in parallel into its own `limit`-byte
+/// slot of one buffer, then closes the gaps short chunks leave: the stream's bytes and where
+/// each chunk starts in them. A deflate stream is inflated in one call into its slot; `None`
+/// when a chunk does not end its deflate stream inside the slot or is stored and larger than
+/// `limit` (the caller then inflates the stream as the one-chunk-at-a-time reader does, and
+/// reports what it reports).
+fn inflate_chunks(
+    chunks: &[(usize, &[u8], bool)],
+    limit: u64,
+) -> Option<(Vec<u8>, Vec<ChunkStart>)> {
+    let slot = usize::try_from(limit).ok().filter(|&s| s > 0)?;
+    if (chunks.len() as u64).saturating_mul(limit) > MAX_SLOTS_BYTES {
+        return None;
+    }
+    let mut out = vec![0u8; chunks.len().checked_mul(slot)?];
+    let lengths: Vec<Option<usize>> = out
+        .par_chunks_mut(slot)
+        .zip(chunks.par_iter())
+        .map(|(dst, &(_, chunk, original))| {
+            if original {
+                dst.get_mut(..chunk.len())?.copy_from_slice(chunk);
+                return Some(chunk.len());
+            }
+            let mut inflater = flate2::Decompress::new(false);
+            match inflater.decompress(chunk, dst, flate2::FlushDecompress::Finish) {
+                Ok(flate2::Status::StreamEnd) => usize::try_from(inflater.total_out()).ok(),
+                _ => None,
+            }
+        })
+        .collect();
+    let mut starts = Vec::with_capacity(chunks.len());
+    let mut end = 0usize;
+    for (i, (&(offset, _, _), len)) in chunks.iter().zip(lengths).enumerate() {
+        let len = len?;
+        starts.push(ChunkStart {
+            compressed: offset as u64,
+            decompressed: end as u64,
+        });
+        let from = i * slot;
+        if from != end {
+            out.copy_within(from..from + len, end);
+        }
+        end += len;
+    }
+    out.truncate(end);
+    Some((out, starts))
 }
 
 /// Decodes row group `group` of `plan` on its own, from its starts in the decompressed streams:

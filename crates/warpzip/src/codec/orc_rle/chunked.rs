@@ -132,21 +132,6 @@ pub fn decode_chunk(
     version: RleVersion,
     dst: &mut [u8],
 ) -> Result<(), ChunkStatus> {
-    fn typed<T: OrcInt>(
-        input: &[u8],
-        version: RleVersion,
-        dst: &mut [u8],
-    ) -> Result<(), ChunkStatus> {
-        let mut values = vec![T::default(); dst.len() / T::BYTES];
-        match version {
-            RleVersion::V1 => decode_int_rle_v1(input, T::SIGNED, &mut values)?,
-            RleVersion::V2 => decode_int_rle_v2(input, T::SIGNED, &mut values)?,
-        }
-        for (d, v) in dst.chunks_exact_mut(T::BYTES).zip(values) {
-            v.write_le(d);
-        }
-        Ok(())
-    }
     match elem {
         ElemType::U8 => typed::<u8>(input, version, dst),
         ElemType::U16 => typed::<u16>(input, version, dst),
@@ -158,4 +143,30 @@ pub fn decode_chunk(
         ElemType::I64 => typed::<i64>(input, version, dst),
         _ => Err(ChunkStatus::Corrupt),
     }
+}
+
+/// Decodes `dst.len() / T::BYTES` values into `dst`. Only called with the primitive integer
+/// types above, whose every bit pattern is a value.
+fn typed<T: OrcInt>(input: &[u8], version: RleVersion, dst: &mut [u8]) -> Result<(), ChunkStatus> {
+    let decode = |values: &mut [T]| match version {
+        RleVersion::V1 => decode_int_rle_v1(input, T::SIGNED, values),
+        RleVersion::V2 => decode_int_rle_v2(input, T::SIGNED, values),
+    };
+    // On a little-endian machine an aligned buffer of whole values already is a `[T]`: decode
+    // straight into it.
+    #[cfg(target_endian = "little")]
+    {
+        // SAFETY: `T` is one of the primitive integers of `decode_chunk`, for which every byte
+        // pattern is a valid value; `align_to_mut` only hands out an aligned, in-bounds middle.
+        let (head, values, tail) = unsafe { dst.align_to_mut::<T>() };
+        if head.is_empty() && tail.is_empty() {
+            return decode(values);
+        }
+    }
+    let mut values = vec![T::default(); dst.len() / T::BYTES];
+    decode(&mut values)?;
+    for (d, v) in dst.chunks_exact_mut(T::BYTES).zip(values) {
+        v.write_le(d);
+    }
+    Ok(())
 }

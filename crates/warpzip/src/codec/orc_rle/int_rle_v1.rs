@@ -4,8 +4,8 @@
 //! every varint value.
 
 use super::{
-    negative_for_unsigned, read_varint, stream_value, write_varint, zigzag_decode, zigzag_encode,
-    OrcInt, Sink,
+    domain_range, negative_for_unsigned, put_linear, read_varint, read_varint_window, stream_value,
+    window16, write_varint, zigzag_decode, zigzag_encode, OrcInt, PrefixEnd,
 };
 use crate::error::{ChunkStatus, Result};
 
@@ -16,14 +16,14 @@ pub const MAX_RUN: usize = 130;
 /// Longest literal group.
 pub const MAX_LITERALS: usize = 128;
 
+/// The stream value (raw 64 bits) of a varint.
 #[inline(always)]
-fn read_value(input: &[u8], pos: &mut usize, signed: bool) -> Result<i128, ChunkStatus> {
-    let raw = read_varint(input, pos)?;
-    Ok(if signed {
-        i128::from(zigzag_decode(raw))
+fn stream_bits<const S: bool>(raw: u64) -> u64 {
+    if S {
+        zigzag_decode(raw) as u64
     } else {
-        i128::from(raw)
-    })
+        raw
+    }
 }
 
 /// Decodes an Integer RLE v1 stream (`signed` says whether its values are zigzag-encoded i64 or
@@ -33,47 +33,175 @@ pub fn decode_int_rle_v1<T: OrcInt>(
     signed: bool,
     out: &mut [T],
 ) -> Result<(), ChunkStatus> {
-    let mut sink = Sink::new(out, signed);
-    let mut pos = 0usize;
-    while pos < input.len() {
-        let control = input[pos];
-        pos += 1;
-        if control < 0x80 {
-            let len = usize::from(control) + MIN_RUN;
-            let delta = i128::from(*input.get(pos).ok_or(ChunkStatus::Truncated)? as i8);
-            pos += 1;
-            let base = read_value(input, &mut pos, signed)?;
-            let dst = sink.take(len)?;
-            // The run is linear: when its first and last values fit, so do all between.
-            let last = base + delta * (len as i128 - 1);
-            Sink::<T>::narrow_wide(signed, base)?;
-            Sink::<T>::narrow_wide(signed, last)?;
-            let mut v = base;
-            for d in dst.iter_mut() {
-                *d = Sink::<T>::narrow_wide(signed, v)?;
-                v += delta;
-            }
-        } else {
-            let len = 256 - usize::from(control);
-            let dst = sink.take(len)?;
-            // Two loops, so that neither tests the signedness per value.
-            if signed {
-                for d in dst.iter_mut() {
-                    let raw = read_varint(input, &mut pos)?;
-                    *d = T::from_i64(zigzag_decode(raw)).ok_or(ChunkStatus::Corrupt)?;
-                }
-            } else {
-                for d in dst.iter_mut() {
-                    let raw = read_varint(input, &mut pos)?;
-                    *d = T::from_u64(raw).ok_or(ChunkStatus::Corrupt)?;
-                }
-            }
-        }
+    if signed {
+        decode_all::<T, true>(input, out)
+    } else {
+        decode_all::<T, false>(input, out)
     }
-    if !sink.is_full() {
+}
+
+fn decode_all<T: OrcInt, const S: bool>(input: &[u8], out: &mut [T]) -> Result<(), ChunkStatus> {
+    let mut pos = 0usize;
+    let mut at = 0usize;
+    while pos < input.len() {
+        pos = decode_group::<T, S, false>(input, pos, out, &mut at)?;
+    }
+    if at < out.len() {
         return Err(ChunkStatus::Underflow);
     }
     Ok(())
+}
+
+/// Decodes the group at `input[pos]` (`pos < input.len()`) into `out` from `*at`; returns the
+/// offset after it. A run's delta byte and base come before its values are claimed from `out`,
+/// a literal group's values are claimed first. In a literal group a value that does not fit
+/// `T` is `Corrupt` where it comes before a damaged varint; the row-group reader (`PREFIX`)
+/// reads a group's varints before it checks their values, so there a damaged varint wins.
+#[inline(always)]
+fn decode_group<T: OrcInt, const S: bool, const PREFIX: bool>(
+    input: &[u8],
+    mut pos: usize,
+    out: &mut [T],
+    at: &mut usize,
+) -> Result<usize, ChunkStatus> {
+    let control = input[pos];
+    pos += 1;
+    if control < 0x80 {
+        let len = usize::from(control) + MIN_RUN;
+        let delta = *input.get(pos).ok_or(ChunkStatus::Truncated)? as i8;
+        pos += 1;
+        let raw = match window16(input, pos) {
+            Some(window) if window[0] < 0x80 => {
+                pos += 1;
+                u64::from(window[0])
+            }
+            Some(window) => {
+                let (raw, n) = read_varint_window(window)?;
+                pos += n;
+                raw
+            }
+            None => {
+                // Near the input's end. A copy of the offset, so `pos` itself stays a register.
+                let mut at = pos;
+                let raw = read_varint(input, &mut at)?;
+                pos = at;
+                raw
+            }
+        };
+        let base = stream_bits::<S>(raw);
+        let start = claim(out.len(), at, len)?;
+        // The run is linear: when its first and last values fit, so do all between. As offsets
+        // from the lowest value `T` holds, the first fits when it is at most `span`, and the
+        // last (at most 130 * 128 away) when adding the distance neither wraps nor passes it.
+        let (lo, span) = domain_range::<T, S>();
+        let first = base.wrapping_sub(lo);
+        let distance = i64::from(delta) * (len as i64 - 1);
+        let last = first.checked_add_signed(distance);
+        if first > span || last.is_none_or(|last| last > span) {
+            return Err(ChunkStatus::Corrupt);
+        }
+        put_linear(out, start, len, base, i64::from(delta) as u64);
+        Ok(pos)
+    } else {
+        let len = 256 - usize::from(control);
+        let start = claim(out.len(), at, len)?;
+        literals::<T, S, PREFIX>(input, pos, out, start, start + len)
+    }
+}
+
+/// Claims the next `n` slots of an output of `len` values from `*at`, or `Overflow` when fewer
+/// remain; returns the first.
+#[inline(always)]
+fn claim(len: usize, at: &mut usize, n: usize) -> Result<usize, ChunkStatus> {
+    let start = *at;
+    let end = start.checked_add(n).ok_or(ChunkStatus::Overflow)?;
+    if end > len {
+        return Err(ChunkStatus::Overflow);
+    }
+    *at = end;
+    Ok(start)
+}
+
+/// Reads the literal varints of `out[start..end]` from `input[pos..]`; returns the offset after
+/// them.
+#[inline(always)]
+fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
+    input: &[u8],
+    mut pos: usize,
+    out: &mut [T],
+    start: usize,
+    end: usize,
+) -> Result<usize, ChunkStatus> {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+    let (lo, span) = domain_range::<T, S>();
+    // One-byte varints hold -64..=63 (signed streams) or 0..=127: every type holds them but for
+    // the negative ones in unsigned types.
+    let small_can_fail = S && !T::SIGNED;
+    let mut bad = false;
+    let mut i = start;
+    while i < end {
+        if let Some(window) = window16(input, pos) {
+            if window[0] < 0x80 {
+                let mut raw = [0u8; 8];
+                raw.copy_from_slice(&window[..8]);
+                let word = u64::from_le_bytes(raw);
+                let left = end - i;
+                // The bytes of the group's remaining values (at least 1).
+                let lanes = u64::MAX >> (64 - 8 * left.min(8));
+                if word & HIGH_BITS & lanes == 0 {
+                    // Up to 8 one-byte varints at once; a block of 8 is written where `out`
+                    // has room (the slots past the group belong to values not decoded yet).
+                    if let Some(block) = out.get_mut(i..i + 8) {
+                        // Each byte is a value of -64..=63 (zigzagged, here all 8 at once) or
+                        // 0..=127, so sign-extending it gives the value in every type.
+                        let values = if S {
+                            ((word >> 1) & !HIGH_BITS) ^ ((word & LOW_BITS) * 0xff)
+                        } else {
+                            word
+                        };
+                        block.copy_from_slice(&T::from_i8x8(values));
+                        bad |= small_can_fail && word & LOW_BITS & lanes != 0;
+                        let n = left.min(8);
+                        i += n;
+                        pos += n;
+                        continue;
+                    }
+                }
+                // One one-byte varint.
+                let bits = stream_bits::<S>(u64::from(window[0]));
+                bad |= bits.wrapping_sub(lo) > span;
+                out[i] = T::from_bits(bits);
+                i += 1;
+                pos += 1;
+                continue;
+            }
+            // Ten or more bytes remain, so a varint error here can only be `Corrupt`.
+            let (raw, n) = read_varint_window(window)?;
+            pos += n;
+            let bits = stream_bits::<S>(raw);
+            bad |= bits.wrapping_sub(lo) > span;
+            out[i] = T::from_bits(bits);
+            i += 1;
+            continue;
+        }
+        // Near the input's end. A copy of the offset, so `pos` itself stays a register.
+        let mut at = pos;
+        let raw = match read_varint(input, &mut at) {
+            Ok(raw) => raw,
+            Err(_) if bad && !PREFIX => return Err(ChunkStatus::Corrupt),
+            Err(e) => return Err(e),
+        };
+        pos = at;
+        let bits = stream_bits::<S>(raw);
+        bad |= bits.wrapping_sub(lo) > span;
+        out[i] = T::from_bits(bits);
+        i += 1;
+    }
+    if bad {
+        return Err(ChunkStatus::Corrupt);
+    }
+    Ok(pos)
 }
 
 /// Decodes `out.len()` values from the Integer RLE v1 stream `input` after discarding its first
@@ -89,36 +217,69 @@ pub fn decode_int_rle_v1_prefix<T: OrcInt>(
     skip: usize,
     out: &mut [T],
 ) -> Result<usize, ChunkStatus> {
+    decode_int_rle_v1_prefix_end(input, signed, skip, out).map(|end| end.end)
+}
+
+/// [`decode_int_rle_v1_prefix`], also saying where the next value lies (see [`PrefixEnd`]).
+pub fn decode_int_rle_v1_prefix_end<T: OrcInt>(
+    input: &[u8],
+    signed: bool,
+    skip: usize,
+    out: &mut [T],
+) -> Result<PrefixEnd, ChunkStatus> {
+    if signed {
+        prefix::<T, true>(input, skip, out)
+    } else {
+        prefix::<T, false>(input, skip, out)
+    }
+}
+
+fn prefix<T: OrcInt, const S: bool>(
+    input: &[u8],
+    skip: usize,
+    out: &mut [T],
+) -> Result<PrefixEnd, ChunkStatus> {
     let mut group = [T::default(); MAX_RUN];
     let mut pos = 0usize;
     let mut skip = skip;
     let mut written = 0usize;
+    let mut end = PrefixEnd::default();
+    let mut first: Option<(usize, usize)> = None;
     while written < out.len() || skip > 0 {
         let start = pos;
         let control = *input.get(pos).ok_or(ChunkStatus::Underflow)?;
-        pos += 1;
         let len = if control < 0x80 {
-            // Delta byte, then the base as a varint.
-            input.get(pos).ok_or(ChunkStatus::Truncated)?;
-            pos += 1;
-            read_varint(input, &mut pos)?;
             usize::from(control) + MIN_RUN
         } else {
-            let len = 256 - usize::from(control);
-            for _ in 0..len {
-                read_varint(input, &mut pos)?;
-            }
-            len
+            256 - usize::from(control)
         };
-        let values = &mut group[..len];
-        decode_int_rle_v1(&input[start..pos], signed, values)?;
+        // Groups that land whole in `out` are decoded in place, the others through `group`.
+        if skip == 0 && len <= out.len() - written {
+            pos = decode_group::<T, S, true>(input, pos, out, &mut written)?;
+            first.get_or_insert((start, 0));
+            end.end = pos;
+            (end.resume_byte, end.resume_skip) = (pos, 0);
+            continue;
+        }
+        let mut filled = 0usize;
+        pos = decode_group::<T, S, true>(input, pos, &mut group, &mut filled)?;
         let skipped = len.min(skip);
         skip -= skipped;
         let n = (len - skipped).min(out.len() - written);
-        out[written..written + n].copy_from_slice(&values[skipped..skipped + n]);
+        out[written..written + n].copy_from_slice(&group[skipped..skipped + n]);
         written += n;
+        if n > 0 {
+            first.get_or_insert((start, skipped));
+        }
+        end.end = pos;
+        (end.resume_byte, end.resume_skip) = if skipped + n == len {
+            (pos, 0)
+        } else {
+            (start, skipped + n)
+        };
     }
-    Ok(pos)
+    (end.start_byte, end.start_skip) = first.unwrap_or_default();
+    Ok(end)
 }
 
 /// Appends the Integer RLE v1 encoding of `values` to `out`: every stretch of 3 or more values

@@ -20,8 +20,11 @@ pub mod v2_encode;
 
 pub use bool_rle::{decode_bool_rle, decode_bool_rle_prefix, encode_bool_rle};
 pub use byte_rle::{decode_byte_rle, decode_byte_rle_prefix, encode_byte_rle};
-pub use int_rle_v1::{decode_int_rle_v1, decode_int_rle_v1_prefix, encode_int_rle_v1};
+pub use int_rle_v1::{
+    decode_int_rle_v1, decode_int_rle_v1_prefix, decode_int_rle_v1_prefix_end, encode_int_rle_v1,
+};
 pub use int_rle_v2::{decode_int_rle_v2, decode_int_rle_v2_prefix, encode_int_rle_v2};
+pub use v2_decode::decode_int_rle_v2_prefix_end;
 
 use crate::error::ChunkStatus;
 
@@ -43,10 +46,25 @@ pub trait OrcInt: Copy + Default + Send + Sync + 'static {
     fn from_le_slice(bytes: &[u8]) -> Self;
     /// Writes the value as `BYTES` little-endian bytes (`out.len() == BYTES`).
     fn write_le(self, out: &mut [u8]);
+    /// The smallest value of `Self` that a signed (i64) stream can hold.
+    #[doc(hidden)]
+    const LO_I64: i64;
+    /// The largest value of `Self` that a signed (i64) stream can hold.
+    #[doc(hidden)]
+    const HI_I64: i64;
+    /// The largest value of `Self` that an unsigned (u64) stream can hold (the smallest is 0).
+    #[doc(hidden)]
+    const HI_U64: u64;
+    /// The low `BYTES` bytes of `bits` as `Self` (an `as` cast).
+    #[doc(hidden)]
+    fn from_bits(bits: u64) -> Self;
+    /// The 8 bytes of `word` (little-endian), each sign-extended from an i8.
+    #[doc(hidden)]
+    fn from_i8x8(word: u64) -> [Self; 8];
 }
 
 macro_rules! impl_orc_int {
-    ($($t:ty => $signed:expr),*) => {$(
+    ($($t:ty => $signed:expr, $widen:ident),*) => {$(
         impl OrcInt for $t {
             const SIGNED: bool = $signed;
             const BYTES: usize = std::mem::size_of::<$t>();
@@ -75,12 +93,114 @@ macro_rules! impl_orc_int {
                 let n = raw.len().min(out.len());
                 out[..n].copy_from_slice(&raw[..n]);
             }
+            const LO_I64: i64 = if (<$t>::MIN as i128) < (i64::MIN as i128) {
+                i64::MIN
+            } else {
+                <$t>::MIN as i64
+            };
+            const HI_I64: i64 = if (<$t>::MAX as i128) > (i64::MAX as i128) {
+                i64::MAX
+            } else {
+                <$t>::MAX as i64
+            };
+            const HI_U64: u64 = <$t>::MAX as u64;
+            #[inline(always)]
+            fn from_bits(bits: u64) -> Self {
+                bits as $t
+            }
+            #[inline(always)]
+            fn from_i8x8(word: u64) -> [Self; 8] {
+                $widen(word).map(|v| v as $t)
+            }
         }
     )*};
 }
 
-impl_orc_int!(i8 => true, i16 => true, i32 => true, i64 => true,
-              u8 => false, u16 => false, u32 => false, u64 => false);
+impl_orc_int!(i8 => true, i8x8, i16 => true, i16x8, i32 => true, i32x8, i64 => true, i64x8,
+              u8 => false, i8x8, u16 => false, i16x8, u32 => false, i32x8, u64 => false, i64x8);
+
+/// The bytes of `word`, little-endian, as i8s.
+#[inline(always)]
+fn i8x8(word: u64) -> [i8; 8] {
+    word.to_le_bytes().map(|b| b as i8)
+}
+
+/// The bytes of `word`, little-endian, sign-extended to i16.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn i16x8(word: u64) -> [i16; 8] {
+    use std::arch::x86_64::{_mm_cvtsi64_si128, _mm_srai_epi16, _mm_unpacklo_epi8};
+    // SAFETY: SSE2 is part of every x86_64 target; `__m128i` and `[i16; 8]` are both 16 bytes
+    // of plain data.
+    unsafe {
+        let v = _mm_cvtsi64_si128(word as i64);
+        std::mem::transmute(_mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8))
+    }
+}
+
+/// The bytes of `word`, little-endian, sign-extended to i32.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn i32x8(word: u64) -> [i32; 8] {
+    use std::arch::x86_64::{
+        __m128i, _mm_cvtsi64_si128, _mm_srai_epi32, _mm_unpackhi_epi16, _mm_unpacklo_epi16,
+        _mm_unpacklo_epi8,
+    };
+    // SAFETY: as in `i16x8`; two `__m128i` are 32 bytes of plain data, as `[i32; 8]`.
+    unsafe {
+        let v = _mm_cvtsi64_si128(word as i64);
+        let bytes = _mm_unpacklo_epi8(v, v);
+        let lanes: [__m128i; 2] = [
+            _mm_srai_epi32(_mm_unpacklo_epi16(bytes, bytes), 24),
+            _mm_srai_epi32(_mm_unpackhi_epi16(bytes, bytes), 24),
+        ];
+        std::mem::transmute(lanes)
+    }
+}
+
+/// The bytes of `word`, little-endian, sign-extended to i64.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn i64x8(word: u64) -> [i64; 8] {
+    use std::arch::x86_64::{
+        __m128i, _mm_cvtsi64_si128, _mm_srai_epi32, _mm_unpackhi_epi16, _mm_unpackhi_epi32,
+        _mm_unpacklo_epi16, _mm_unpacklo_epi32, _mm_unpacklo_epi8,
+    };
+    // SAFETY: as in `i16x8`; four `__m128i` are 64 bytes of plain data, as `[i64; 8]`.
+    unsafe {
+        let v = _mm_cvtsi64_si128(word as i64);
+        let bytes = _mm_unpacklo_epi8(v, v);
+        let low = _mm_srai_epi32(_mm_unpacklo_epi16(bytes, bytes), 24);
+        let high = _mm_srai_epi32(_mm_unpackhi_epi16(bytes, bytes), 24);
+        let low_sign = _mm_srai_epi32(low, 31);
+        let high_sign = _mm_srai_epi32(high, 31);
+        let lanes: [__m128i; 4] = [
+            _mm_unpacklo_epi32(low, low_sign),
+            _mm_unpackhi_epi32(low, low_sign),
+            _mm_unpacklo_epi32(high, high_sign),
+            _mm_unpackhi_epi32(high, high_sign),
+        ];
+        std::mem::transmute(lanes)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn i16x8(word: u64) -> [i16; 8] {
+    i8x8(word).map(i16::from)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn i32x8(word: u64) -> [i32; 8] {
+    i8x8(word).map(i32::from)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn i64x8(word: u64) -> [i64; 8] {
+    i8x8(word).map(i64::from)
+}
 
 /// ORC's zigzag: moves the sign to the least significant bit.
 #[inline(always)]
@@ -165,6 +285,51 @@ pub fn read_varint(input: &[u8], pos: &mut usize) -> Result<u64, ChunkStatus> {
     read_varint_slow(input, pos)
 }
 
+/// Squeezes the continuation bits out of up to 8 varint bytes (little-endian in `x`, their
+/// high bits already cleared): 56 bits of value.
+#[inline(always)]
+fn squeeze7(x: u64) -> u64 {
+    let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+    (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
+}
+
+/// [`read_varint`] where 16 bytes remain (`window`, from the varint on, so the longest varint
+/// fits): no length checks and no branch on the varint's length. Returns the value and the
+/// bytes it takes; `Corrupt` exactly where `read_varint` would be (no `Truncated` can occur).
+#[inline(always)]
+pub(crate) fn read_varint_window(window: &[u8; 16]) -> Result<(u64, usize), ChunkStatus> {
+    let mut raw = [0u8; 8];
+    raw.copy_from_slice(&window[..8]);
+    let word = u64::from_le_bytes(raw);
+    let stops = !word & 0x8080_8080_8080_8080;
+    if stops != 0 {
+        // The bytes up to and including the first without a continuation bit.
+        let keep = stops ^ (stops - 1);
+        let len = (stops.trailing_zeros() / 8 + 1) as usize;
+        return Ok((squeeze7(word & keep & 0x7f7f_7f7f_7f7f_7f7f), len));
+    }
+    // Nine or ten bytes, without a branch on which: a tenth byte (when the ninth continues)
+    // carries only bit 63 and ends the varint.
+    let low = squeeze7(word & 0x7f7f_7f7f_7f7f_7f7f);
+    let ninth = window[8];
+    let more = ninth >> 7;
+    let tenth = window[9] & 0u8.wrapping_sub(more);
+    if tenth > 1 {
+        return Err(ChunkStatus::Corrupt);
+    }
+    Ok((
+        low | (u64::from(ninth & 0x7f) << 56) | (u64::from(tenth) << 63),
+        9 + usize::from(more),
+    ))
+}
+
+/// The 16 bytes of `input` from `pos`, when there are that many.
+#[inline(always)]
+pub(crate) fn window16(input: &[u8], pos: usize) -> Option<&[u8; 16]> {
+    input.get(pos..pos.checked_add(16)?)?.try_into().ok()
+}
+
 /// [`read_varint`] near the end of the input: checks every byte.
 #[inline(never)]
 fn read_varint_slow(input: &[u8], pos: &mut usize) -> Result<u64, ChunkStatus> {
@@ -202,62 +367,110 @@ pub fn varint_len(v: u64) -> usize {
     (64 - v.leading_zeros() as usize).max(1).div_ceil(7)
 }
 
-/// Writes the values of one output run: narrows stream values (i64 for a signed stream, u64 for
-/// an unsigned one) to `T`, refusing to write past the end of `out`.
-pub(crate) struct Sink<'a, T> {
-    pub out: &'a mut [T],
-    pub pos: usize,
-    pub signed: bool,
+/// Where `T`'s values lie in a stream's domain, as `(lo, span)`: a stream value given as its 64
+/// raw bits `b` (an i64 for a signed stream, a u64 for an unsigned one) fits `T` exactly when
+/// `b.wrapping_sub(lo) <= span`.
+#[inline(always)]
+pub(crate) fn domain_range<T: OrcInt, const S: bool>() -> (u64, u64) {
+    if S {
+        let lo = T::LO_I64 as u64;
+        (lo, (T::HI_I64 as u64).wrapping_sub(lo))
+    } else {
+        (0, T::HI_U64)
+    }
 }
 
-impl<'a, T: OrcInt> Sink<'a, T> {
-    pub fn new(out: &'a mut [T], signed: bool) -> Self {
-        Sink {
-            out,
-            pos: 0,
-            signed,
+/// Whether the stream value with raw bits `bits` fits `T`.
+#[inline(always)]
+pub(crate) fn fits_bits<T: OrcInt, const S: bool>(bits: u64) -> bool {
+    let (lo, span) = domain_range::<T, S>();
+    bits.wrapping_sub(lo) <= span
+}
+
+/// Whether the wide value `v` (base + delta arithmetic) lies in the stream's domain and fits `T`.
+#[inline(always)]
+pub(crate) fn fits_wide<T: OrcInt, const S: bool>(v: i128) -> bool {
+    let (lo, span) = domain_range::<T, S>();
+    let lo = if S {
+        i128::from(lo as i64)
+    } else {
+        i128::from(lo)
+    };
+    v >= lo && v - lo <= i128::from(span)
+}
+
+/// The next `n` slots of `out` from `*at`, or `Overflow` when fewer remain. Advances past them.
+#[inline(always)]
+pub(crate) fn take<'a, T>(
+    out: &'a mut [T],
+    at: &mut usize,
+    n: usize,
+) -> Result<&'a mut [T], ChunkStatus> {
+    let end = at.checked_add(n).ok_or(ChunkStatus::Overflow)?;
+    let dst = out.get_mut(*at..end).ok_or(ChunkStatus::Overflow)?;
+    *at = end;
+    Ok(dst)
+}
+
+/// Writes `dst[i] = base + i * step` (raw 64-bit stream values, wrapping; the caller checked
+/// that every value fits `T`).
+#[inline(always)]
+pub(crate) fn fill_linear<T: OrcInt>(dst: &mut [T], base: u64, step: u64) {
+    if step == 0 {
+        dst.fill(T::from_bits(base));
+        return;
+    }
+    let mut x = base;
+    for d in dst.iter_mut() {
+        *d = T::from_bits(x);
+        x = x.wrapping_add(step);
+    }
+}
+
+/// Writes `base + i * step` (raw 64-bit stream values, wrapping; the caller checked that every
+/// value fits `T`) to `out[at..at + len]` (the caller checked that it lies in `out`). Short
+/// runs are written as one block of 8 where `out` has room, so their length costs no branch;
+/// the slots after the run that this overwrites belong to values not decoded yet.
+#[inline(always)]
+pub(crate) fn put_linear<T: OrcInt>(out: &mut [T], at: usize, len: usize, base: u64, step: u64) {
+    if let Some(block) = out.get_mut(at..at + 8) {
+        let mut x = base;
+        if step == 0 {
+            block.fill(T::from_bits(base));
+        } else {
+            for d in block.iter_mut() {
+                *d = T::from_bits(x);
+                x = x.wrapping_add(step);
+            }
         }
+        if len > 8 {
+            if let Some(rest) = out.get_mut(at + 8..at + len) {
+                fill_linear(rest, x, step);
+            }
+        }
+    } else if let Some(dst) = out.get_mut(at..at + len) {
+        fill_linear(dst, base, step);
     }
+}
 
-    /// Whether every slot of `out` is written.
-    #[inline(always)]
-    pub fn is_full(&self) -> bool {
-        self.pos >= self.out.len()
-    }
-
-    /// The next `n` slots, or `Overflow` when fewer remain. Advances past them.
-    #[inline(always)]
-    pub fn take(&mut self, n: usize) -> Result<&mut [T], ChunkStatus> {
-        let end = self.pos.checked_add(n).ok_or(ChunkStatus::Overflow)?;
-        let dst = self
-            .out
-            .get_mut(self.pos..end)
-            .ok_or(ChunkStatus::Overflow)?;
-        self.pos = end;
-        Ok(dst)
-    }
-
-    /// Narrows a stream value given as its 64 raw bits.
-    #[inline(always)]
-    pub fn narrow_bits(signed: bool, bits: u64) -> Result<T, ChunkStatus> {
-        let v = if signed {
-            T::from_i64(bits as i64)
-        } else {
-            T::from_u64(bits)
-        };
-        v.ok_or(ChunkStatus::Corrupt)
-    }
-
-    /// Narrows a wide value (base + delta arithmetic) into the stream's domain, then into `T`.
-    #[inline(always)]
-    pub fn narrow_wide(signed: bool, v: i128) -> Result<T, ChunkStatus> {
-        let t = if signed {
-            i64::try_from(v).ok().and_then(T::from_i64)
-        } else {
-            u64::try_from(v).ok().and_then(T::from_u64)
-        };
-        t.ok_or(ChunkStatus::Corrupt)
-    }
+/// Where a prefix decode (the read of one ORC row group) started and stopped, each position as
+/// (byte offset of a run or group, values of it to skip) in canonical form: the run or group
+/// that holds the value (a start may skip across whole runs; this one does not). `start` is
+/// where the first value written lies; `resume` where the value after the last one written
+/// lies, a run used up to its end given as (its end, 0). Two row groups read one after the
+/// other exactly when the first's `resume` is the second's `start`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrefixEnd {
+    /// Input bytes read, up to the end of the last run or group touched.
+    pub end: usize,
+    /// Byte offset of the run or group holding the first value written.
+    pub start_byte: usize,
+    /// Values of that run or group before the first value written.
+    pub start_skip: usize,
+    /// Byte offset of the run or group holding the next value.
+    pub resume_byte: usize,
+    /// Values of that run or group before the next value.
+    pub resume_skip: usize,
 }
 
 /// A value of `T` in the stream's domain, widened: a signed stream holds i64, an unsigned one

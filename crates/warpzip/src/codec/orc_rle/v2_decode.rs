@@ -1,10 +1,15 @@
 //! The Integer RLE v2 reference decoder. Each group is parsed from a bounds-checked slice; bit
 //! unpacking reads whole big-endian words where the input allows and falls back to zero-padded
-//! loads at its end. Wide arithmetic (base + delta, base + patched value) is done in i128 and
-//! range-checked into the stream's domain, so no input can overflow.
+//! loads at its end. Every value is range-checked into the stream's domain and the output type
+//! exactly as wide (i128) arithmetic would: linear runs check their first and last values,
+//! other groups keep a running "out of range" flag in 64-bit offset arithmetic and report it
+//! once per group, so no input can overflow and every status matches the value-by-value rules.
 
-use super::int_rle_v2::{decode_width, MAX_GROUP};
-use super::{read_varint, zigzag_decode, OrcInt, Sink};
+use super::int_rle_v2::{closest_fixed_width, decode_width, MAX_GROUP, MAX_PATCHES};
+use super::{
+    domain_range, fits_bits, fits_wide, put_linear, read_varint, take, zigzag_decode, OrcInt,
+    PrefixEnd,
+};
 use crate::error::ChunkStatus;
 
 /// Decodes an Integer RLE v2 stream (`signed`: zigzag-encoded i64 values, else u64) into exactly
@@ -14,23 +19,40 @@ pub fn decode_int_rle_v2<T: OrcInt>(
     signed: bool,
     out: &mut [T],
 ) -> Result<(), ChunkStatus> {
-    let mut sink = Sink::new(out, signed);
+    if signed {
+        decode_all::<T, true>(input, out)
+    } else {
+        decode_all::<T, false>(input, out)
+    }
+}
+
+fn decode_all<T: OrcInt, const S: bool>(input: &[u8], out: &mut [T]) -> Result<(), ChunkStatus> {
     let mut scratch = [0u64; MAX_GROUP];
     let mut pos = 0usize;
-    while pos < input.len() {
-        let group = &input[pos..];
-        let used = match group[0] >> 6 {
-            0 => short_repeat(group, &mut sink)?,
-            1 => direct(group, &mut sink, &mut scratch)?,
-            2 => patched_base(group, &mut sink, &mut scratch)?,
-            _ => delta(group, &mut sink, &mut scratch)?,
-        };
-        pos += used;
+    let mut at = 0usize;
+    while let Some(group) = input.get(pos..).filter(|g| !g.is_empty()) {
+        pos += decode_group::<T, S>(group, out, &mut at, &mut scratch)?;
     }
-    if !sink.is_full() {
+    if at < out.len() {
         return Err(ChunkStatus::Underflow);
     }
     Ok(())
+}
+
+/// Decodes the group at the front of `g` (not empty) into `out` from `*at`; returns its length.
+#[inline(always)]
+fn decode_group<T: OrcInt, const S: bool>(
+    g: &[u8],
+    out: &mut [T],
+    at: &mut usize,
+    scratch: &mut [u64; MAX_GROUP],
+) -> Result<usize, ChunkStatus> {
+    match g[0] >> 6 {
+        0 => short_repeat::<T, S>(g, out, at),
+        1 => direct::<T, S>(g, out, at, scratch),
+        2 => patched_base::<T, S>(g, out, at, scratch),
+        _ => delta::<T, S>(g, out, at, scratch),
+    }
 }
 
 /// Decodes `out.len()` values from the Integer RLE v2 stream `input` after discarding its first
@@ -46,29 +68,72 @@ pub fn decode_int_rle_v2_prefix<T: OrcInt>(
     skip: usize,
     out: &mut [T],
 ) -> Result<usize, ChunkStatus> {
+    decode_int_rle_v2_prefix_end(input, signed, skip, out).map(|end| end.end)
+}
+
+/// [`decode_int_rle_v2_prefix`], also saying where the next value lies (see [`PrefixEnd`]).
+pub fn decode_int_rle_v2_prefix_end<T: OrcInt>(
+    input: &[u8],
+    signed: bool,
+    skip: usize,
+    out: &mut [T],
+) -> Result<PrefixEnd, ChunkStatus> {
+    if signed {
+        prefix::<T, true>(input, skip, out)
+    } else {
+        prefix::<T, false>(input, skip, out)
+    }
+}
+
+fn prefix<T: OrcInt, const S: bool>(
+    input: &[u8],
+    skip: usize,
+    out: &mut [T],
+) -> Result<PrefixEnd, ChunkStatus> {
     let mut scratch = [0u64; MAX_GROUP];
     let mut group = [T::default(); MAX_GROUP];
     let mut pos = 0usize;
     let mut skip = skip;
     let mut written = 0usize;
+    let mut end = PrefixEnd::default();
+    let mut first: Option<(usize, usize)> = None;
     while written < out.len() || skip > 0 {
         let bytes = input.get(pos..).filter(|g| !g.is_empty());
         let g = bytes.ok_or(ChunkStatus::Underflow)?;
-        let mut sink = Sink::new(&mut group[..], signed);
-        pos += match g[0] >> 6 {
-            0 => short_repeat(g, &mut sink)?,
-            1 => direct(g, &mut sink, &mut scratch)?,
-            2 => patched_base(g, &mut sink, &mut scratch)?,
-            _ => delta(g, &mut sink, &mut scratch)?,
+        let start = pos;
+        // Groups that land whole in `out` are decoded in place, the others through `group`
+        // (no group holds more than MAX_GROUP values, so neither way can overflow).
+        let len = match (g[0] >> 6, g.get(1)) {
+            (0, _) => Some(usize::from(g[0] & 7) + 3),
+            (_, Some(&b1)) => Some(group_len(g[0], b1)),
+            (_, None) => None,
         };
-        let len = sink.pos;
+        if skip == 0 && len.is_some_and(|len| len <= out.len() - written) {
+            pos += decode_group::<T, S>(g, out, &mut written, &mut scratch)?;
+            first.get_or_insert((start, 0));
+            end.end = pos;
+            (end.resume_byte, end.resume_skip) = (pos, 0);
+            continue;
+        }
+        let mut len = 0usize;
+        pos += decode_group::<T, S>(g, &mut group, &mut len, &mut scratch)?;
         let skipped = len.min(skip);
         skip -= skipped;
         let n = (len - skipped).min(out.len() - written);
         out[written..written + n].copy_from_slice(&group[skipped..skipped + n]);
         written += n;
+        if n > 0 {
+            first.get_or_insert((start, skipped));
+        }
+        end.end = pos;
+        (end.resume_byte, end.resume_skip) = if skipped + n == len {
+            (pos, 0)
+        } else {
+            (start, skipped + n)
+        };
     }
-    Ok(pos)
+    (end.start_byte, end.start_skip) = first.unwrap_or_default();
+    Ok(end)
 }
 
 /// The 9-bit length field of DIRECT, PATCHED_BASE and DELTA headers, plus one.
@@ -77,48 +142,172 @@ fn group_len(b0: u8, b1: u8) -> usize {
     ((usize::from(b0 & 1) << 8) | usize::from(b1)) + 1
 }
 
-fn short_repeat<T: OrcInt>(g: &[u8], sink: &mut Sink<'_, T>) -> Result<usize, ChunkStatus> {
-    let width = usize::from((g[0] >> 3) & 7) + 1;
-    let count = usize::from(g[0] & 7) + 3;
-    let bytes = g.get(1..1 + width).ok_or(ChunkStatus::Truncated)?;
-    let raw = bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
-    let bits = if sink.signed {
+/// The stream value (raw 64 bits) of an encoded varint or bit-packed value.
+#[inline(always)]
+fn stream_bits<const S: bool>(raw: u64) -> u64 {
+    if S {
         zigzag_decode(raw) as u64
     } else {
         raw
+    }
+}
+
+/// The stream value `bits` as a wide integer.
+#[inline(always)]
+fn wide<const S: bool>(bits: u64) -> i128 {
+    if S {
+        i128::from(bits as i64)
+    } else {
+        i128::from(bits)
+    }
+}
+
+fn short_repeat<T: OrcInt, const S: bool>(
+    g: &[u8],
+    out: &mut [T],
+    at: &mut usize,
+) -> Result<usize, ChunkStatus> {
+    let width = usize::from((g[0] >> 3) & 7) + 1;
+    let count = usize::from(g[0] & 7) + 3;
+    let raw = match g.get(1..9) {
+        // One big-endian load: the value is its first `width` bytes.
+        Some(word) => be64(word, 0) >> (64 - 8 * width),
+        None => {
+            let bytes = g.get(1..1 + width).ok_or(ChunkStatus::Truncated)?;
+            bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
+        }
     };
-    let value = Sink::<T>::narrow_bits(sink.signed, bits)?;
-    sink.take(count)?.fill(value);
+    let bits = stream_bits::<S>(raw);
+    if !fits_bits::<T, S>(bits) {
+        return Err(ChunkStatus::Corrupt);
+    }
+    let start = *at;
+    let value = T::from_bits(bits);
+    take(out, at, count)?;
+    // A block of the longest repeat (10) where `out` has room, so the count costs no branch; the
+    // slots past the run belong to values not decoded yet.
+    match out.get_mut(start..start + 10) {
+        Some(block) => block.fill(value),
+        None => out[start..start + count].fill(value),
+    }
     Ok(1 + width)
 }
 
-fn direct<T: OrcInt>(
+/// Whether `T` holds every stream value of `width` bits: 0..2^width, or zigzagged
+/// -2^(width-1)..2^(width-1).
+#[inline(always)]
+fn width_fits<T: OrcInt, const S: bool>(width: u32) -> bool {
+    let top = if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    if S {
+        fits_wide::<T, S>(-(i128::from(top) + 1) / 2) && fits_wide::<T, S>(i128::from(top / 2))
+    } else {
+        top <= domain_range::<T, S>().1
+    }
+}
+
+/// Writes the bit-packed values `vals` (of `width` bits) as stream values of `T`; `Corrupt`
+/// when one does not fit.
+#[inline(always)]
+fn convert<T: OrcInt, const S: bool>(
+    vals: &[u64],
+    width: u32,
+    dst: &mut [T],
+) -> Result<(), ChunkStatus> {
+    for (d, &v) in dst.iter_mut().zip(vals.iter()) {
+        *d = T::from_bits(stream_bits::<S>(v));
+    }
+    if width_fits::<T, S>(width) {
+        return Ok(());
+    }
+    let (lo, span) = domain_range::<T, S>();
+    let bad = vals.iter().fold(false, |bad, &v| {
+        bad | (stream_bits::<S>(v).wrapping_sub(lo) > span)
+    });
+    if bad {
+        return Err(ChunkStatus::Corrupt);
+    }
+    Ok(())
+}
+
+/// DIRECT values of a whole number of bytes, converted straight from the input: each lane is
+/// read big-endian and zigzagged at its own width (so the compiler can vectorize), then widened.
+macro_rules! direct_aligned {
+    ($name:ident, $bytes:expr, $u:ty, $i:ty) => {
+        #[inline(always)]
+        fn $name<T: OrcInt, const S: bool>(data: &[u8], dst: &mut [T]) {
+            for (d, c) in dst.iter_mut().zip(data.chunks_exact($bytes)) {
+                let mut raw = [0u8; $bytes];
+                raw.copy_from_slice(c);
+                let u = <$u>::from_be_bytes(raw);
+                let bits = if S {
+                    (((u >> 1) as $i) ^ ((u & 1) as $i).wrapping_neg()) as i64 as u64
+                } else {
+                    u as u64
+                };
+                *d = T::from_bits(bits);
+            }
+        }
+    };
+}
+direct_aligned!(direct_8, 1, u8, i8);
+direct_aligned!(direct_16, 2, u16, i16);
+direct_aligned!(direct_32, 4, u32, i32);
+direct_aligned!(direct_64, 8, u64, i64);
+
+fn direct<T: OrcInt, const S: bool>(
     g: &[u8],
-    sink: &mut Sink<'_, T>,
+    out: &mut [T],
+    at: &mut usize,
     scratch: &mut [u64; MAX_GROUP],
 ) -> Result<usize, ChunkStatus> {
     let header = g.get(..2).ok_or(ChunkStatus::Truncated)?;
     let width = decode_width(header[0] >> 1);
     let len = group_len(header[0], header[1]);
+    if width.is_multiple_of(8) {
+        let nbytes = len * (width as usize / 8);
+        let data = g.get(2..2 + nbytes).ok_or(ChunkStatus::Truncated)?;
+        let dst = take(out, at, len)?;
+        match width {
+            8 => direct_8::<T, S>(data, dst),
+            16 => direct_16::<T, S>(data, dst),
+            32 => direct_32::<T, S>(data, dst),
+            64 => direct_64::<T, S>(data, dst),
+            _ => {
+                let vals = &mut scratch[..len];
+                unpack_be(data, width, vals)?;
+                convert::<T, S>(vals, width, dst)?;
+                return Ok(2 + nbytes);
+            }
+        }
+        if !width_fits::<T, S>(width) {
+            // Some values may not fit `T`: check them all.
+            let vals = &mut scratch[..len];
+            unpack_be(data, width, vals)?;
+            let (lo, span) = domain_range::<T, S>();
+            let bad = vals.iter().fold(false, |bad, &v| {
+                bad | (stream_bits::<S>(v).wrapping_sub(lo) > span)
+            });
+            if bad {
+                return Err(ChunkStatus::Corrupt);
+            }
+        }
+        return Ok(2 + nbytes);
+    }
     let vals = &mut scratch[..len];
     let used = unpack_be(&g[2..], width, vals)?;
-    let signed = sink.signed;
-    let dst = sink.take(len)?;
-    if signed {
-        for (d, &v) in dst.iter_mut().zip(vals.iter()) {
-            *d = Sink::<T>::narrow_bits(true, zigzag_decode(v) as u64)?;
-        }
-    } else {
-        for (d, &v) in dst.iter_mut().zip(vals.iter()) {
-            *d = Sink::<T>::narrow_bits(false, v)?;
-        }
-    }
+    let dst = take(out, at, len)?;
+    convert::<T, S>(vals, width, dst)?;
     Ok(2 + used)
 }
 
-fn patched_base<T: OrcInt>(
+fn patched_base<T: OrcInt, const S: bool>(
     g: &[u8],
-    sink: &mut Sink<'_, T>,
+    out: &mut [T],
+    at: &mut usize,
     scratch: &mut [u64; MAX_GROUP],
 ) -> Result<usize, ChunkStatus> {
     let header = g.get(..4).ok_or(ChunkStatus::Truncated)?;
@@ -147,15 +336,25 @@ fn patched_base<T: OrcInt>(
     };
     let vals = &mut scratch[..len];
     pos += unpack_be(&g[pos..], width, vals)?;
-    let entry_width = super::int_rle_v2::closest_fixed_width(gap_width + patch_width);
-    let mut entries = [0u64; super::int_rle_v2::MAX_PATCHES];
+    let entry_width = closest_fixed_width(gap_width + patch_width);
+    let mut entries = [0u64; MAX_PATCHES];
     let entries = &mut entries[..patch_count];
     pos += unpack_be(&g[pos..], entry_width, entries)?;
 
-    let signed = sink.signed;
-    let dst = sink.take(len)?;
+    let dst = take(out, at, len)?;
+    // Every unpatched value base + v must fit: checking the smallest and the largest v checks
+    // them all. The base's magnitude is below 2^63, so it is an i64 and base + v wraps right.
+    let (min, max) = vals
+        .iter()
+        .fold((u64::MAX, 0u64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let fit =
+        fits_wide::<T, S>(base + i128::from(min)) && fits_wide::<T, S>(base + i128::from(max));
+    if !(vals.is_empty() || fit) {
+        return Err(ChunkStatus::Corrupt);
+    }
+    let base_bits = base as i64 as u64;
     for (d, &v) in dst.iter_mut().zip(vals.iter()) {
-        *d = Sink::<T>::narrow_wide(signed, base + i128::from(v))?;
+        *d = T::from_bits(base_bits.wrapping_add(v));
     }
     // Patches: each gap counts from the previous patch; a gap of 255 with a zero patch only
     // skips ahead (gaps longer than 255 are written as such fillers).
@@ -180,59 +379,73 @@ fn patched_base<T: OrcInt>(
         let v = *vals.get(index).ok_or(ChunkStatus::Corrupt)?;
         let patched = u128::from(v) | (u128::from(patch) << width);
         let patched = i128::try_from(patched).map_err(|_| ChunkStatus::Corrupt)?;
-        dst[index] = Sink::<T>::narrow_wide(signed, base + patched)?;
+        let value = base + patched;
+        if !fits_wide::<T, S>(value) {
+            return Err(ChunkStatus::Corrupt);
+        }
+        dst[index] = T::from_bits(value as u64);
         last_patched = Some(index);
     }
     Ok(pos)
 }
 
-fn delta<T: OrcInt>(
+fn delta<T: OrcInt, const S: bool>(
     g: &[u8],
-    sink: &mut Sink<'_, T>,
+    out: &mut [T],
+    at: &mut usize,
     scratch: &mut [u64; MAX_GROUP],
 ) -> Result<usize, ChunkStatus> {
     let header = g.get(..2).ok_or(ChunkStatus::Truncated)?;
     let code = (header[0] >> 1) & 0x1f;
     let width = if code == 0 { 0 } else { decode_width(code) };
     let len = group_len(header[0], header[1]);
-    let signed = sink.signed;
     let mut pos = 2usize;
-    let raw = read_varint(g, &mut pos)?;
-    let base = if signed {
-        i128::from(zigzag_decode(raw))
-    } else {
-        i128::from(raw)
-    };
-    let delta_base = i128::from(zigzag_decode(read_varint(g, &mut pos)?));
+    let base = stream_bits::<S>(read_varint(g, &mut pos)?);
+    let delta_base = zigzag_decode(read_varint(g, &mut pos)?);
     if width == 0 {
         // Fixed delta: the values are linear, so checking the first and the last checks all.
-        let dst = sink.take(len)?;
-        Sink::<T>::narrow_wide(signed, base)?;
-        Sink::<T>::narrow_wide(signed, base + delta_base * (len as i128 - 1))?;
-        let mut v = base;
-        for d in dst.iter_mut() {
-            *d = Sink::<T>::narrow_wide(signed, v)?;
-            v += delta_base;
+        let start = *at;
+        take(out, at, len)?;
+        let first = wide::<S>(base);
+        let last = first + i128::from(delta_base) * (len as i128 - 1);
+        if !(fits_wide::<T, S>(first) && fits_wide::<T, S>(last)) {
+            return Err(ChunkStatus::Corrupt);
         }
+        put_linear(out, start, len, base, delta_base as u64);
         return Ok(pos);
     }
     let deltas = &mut scratch[..len.saturating_sub(2)];
     pos += unpack_be(&g[pos..], width, deltas)?;
-    let dst = sink.take(len)?;
-    let mut v = base;
-    dst[0] = Sink::<T>::narrow_wide(signed, v)?;
+    let dst = take(out, at, len)?;
+    // The running value as an offset from the lowest value `T` holds: a value fits when its
+    // offset is at most `span`, and a step that carries or borrows leaves the range.
+    let (lo, span) = domain_range::<T, S>();
+    let mut u = base.wrapping_sub(lo);
+    let mut bad = u > span;
+    dst[0] = T::from_bits(base);
     if len >= 2 {
-        v += delta_base;
-        dst[1] = Sink::<T>::narrow_wide(signed, v)?;
-        let decreasing = delta_base < 0;
-        for (d, &step) in dst[2..].iter_mut().zip(deltas.iter()) {
-            if decreasing {
-                v -= i128::from(step);
-            } else {
-                v += i128::from(step);
+        let (next, carry) = u.overflowing_add_signed(delta_base);
+        bad |= carry | (next > span);
+        u = next;
+        dst[1] = T::from_bits(u.wrapping_add(lo));
+        if delta_base < 0 {
+            for (d, &step) in dst[2..].iter_mut().zip(deltas.iter()) {
+                let (next, borrow) = u.overflowing_sub(step);
+                bad |= borrow;
+                u = next;
+                *d = T::from_bits(u.wrapping_add(lo));
             }
-            *d = Sink::<T>::narrow_wide(signed, v)?;
+        } else {
+            for (d, &step) in dst[2..].iter_mut().zip(deltas.iter()) {
+                let (next, carry) = u.overflowing_add(step);
+                bad |= carry | (next > span);
+                u = next;
+                *d = T::from_bits(u.wrapping_add(lo));
+            }
         }
+    }
+    if bad {
+        return Err(ChunkStatus::Corrupt);
     }
     Ok(pos)
 }
@@ -263,18 +476,38 @@ pub(crate) fn unpack_be(input: &[u8], width: u32, dst: &mut [u64]) -> Result<usi
         }
         64 => {
             for (d, b) in dst.iter_mut().zip(data.chunks_exact(8)) {
-                let mut raw = [0u8; 8];
-                raw.copy_from_slice(b);
-                *d = u64::from_be_bytes(raw);
+                *d = be64(b, 0);
             }
         }
-        1..=56 => {
-            let mut bit = 0usize;
-            for d in dst.iter_mut() {
-                *d = bits_at(data, bit, width);
-                bit += width as usize;
-            }
-        }
+        1 => unpack_fixed::<1>(data, dst),
+        2 => unpack_fixed::<2>(data, dst),
+        3 => unpack_fixed::<3>(data, dst),
+        4 => unpack_fixed::<4>(data, dst),
+        5 => unpack_fixed::<5>(data, dst),
+        6 => unpack_fixed::<6>(data, dst),
+        7 => unpack_fixed::<7>(data, dst),
+        9 => unpack_fixed::<9>(data, dst),
+        10 => unpack_fixed::<10>(data, dst),
+        11 => unpack_fixed::<11>(data, dst),
+        12 => unpack_fixed::<12>(data, dst),
+        13 => unpack_fixed::<13>(data, dst),
+        14 => unpack_fixed::<14>(data, dst),
+        15 => unpack_fixed::<15>(data, dst),
+        17 => unpack_fixed::<17>(data, dst),
+        18 => unpack_fixed::<18>(data, dst),
+        19 => unpack_fixed::<19>(data, dst),
+        20 => unpack_fixed::<20>(data, dst),
+        21 => unpack_fixed::<21>(data, dst),
+        22 => unpack_fixed::<22>(data, dst),
+        23 => unpack_fixed::<23>(data, dst),
+        24 => unpack_fixed::<24>(data, dst),
+        26 => unpack_fixed::<26>(data, dst),
+        28 => unpack_fixed::<28>(data, dst),
+        30 => unpack_fixed::<30>(data, dst),
+        40 => unpack_fixed::<40>(data, dst),
+        48 => unpack_fixed::<48>(data, dst),
+        56 => unpack_fixed::<56>(data, dst),
+        25 | 27 | 29 | 31 | 33..=39 | 41..=47 | 49..=55 => unpack_from(data, width, dst, 0),
         57..=63 => {
             let mut bit = 0usize;
             let low = 32u32;
@@ -291,6 +524,45 @@ pub(crate) fn unpack_be(input: &[u8], width: u32, dst: &mut [u64]) -> Result<usi
     Ok(nbytes)
 }
 
+/// The 8 bytes of `s` from `at`, big-endian.
+#[inline(always)]
+fn be64(s: &[u8], at: usize) -> u64 {
+    let mut raw = [0u8; 8];
+    raw.copy_from_slice(&s[at..at + 8]);
+    u64::from_be_bytes(raw)
+}
+
+/// [`unpack_be`] for one width `W` (1..=56) known at compile time: blocks of 8 values (`W`
+/// bytes) are read with unrolled 8-byte loads while 8 bytes past the block remain in `data`;
+/// the last values one by one.
+#[inline(never)]
+fn unpack_fixed<const W: usize>(data: &[u8], dst: &mut [u64]) {
+    let mut done = 0usize;
+    let mut byte = 0usize;
+    for block in dst.chunks_exact_mut(8) {
+        let Some(window) = data.get(byte..byte + W + 8) else {
+            break;
+        };
+        for (i, d) in block.iter_mut().enumerate() {
+            let bit = i * W;
+            let word = be64(window, bit / 8);
+            *d = (word << (bit % 8)) >> (64 - W);
+        }
+        byte += W;
+        done += 8;
+    }
+    unpack_from(data, W as u32, &mut dst[done..], done * W);
+}
+
+/// Reads values of `width` (1..=56) bits from bit `bit` of `data` on, one by one.
+#[inline(always)]
+fn unpack_from(data: &[u8], width: u32, dst: &mut [u64], mut bit: usize) {
+    for d in dst.iter_mut() {
+        *d = bits_at(data, bit, width);
+        bit += width as usize;
+    }
+}
+
 /// The `width` (1..=56) bits starting at bit `bit` of `data`, big-endian; bits past the end of
 /// `data` read as zero.
 #[inline(always)]
@@ -298,11 +570,7 @@ fn bits_at(data: &[u8], bit: usize, width: u32) -> u64 {
     let byte = bit >> 3;
     let shift = (bit & 7) as u32;
     let word = match data.get(byte..byte + 8) {
-        Some(w) => {
-            let mut raw = [0u8; 8];
-            raw.copy_from_slice(w);
-            u64::from_be_bytes(raw)
-        }
+        Some(w) => be64(w, 0),
         None => {
             let mut raw = [0u8; 8];
             let tail = data.get(byte..).unwrap_or(&[]);
