@@ -5,7 +5,7 @@
 
 use super::{
     domain_range, negative_for_unsigned, put_linear, read_varint, read_varint_window, stream_value,
-    window16, write_varint, zigzag_decode, zigzag_encode, OrcInt, PrefixEnd,
+    window16, write_varint, zigzag_decode, zigzag_encode, OrcInt, PrefixEnd, PrefixTracker,
 };
 use crate::error::{ChunkStatus, Result};
 
@@ -241,11 +241,8 @@ fn prefix<T: OrcInt, const S: bool>(
 ) -> Result<PrefixEnd, ChunkStatus> {
     let mut group = [T::default(); MAX_RUN];
     let mut pos = 0usize;
-    let mut skip = skip;
-    let mut written = 0usize;
-    let mut end = PrefixEnd::default();
-    let mut first: Option<(usize, usize)> = None;
-    while written < out.len() || skip > 0 {
+    let mut t = PrefixTracker::new(skip);
+    while t.wants_more(out.len()) {
         let start = pos;
         let control = *input.get(pos).ok_or(ChunkStatus::Underflow)?;
         let len = if control < 0x80 {
@@ -254,32 +251,16 @@ fn prefix<T: OrcInt, const S: bool>(
             256 - usize::from(control)
         };
         // Groups that land whole in `out` are decoded in place, the others through `group`.
-        if skip == 0 && len <= out.len() - written {
-            pos = decode_group::<T, S, true>(input, pos, out, &mut written)?;
-            first.get_or_insert((start, 0));
-            end.end = pos;
-            (end.resume_byte, end.resume_skip) = (pos, 0);
+        if t.lands_whole(len, out.len()) {
+            pos = decode_group::<T, S, true>(input, pos, out, &mut t.written)?;
+            t.placed(start, pos);
             continue;
         }
         let mut filled = 0usize;
         pos = decode_group::<T, S, true>(input, pos, &mut group, &mut filled)?;
-        let skipped = len.min(skip);
-        skip -= skipped;
-        let n = (len - skipped).min(out.len() - written);
-        out[written..written + n].copy_from_slice(&group[skipped..skipped + n]);
-        written += n;
-        if n > 0 {
-            first.get_or_insert((start, skipped));
-        }
-        end.end = pos;
-        (end.resume_byte, end.resume_skip) = if skipped + n == len {
-            (pos, 0)
-        } else {
-            (start, skipped + n)
-        };
+        t.take(start, pos, &group[..len], out);
     }
-    (end.start_byte, end.start_skip) = first.unwrap_or_default();
-    Ok(end)
+    Ok(t.finish())
 }
 
 /// Appends the Integer RLE v1 encoding of `values` to `out`: every stretch of 3 or more values

@@ -473,6 +473,79 @@ pub struct PrefixEnd {
     pub resume_skip: usize,
 }
 
+/// The bookkeeping of a prefix decode (`decode_int_rle_v1_prefix_end`,
+/// `decode_int_rle_v2_prefix_end`): values still to skip, values written, and where the first
+/// written and the next value lie. A decoder asks `lands_whole` for each group: if so it decodes
+/// the group straight into `out` at `written` and calls `placed`, else it decodes the group into
+/// scratch and hands it to `take`.
+pub(crate) struct PrefixTracker {
+    skip: usize,
+    /// Values written to `out` so far.
+    pub(crate) written: usize,
+    end: PrefixEnd,
+    first: Option<(usize, usize)>,
+}
+
+impl PrefixTracker {
+    pub(crate) fn new(skip: usize) -> Self {
+        PrefixTracker {
+            skip,
+            written: 0,
+            end: PrefixEnd::default(),
+            first: None,
+        }
+    }
+
+    /// Whether values remain to skip, or room remains in an output of `out_len` values.
+    #[inline(always)]
+    pub(crate) fn wants_more(&self, out_len: usize) -> bool {
+        self.written < out_len || self.skip > 0
+    }
+
+    /// Whether a group of `len` values lands whole in an output of `out_len` values: nothing is
+    /// left to skip and it fits.
+    #[inline(always)]
+    pub(crate) fn lands_whole(&self, len: usize, out_len: usize) -> bool {
+        self.skip == 0 && len <= out_len - self.written
+    }
+
+    /// Records the group at bytes `start..pos`, decoded straight into the output (its values
+    /// already counted in `written`).
+    #[inline(always)]
+    pub(crate) fn placed(&mut self, start: usize, pos: usize) {
+        self.first.get_or_insert((start, 0));
+        self.end.end = pos;
+        (self.end.resume_byte, self.end.resume_skip) = (pos, 0);
+    }
+
+    /// Takes the group at bytes `start..pos`, decoded into `group`: drops what is left to skip
+    /// and copies what fits of the rest into `out`.
+    #[inline(always)]
+    pub(crate) fn take<T: Copy>(&mut self, start: usize, pos: usize, group: &[T], out: &mut [T]) {
+        let len = group.len();
+        let skipped = len.min(self.skip);
+        self.skip -= skipped;
+        let n = (len - skipped).min(out.len() - self.written);
+        out[self.written..self.written + n].copy_from_slice(&group[skipped..skipped + n]);
+        self.written += n;
+        if n > 0 {
+            self.first.get_or_insert((start, skipped));
+        }
+        self.end.end = pos;
+        (self.end.resume_byte, self.end.resume_skip) = if skipped + n == len {
+            (pos, 0)
+        } else {
+            (start, skipped + n)
+        };
+    }
+
+    /// Where the decode ended.
+    pub(crate) fn finish(mut self) -> PrefixEnd {
+        (self.end.start_byte, self.end.start_skip) = self.first.unwrap_or_default();
+        self.end
+    }
+}
+
 /// A value of `T` in the stream's domain, widened: a signed stream holds i64, an unsigned one
 /// u64. `None` when it does not fit (a negative value for an unsigned stream).
 pub(crate) fn stream_value<T: OrcInt>(v: T, signed: bool) -> Option<i128> {

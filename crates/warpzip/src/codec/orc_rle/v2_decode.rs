@@ -8,7 +8,7 @@
 use super::int_rle_v2::{closest_fixed_width, decode_width, MAX_GROUP, MAX_PATCHES};
 use super::{
     domain_range, fits_bits, fits_wide, put_linear, read_varint, take, zigzag_decode, OrcInt,
-    PrefixEnd,
+    PrefixEnd, PrefixTracker,
 };
 use crate::error::ChunkStatus;
 
@@ -93,11 +93,8 @@ fn prefix<T: OrcInt, const S: bool>(
     let mut scratch = [0u64; MAX_GROUP];
     let mut group = [T::default(); MAX_GROUP];
     let mut pos = 0usize;
-    let mut skip = skip;
-    let mut written = 0usize;
-    let mut end = PrefixEnd::default();
-    let mut first: Option<(usize, usize)> = None;
-    while written < out.len() || skip > 0 {
+    let mut t = PrefixTracker::new(skip);
+    while t.wants_more(out.len()) {
         let bytes = input.get(pos..).filter(|g| !g.is_empty());
         let g = bytes.ok_or(ChunkStatus::Underflow)?;
         let start = pos;
@@ -108,32 +105,16 @@ fn prefix<T: OrcInt, const S: bool>(
             (_, Some(&b1)) => Some(group_len(g[0], b1)),
             (_, None) => None,
         };
-        if skip == 0 && len.is_some_and(|len| len <= out.len() - written) {
-            pos += decode_group::<T, S>(g, out, &mut written, &mut scratch)?;
-            first.get_or_insert((start, 0));
-            end.end = pos;
-            (end.resume_byte, end.resume_skip) = (pos, 0);
+        if len.is_some_and(|len| t.lands_whole(len, out.len())) {
+            pos += decode_group::<T, S>(g, out, &mut t.written, &mut scratch)?;
+            t.placed(start, pos);
             continue;
         }
         let mut len = 0usize;
         pos += decode_group::<T, S>(g, &mut group, &mut len, &mut scratch)?;
-        let skipped = len.min(skip);
-        skip -= skipped;
-        let n = (len - skipped).min(out.len() - written);
-        out[written..written + n].copy_from_slice(&group[skipped..skipped + n]);
-        written += n;
-        if n > 0 {
-            first.get_or_insert((start, skipped));
-        }
-        end.end = pos;
-        (end.resume_byte, end.resume_skip) = if skipped + n == len {
-            (pos, 0)
-        } else {
-            (start, skipped + n)
-        };
+        t.take(start, pos, &group[..len], out);
     }
-    (end.start_byte, end.start_skip) = first.unwrap_or_default();
-    Ok(end)
+    Ok(t.finish())
 }
 
 /// The 9-bit length field of DIRECT, PATCHED_BASE and DELTA headers, plus one.
