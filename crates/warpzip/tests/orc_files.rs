@@ -3,9 +3,9 @@
 //! give errors, never panics.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use arrow_array::{
-    Array, ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
-};
+mod common;
+use common::as_i64s;
+
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use warpzip::orc::{CompressionKind, OrcFile, TypeKind};
@@ -123,33 +123,6 @@ fn rle_versions_follow_the_file_version() {
             assert_eq!(stripe.encoding(int1.id).unwrap(), want, "{name}");
         }
     }
-}
-
-/// An Arrow array of a supported type as one `Option<i64>` per row (booleans as 0/1).
-fn as_i64s(array: &ArrayRef) -> Vec<Option<i64>> {
-    let any = array.as_any();
-    let n = array.len();
-    let get = |i: usize| -> Option<i64> {
-        if array.is_null(i) {
-            return None;
-        }
-        Some(if let Some(a) = any.downcast_ref::<BooleanArray>() {
-            i64::from(a.value(i))
-        } else if let Some(a) = any.downcast_ref::<Int8Array>() {
-            i64::from(a.value(i))
-        } else if let Some(a) = any.downcast_ref::<Int16Array>() {
-            i64::from(a.value(i))
-        } else if let Some(a) = any.downcast_ref::<Int32Array>() {
-            i64::from(a.value(i))
-        } else if let Some(a) = any.downcast_ref::<Int64Array>() {
-            a.value(i)
-        } else if let Some(a) = any.downcast_ref::<Date32Array>() {
-            i64::from(a.value(i))
-        } else {
-            panic!("unexpected array type {:?}", array.data_type())
-        })
-    };
-    (0..n).map(get).collect()
 }
 
 /// Days since 1970-01-01 for a `YYYY-MM-DD` string (Howard Hinnant's days_from_civil).

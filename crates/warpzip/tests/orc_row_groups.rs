@@ -5,10 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+use common::as_i64s;
 
-use arrow_array::{
-    Array, ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
-};
+use arrow_array::Array;
 use std::path::{Path, PathBuf};
 use warpzip::orc::proto::RowIndex;
 use warpzip::orc::row_groups::{
@@ -47,33 +46,6 @@ fn all_files() -> Vec<PathBuf> {
 
 fn open(path: &Path) -> OrcFile {
     OrcFile::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// An Arrow array of a supported type as one `Option<i64>` per row (booleans as 0/1).
-fn as_i64s(array: &ArrayRef) -> Vec<Option<i64>> {
-    let any = array.as_any();
-    (0..array.len())
-        .map(|i| {
-            if array.is_null(i) {
-                return None;
-            }
-            Some(if let Some(a) = any.downcast_ref::<BooleanArray>() {
-                i64::from(a.value(i))
-            } else if let Some(a) = any.downcast_ref::<Int8Array>() {
-                i64::from(a.value(i))
-            } else if let Some(a) = any.downcast_ref::<Int16Array>() {
-                i64::from(a.value(i))
-            } else if let Some(a) = any.downcast_ref::<Int32Array>() {
-                i64::from(a.value(i))
-            } else if let Some(a) = any.downcast_ref::<Int64Array>() {
-                a.value(i)
-            } else if let Some(a) = any.downcast_ref::<Date32Array>() {
-                i64::from(a.value(i))
-            } else {
-                panic!("unexpected array type {:?}", array.data_type())
-            })
-        })
-        .collect()
 }
 
 /// What the row groups of the files exercised, so that a test can insist the interesting cases

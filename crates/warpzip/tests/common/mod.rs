@@ -2,6 +2,9 @@
 //! folder. Both fail the test, never skip it, when what they look for is missing.
 #![allow(dead_code, clippy::panic)]
 
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
+};
 use std::path::PathBuf;
 use std::sync::Arc;
 use warpzip::gpu::GpuContext;
@@ -35,4 +38,31 @@ pub fn shared_data() -> PathBuf {
                 .join(", ")
         ),
     }
+}
+
+/// An Arrow array of a supported type as one `Option<i64>` per row (booleans as 0/1).
+pub fn as_i64s(array: &ArrayRef) -> Vec<Option<i64>> {
+    let any = array.as_any();
+    let n = array.len();
+    let get = |i: usize| -> Option<i64> {
+        if array.is_null(i) {
+            return None;
+        }
+        Some(if let Some(a) = any.downcast_ref::<BooleanArray>() {
+            i64::from(a.value(i))
+        } else if let Some(a) = any.downcast_ref::<Int8Array>() {
+            i64::from(a.value(i))
+        } else if let Some(a) = any.downcast_ref::<Int16Array>() {
+            i64::from(a.value(i))
+        } else if let Some(a) = any.downcast_ref::<Int32Array>() {
+            i64::from(a.value(i))
+        } else if let Some(a) = any.downcast_ref::<Int64Array>() {
+            a.value(i)
+        } else if let Some(a) = any.downcast_ref::<Date32Array>() {
+            i64::from(a.value(i))
+        } else {
+            panic!("unexpected array type {:?}", array.data_type())
+        })
+    };
+    (0..n).map(get).collect()
 }
