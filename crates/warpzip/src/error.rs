@@ -18,6 +18,8 @@ pub enum ChunkStatus {
     Overflow = 3,
     /// Decoding finished but produced fewer bytes than recorded.
     Underflow = 4,
+    /// A back-reference reaches before the start of the output (LZ77 codecs: Deflate).
+    BadDistance = 5,
 }
 
 impl ChunkStatus {
@@ -28,6 +30,7 @@ impl ChunkStatus {
             1 => ChunkStatus::Truncated,
             3 => ChunkStatus::Overflow,
             4 => ChunkStatus::Underflow,
+            5 => ChunkStatus::BadDistance,
             _ => ChunkStatus::Corrupt,
         }
     }
@@ -40,6 +43,7 @@ impl ChunkStatus {
             ChunkStatus::Corrupt => "compressed data is not a valid encoding",
             ChunkStatus::Overflow => "decoded data exceeds the recorded size",
             ChunkStatus::Underflow => "decoded data is shorter than the recorded size",
+            ChunkStatus::BadDistance => "a back-reference reaches before the start of the output",
         }
     }
 }

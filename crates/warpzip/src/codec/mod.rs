@@ -1,6 +1,7 @@
 //! One module per codec. Each holds `format.rs` (the byte layout), `cpu.rs` (the reference
 //! encoder and decoder) and `gpu.rs` (kernel launches); the three agree byte for byte.
 
+pub mod deflate;
 pub mod orc_rle;
 pub mod rle;
 

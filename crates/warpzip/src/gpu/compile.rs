@@ -33,6 +33,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::ORC_RLE,
     super::kernels::ORC_RLE_LEADER,
     super::kernels::CODAG_TEST,
+    super::kernels::INFLATE,
 ];
 
 impl KernelSource {

@@ -31,3 +31,8 @@ pub const CODAG_TEST: KernelSource = KernelSource {
     name: "codag_test",
     text: include_str!("../kernels/codag_test.cu"),
 };
+
+pub const INFLATE: KernelSource = KernelSource {
+    name: "inflate",
+    text: include_str!("../kernels/inflate.cu"),
+};

@@ -18,6 +18,7 @@ typedef long long i64;
 #define WZ_STATUS_CORRUPT 2u
 #define WZ_STATUS_OVERFLOW 3u
 #define WZ_STATUS_UNDERFLOW 4u
+#define WZ_STATUS_BAD_DISTANCE 5u
 
 __device__ __forceinline__ u32 wz_lane() { return threadIdx.x & 31u; }
 

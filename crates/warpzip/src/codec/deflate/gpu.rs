@@ -1,0 +1,290 @@
+//! Inflate on the GPU (`kernels/inflate.cu`, on the CODAG framework of `kernels/codag.cuh`): one
+//! warp per raw-deflate stream, all 32 lanes decoding together, a persistent grid. A batch is a
+//! set of [`InflateChunk`]s over one device input buffer and one device output buffer; it can be
+//! built from host slices ([`InflateBatch::upload`]) or from buffers already on the device
+//! ([`InflateBatch::from_device`]).
+
+use super::batch::StreamResult;
+use crate::error::{ChunkStatus, Error, Result};
+use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaStream, DeviceRepr};
+use std::sync::Arc;
+
+/// Warps per block; must match `INFLATE_WARPS` in inflate.cu.
+pub const WARPS: u32 = 4;
+/// Resident blocks per SM the persistent grid asks for.
+const BLOCKS_PER_SM: u32 = 8;
+/// The input allocation is padded to a multiple of this many bytes (the framework loads whole
+/// aligned 128-byte blocks around a stream's bytes).
+pub const INPUT_ALIGN: usize = 128;
+/// Every stream's output starts at a multiple of this many bytes (the framework's `copy_back`
+/// writes aligned words).
+pub const OUTPUT_ALIGN: usize = 4;
+/// Result words per stream: status, bytes written, bytes consumed.
+const RESULT_WORDS: usize = 3;
+
+/// One stream of a batch; the layout of `InflateChunk` in `kernels/inflate.cu`. The raw-deflate
+/// stream at `in_offset` (`in_len` bytes) of the input inflates to at most `out_cap` bytes from
+/// `out_offset` of the output (a multiple of [`OUTPUT_ALIGN`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InflateChunk {
+    pub in_offset: u64,
+    pub out_offset: u64,
+    pub in_len: u32,
+    pub out_cap: u32,
+}
+
+// SAFETY: `InflateChunk` is `#[repr(C)]` plain data with the field order, sizes and alignment of
+// the CUDA struct (u64, u64, u32, u32: 24 bytes, no padding).
+unsafe impl DeviceRepr for InflateChunk {}
+
+/// Device buffers of one batch.
+pub struct InflateBatch {
+    /// The streams, back to back or wherever `chunks` says; padded to [`INPUT_ALIGN`].
+    pub input: CudaSlice<u8>,
+    /// The chunk list on the host (offsets into `input` and `out`).
+    pub host_chunks: Vec<InflateChunk>,
+    chunks: CudaSlice<InflateChunk>,
+    /// The outputs, each at its chunk's `out_offset`.
+    pub out: CudaSlice<u8>,
+    results: CudaSlice<u32>,
+    counter: CudaSlice<u32>,
+}
+
+/// Output offsets for streams inflating to at most `caps[i]` bytes: each at a multiple of
+/// [`OUTPUT_ALIGN`]; returns the offsets and the total output size.
+pub fn output_layout(caps: &[usize]) -> (Vec<u64>, usize) {
+    let mut offsets = Vec::with_capacity(caps.len());
+    let mut at = 0usize;
+    for &c in caps {
+        offsets.push(at as u64);
+        at += c.div_ceil(OUTPUT_ALIGN) * OUTPUT_ALIGN;
+    }
+    (offsets, at)
+}
+
+impl InflateBatch {
+    /// Uploads `streams` back to back and allocates room for `out_caps[i]` output bytes each.
+    pub fn upload(gpu: &GpuContext, streams: &[&[u8]], out_caps: &[usize]) -> Result<InflateBatch> {
+        if streams.len() != out_caps.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} streams but {} output sizes",
+                streams.len(),
+                out_caps.len()
+            )));
+        }
+        let total: usize = streams.iter().map(|s| s.len()).sum();
+        let mut input = Vec::with_capacity(total.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN);
+        let (out_offsets, out_len) = output_layout(out_caps);
+        let mut chunks = Vec::with_capacity(streams.len());
+        for (i, (s, (&cap, &out_offset))) in streams
+            .iter()
+            .zip(out_caps.iter().zip(&out_offsets))
+            .enumerate()
+        {
+            let in_len = u32::try_from(s.len()).map_err(|_| too_big(i, "input"))?;
+            let out_cap = u32::try_from(cap).map_err(|_| too_big(i, "output"))?;
+            chunks.push(InflateChunk {
+                in_offset: input.len() as u64,
+                out_offset,
+                in_len,
+                out_cap,
+            });
+            input.extend_from_slice(s);
+        }
+        input.resize(input.len().div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN, 0);
+        let input = gpu.upload(&input)?;
+        let out = gpu.alloc::<u8>(out_len.max(OUTPUT_ALIGN))?;
+        InflateBatch::from_device(gpu, input, chunks, out)
+    }
+
+    /// A batch over buffers already on the device: `input` holds the streams (its length must
+    /// be a multiple of [`INPUT_ALIGN`]), `out` receives the outputs. Every chunk must lie
+    /// inside both, with its output at a multiple of [`OUTPUT_ALIGN`]; `Error::InvalidArgument`
+    /// otherwise, before anything runs.
+    pub fn from_device(
+        gpu: &GpuContext,
+        input: CudaSlice<u8>,
+        chunks: Vec<InflateChunk>,
+        out: CudaSlice<u8>,
+    ) -> Result<InflateBatch> {
+        check_chunks(input.len(), &chunks, out.len())?;
+        Ok(InflateBatch {
+            chunks: gpu.upload(&chunks)?,
+            results: gpu.alloc_zeros(chunks.len().max(1) * RESULT_WORDS)?,
+            counter: gpu.alloc_zeros(1)?,
+            host_chunks: chunks,
+            input,
+            out,
+        })
+    }
+
+    /// Number of streams.
+    pub fn len(&self) -> usize {
+        self.host_chunks.len()
+    }
+
+    /// True when the batch holds no stream.
+    pub fn is_empty(&self) -> bool {
+        self.host_chunks.is_empty()
+    }
+
+    /// Queues the inflate kernel on `stream` (no synchronisation).
+    pub fn launch(&mut self, gpu: &GpuContext, stream: &Arc<CudaStream>) -> Result<()> {
+        let n = u32::try_from(self.host_chunks.len())
+            .map_err(|_| Error::InvalidArgument("too many streams for one GPU batch".into()))?;
+        if n == 0 {
+            return Ok(());
+        }
+        let function = gpu.function(&kernels::INFLATE, "inflate_warp")?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1),
+                1,
+                1,
+            ),
+            block_dim: (WARPS * 32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        stream.memset_zeros(&mut self.counter)?;
+        let mut launch = stream.launch_builder(&function);
+        launch
+            .arg(&self.input)
+            .arg(&self.chunks)
+            .arg(&n)
+            .arg(&mut self.out)
+            .arg(&mut self.results)
+            .arg(&mut self.counter);
+        // SAFETY: the arguments match `inflate_warp` (input, chunks, count, output, results,
+        // counter). `check_chunks` proved that every stream's bytes lie inside the input, whose
+        // length is a multiple of 128 as the framework requires, and that every output range
+        // lies inside the output, 4-byte aligned; the kernel bounds every read by `in_len` and
+        // every write by `out_cap`.
+        unsafe { launch.launch(cfg) }?;
+        Ok(())
+    }
+
+    /// Overwrites the output with `byte` (tests poison it before a kernel runs).
+    pub fn poison_output(&mut self, gpu: &GpuContext, byte: u8) -> Result<()> {
+        let poison = vec![byte; self.out.len()];
+        gpu.stream().memcpy_htod(&poison, &mut self.out)?;
+        Ok(())
+    }
+
+    /// Every stream's result (synchronises).
+    pub fn results(&self, gpu: &GpuContext) -> Result<Vec<StreamResult>> {
+        let words = gpu.download(&self.results)?;
+        Ok(words
+            .chunks_exact(RESULT_WORDS)
+            .take(self.host_chunks.len())
+            .map(|w| StreamResult {
+                status: ChunkStatus::from_code(w[0]),
+                written: w[1] as usize,
+                consumed: w[2] as usize,
+            })
+            .collect())
+    }
+
+    /// Copies stream `i`'s first `len` output bytes of every stream into `outputs[i]`
+    /// (synchronises); `outputs[i]` must not be longer than the stream's `out_cap`.
+    pub fn download_into(&self, gpu: &GpuContext, outputs: &mut [&mut [u8]]) -> Result<()> {
+        let all = gpu.download(&self.out)?;
+        for (c, o) in self.host_chunks.iter().zip(outputs.iter_mut()) {
+            let from = c.out_offset as usize;
+            let n = o.len().min(c.out_cap as usize);
+            o[..n].copy_from_slice(&all[from..from + n]);
+        }
+        Ok(())
+    }
+}
+
+fn too_big(i: usize, what: &str) -> Error {
+    Error::InvalidArgument(format!("stream {i}: {what} larger than 4 GiB"))
+}
+
+/// Rejects streams that reach outside the input or the output, or outputs that are misaligned.
+pub fn check_chunks(input_len: usize, chunks: &[InflateChunk], out_len: usize) -> Result<()> {
+    if !input_len.is_multiple_of(INPUT_ALIGN) {
+        return Err(Error::InvalidArgument(format!(
+            "GPU inflate input of {input_len} bytes is not padded to a multiple of {INPUT_ALIGN}"
+        )));
+    }
+    for (i, c) in chunks.iter().enumerate() {
+        let in_end = c.in_offset.checked_add(u64::from(c.in_len));
+        let out_end = c.out_offset.checked_add(u64::from(c.out_cap));
+        if in_end.is_none_or(|e| e > input_len as u64)
+            || out_end.is_none_or(|e| e > out_len as u64)
+            || !c.out_offset.is_multiple_of(OUTPUT_ALIGN as u64)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "GPU inflate stream {i} reaches outside its input ({input_len} bytes) or output \
+                 ({out_len} bytes), or its output is not {OUTPUT_ALIGN}-byte aligned"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Inflates host streams on the GPU into host buffers: `outputs[i].len()` is stream i's
+/// capacity. Only the bytes a stream wrote are copied back.
+pub fn inflate_host(
+    gpu: &GpuContext,
+    inputs: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+) -> Result<Vec<StreamResult>> {
+    if inputs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let caps: Vec<usize> = outputs.iter().map(|o| o.len()).collect();
+    let mut batch = InflateBatch::upload(gpu, inputs, &caps)?;
+    batch.launch(gpu, gpu.stream())?;
+    let results = batch.results(gpu)?;
+    batch.download_into(gpu, outputs)?;
+    Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launch_constants_match_inflate_cu() {
+        let src = include_str!("../../kernels/inflate.cu");
+        let warps = src
+            .lines()
+            .find_map(|l| l.strip_prefix("#define INFLATE_WARPS "))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok());
+        assert_eq!(Some(WARPS), warps);
+        assert_eq!(std::mem::size_of::<InflateChunk>(), 24);
+    }
+
+    #[test]
+    fn chunks_outside_the_buffers_are_refused() {
+        let ok = InflateChunk {
+            in_offset: 0,
+            out_offset: 4,
+            in_len: 100,
+            out_cap: 12,
+        };
+        assert!(check_chunks(128, &[ok], 16).is_ok());
+        assert!(check_chunks(100, &[ok], 16).is_err());
+        assert!(check_chunks(128, &[InflateChunk { in_len: 129, ..ok }], 16).is_err());
+        assert!(check_chunks(128, &[InflateChunk { out_cap: 13, ..ok }], 16).is_err());
+        assert!(check_chunks(
+            128,
+            &[InflateChunk {
+                out_offset: 2,
+                ..ok
+            }],
+            16
+        )
+        .is_err());
+        let wrapping = InflateChunk {
+            in_offset: u64::MAX,
+            ..ok
+        };
+        assert!(check_chunks(128, &[wrapping], 16).is_err());
+    }
+}

@@ -1,0 +1,454 @@
+// Inflate (RFC 1951) on the CODAG framework: one warp per raw-deflate stream, all 32 lanes
+// running the same decoder on the same values, a persistent grid.
+//
+// - Input: the framework's `CodagIn` (a 256-byte shared-memory window refilled with coalesced
+//   128-byte warp loads); the decoder keeps a 64-bit bit buffer in registers on top of it, so a
+//   Huffman symbol costs one shared-memory table read.
+// - Huffman tables: built by the warp together in shared memory for every dynamic block (and
+//   for the first fixed block): code lengths are counted with `__match_any_sync`, symbols
+//   sorted by (length, symbol) with ranks from the same match masks, and every entry of a wide
+//   first-level table (10 bits for literal/length codes, 8 for distances, 7 for the code-length
+//   code) is filled by one lane from the canonical code's left-justified limits. Codes longer
+//   than the first level are decoded canonically from the sorted symbols (rare by design: they
+//   are the least frequent symbols).
+// - Output: the framework's `CodagOut<u8>`. Literals are batched: lane k holds the k-th pending
+//   literal and 32 of them are written by one coalesced store; matches use `copy_back` (4 bytes
+//   per lane, overlapping copies by modulo); stored blocks are copied with coalesced loads.
+// - Checks: every read is bounded by the stream's length and every write by its capacity.
+//   Over-subscribed and incomplete codes are rejected as zlib rejects them (an incomplete
+//   literal/length or distance code is allowed only when it has one code of length 1; the
+//   code-length code must be complete), as are reserved block types, literal/length symbols
+//   286-287, distance symbols 30-31, HLIT > 286, HDIST > 30, a repeat with nothing to repeat or
+//   past the end, a missing end-of-block code and LEN/NLEN mismatches.
+//
+// Results per stream (3 words): status (WZ_STATUS_*), bytes written, bytes consumed up to the
+// end of the final block (rounded up to a byte).
+#include "codag.cuh"
+
+#define INFLATE_WARPS 4u
+#define LIT_TB 10u   // first-level bits of the literal/length table
+#define DIST_TB 8u   // first-level bits of the distance table
+#define CL_TB 7u     // the code-length code has codes of at most 7 bits
+
+// Table kinds.
+#define TK_LIT 0u
+#define TK_DIST 1u
+#define TK_CL 2u
+
+// Entry layout: bits 0-3 code length, 4-7 extra bits, 8-9 kind, 16-31 value.
+#define E_LITERAL 0u  // value: the byte (TK_CL: the symbol; TK_DIST: the base distance)
+#define E_LENGTH 1u   // value: base length
+#define E_END 2u      // end of block
+#define E_SPECIAL 3u  // value 1: the code is longer than the first level (or unassigned);
+                      // value 0: an invalid symbol
+#define E_KIND(e) (((e) >> 8) & 3u)
+
+struct InflateChunk {
+    u64 in_offset;
+    u64 out_offset;
+    u32 in_len;
+    u32 out_cap;
+};
+
+// Canonical-code bookkeeping of one table: for every length L, codes first[L]..limit[L]-1
+// map to sorted[offs[L]..].
+struct InflateMeta {
+    u16 first[16];
+    u16 limit[16];
+    u16 offs[16];
+};
+
+struct InflateSmem {
+    u32 window[64];
+    u32 lit[1u << LIT_TB];
+    u32 dist[1u << DIST_TB];  // also the code-length table while a header is read
+    u16 sorted_lit[288];
+    u16 sorted_dist[32];
+    InflateMeta lit_meta;
+    InflateMeta dist_meta;
+    u16 run[16];
+    u8 lens[320];  // code lengths: literal/length then distance
+};
+
+__device__ __forceinline__ u32 inflate_entry(u32 kind, u32 sym, u32 len) {
+    if (kind == TK_CL) return len | (sym << 16);
+    if (kind == TK_DIST) {
+        if (sym >= 30u) return len | (E_SPECIAL << 8);
+        u32 extra = 0, base = sym + 1u;
+        if (sym >= 4u) {
+            extra = (sym >> 1) - 1u;
+            base = ((2u + (sym & 1u)) << extra) + 1u;
+        }
+        return len | (extra << 4) | (base << 16);
+    }
+    if (sym < 256u) return len | (sym << 16);
+    if (sym == 256u) return len | (E_END << 8);
+    if (sym > 285u) return len | (E_SPECIAL << 8);
+    const u32 i = sym - 257u;
+    u32 extra = 0, base = i + 3u;
+    if (i == 28u) {
+        base = 258u;
+    } else if (i >= 8u) {
+        extra = (i >> 2) - 1u;
+        base = ((4u + (i & 3u)) << extra) + 3u;
+    }
+    return len | (extra << 4) | (E_LENGTH << 8) | (base << 16);
+}
+
+// Builds the first-level table (`1 << tb` entries) and the canonical bookkeeping of the code
+// with lengths lens[0..n) (warp-wide). False for a set of lengths zlib rejects.
+__device__ bool inflate_build(const u8* lens, u32 n, u32 tb, u32 kind, u32* table,
+                              InflateMeta& meta, u16* sorted, u16* run) {
+    const u32 lane = wz_lane();
+    __syncwarp();
+    if (lane < 16u) run[lane] = 0;
+    __syncwarp();
+    // Count the codes of every length: the lowest lane of each group of equal lengths adds.
+    for (u32 base = 0; base < n; base += 32u) {
+        const u32 s = base + lane;
+        const u32 len = s < n ? lens[s] : 0u;
+        const u32 m = __match_any_sync(WZ_FULL_MASK, len);
+        if (len != 0u && lane == (u32)(__ffs(m) - 1)) run[len] += (u16)__popc(m);
+        __syncwarp();
+    }
+    int left = 1;
+    u32 code = 0, idx = 0, maxlen = 0;
+    for (u32 L = 1; L <= 15u; ++L) {
+        const u32 c = run[L];
+        left = left * 2 - (int)c;
+        if (lane == 0) {
+            meta.first[L] = (u16)code;
+            meta.limit[L] = (u16)(code + c);
+            meta.offs[L] = (u16)idx;
+        }
+        if (left < 0) break;
+        code = (code + c) << 1;
+        idx += c;
+        if (c != 0u) maxlen = L;
+    }
+    if (left < 0) return false;  // over-subscribed
+    if (left > 0 && maxlen != 0u && (kind == TK_CL || maxlen != 1u)) return false;  // incomplete
+    __syncwarp();
+    if (lane < 16u) run[lane] = 0;
+    __syncwarp();
+    // Sort symbols by (length, symbol): rank among equal lengths from the same match masks.
+    for (u32 base = 0; base < n; base += 32u) {
+        const u32 s = base + lane;
+        const u32 len = s < n ? lens[s] : 0u;
+        const u32 m = __match_any_sync(WZ_FULL_MASK, len);
+        if (len != 0u) sorted[meta.offs[len] + run[len] + __popc(m & codag_lanemask_lt())] = (u16)s;
+        __syncwarp();
+        if (len != 0u && lane == (u32)(__ffs(m) - 1)) run[len] += (u16)__popc(m);
+        __syncwarp();
+    }
+    // Fill the first level: entry e holds the code whose bits, read first to last, are e's
+    // bits from the lowest; v is that prefix with the first bit as its most significant.
+    for (u32 e = lane; e < (1u << tb); e += 32u) {
+        const u32 v = __brev(e) >> (32u - tb);
+        u32 entry = (E_SPECIAL << 8) | (1u << 16);
+        for (u32 L = 1; L <= tb; ++L) {
+            const u32 c = v >> (tb - L);
+            if (c < meta.limit[L]) {
+                entry = inflate_entry(kind, sorted[meta.offs[L] + c - meta.first[L]], L);
+                break;
+            }
+        }
+        table[e] = entry;
+    }
+    __syncwarp();
+    return true;
+}
+
+// A code longer than the first level: canonical decoding from the next 15 bits of `bits`.
+// Returns an E_SPECIAL entry with value 0 when no code matches.
+__device__ __forceinline__ u32 inflate_slow(u64 bits, u32 tb, u32 kind, const InflateMeta& meta,
+                                            const u16* sorted) {
+    const u32 v = __brev((u32)bits) >> 17;
+    for (u32 L = tb + 1u; L <= 15u; ++L) {
+        const u32 c = v >> (15u - L);
+        if (c < meta.limit[L]) return inflate_entry(kind, sorted[meta.offs[L] + c - meta.first[L]], L);
+    }
+    return E_SPECIAL << 8;
+}
+
+// A 64-bit buffer of the stream's next bits on top of the framework's window: bits
+// [in.bit, in.bit + n) of the input, least significant first. Uniform across the warp.
+template <typename In>
+struct InflateBits {
+    In& in;
+    u64 bb;
+    u32 n;
+
+    __device__ __forceinline__ explicit InflateBits(In& i) : in(i), bb(0), n(0) {}
+
+    // At least 32 bits buffered afterwards (bits past the stream's end read as whatever the
+    // window holds: `consume` refuses them).
+    __device__ __forceinline__ void refill() {
+        if (n > 32u) return;
+        const u64 e = (in.bit + n) >> 3;  // always a whole byte
+        in.ensure_at(e & ~3ull, 8);
+        const u32 w = (u32)(in.window_u64(e) >> ((e & 3ull) * 8ull));
+        bb |= (u64)w << n;
+        n += 32u;
+    }
+    __device__ __forceinline__ u32 peek(u32 k) const { return (u32)bb & ((1u << k) - 1u); }
+    // Drops `k` (<= n) bits; TRUNCATED when they reach past the stream's end.
+    __device__ __forceinline__ bool consume(u32 k) {
+        if (in.bit + k > in.end * 8ull) {
+            in.fail(WZ_STATUS_TRUNCATED);
+            return false;
+        }
+        in.bit += k;
+        bb >>= k;
+        n -= k;
+        return true;
+    }
+    __device__ __forceinline__ u32 take(u32 k) {
+        const u32 v = peek(k);
+        return consume(k) ? v : 0u;
+    }
+    // Skips to the next byte boundary and empties the buffer (for stored blocks).
+    __device__ __forceinline__ void align() {
+        in.align_to_byte();
+        bb = 0;
+        n = 0;
+    }
+};
+
+// Reads a dynamic block's header and builds its two tables. False on any error (the status is
+// set).
+template <typename In>
+__device__ bool inflate_dynamic_header(InflateBits<In>& br, InflateSmem& S) {
+    const u32 lane = wz_lane();
+    br.refill();
+    const u32 hlit = br.take(5) + 257u;
+    const u32 hdist = br.take(5) + 1u;
+    const u32 hclen = br.take(4) + 4u;
+    if (!br.in.ok()) return false;
+    if (hlit > 286u || hdist > 30u) {
+        br.in.fail(WZ_STATUS_CORRUPT);
+        return false;
+    }
+    // Code-length code lengths, in the RFC's order; lane k keeps the one for symbol order[k].
+    u32 mine = 0;
+    for (u32 k = 0; k < hclen; ++k) {
+        br.refill();
+        const u32 v = br.take(3);
+        if (lane == k) mine = v;
+    }
+    if (!br.in.ok()) return false;
+    __syncwarp();
+    if (lane < 19u) {
+        // The RFC's order: 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15.
+        u32 sym;
+        if (lane < 3u) sym = 16u + lane;
+        else if (lane == 3u) sym = 0u;
+        else if (lane == 18u) sym = 15u;
+        else sym = (lane & 1u) ? 8u - (lane - 3u) / 2u : 8u + (lane - 4u) / 2u;
+        S.lens[sym] = (u8)mine;
+    }
+    __syncwarp();
+    if (!inflate_build(S.lens, 19u, CL_TB, TK_CL, S.dist, S.dist_meta, S.sorted_dist, S.run)) {
+        br.in.fail(WZ_STATUS_CORRUPT);
+        return false;
+    }
+    // The literal/length and distance code lengths, run-length coded.
+    const u32 total = hlit + hdist;
+    u32 i = 0, prev = 0;
+    while (i < total) {
+        br.refill();
+        const u32 e = S.dist[br.bb & ((1u << CL_TB) - 1u)];
+        if (E_KIND(e) == E_SPECIAL) {
+            br.in.fail(WZ_STATUS_CORRUPT);
+            return false;
+        }
+        const u32 L = e & 15u;
+        const u32 sym = e >> 16;
+        if (sym < 16u) {
+            if (!br.consume(L)) return false;
+            if (lane == 0) S.lens[i] = (u8)sym;
+            prev = sym;
+            ++i;
+            continue;
+        }
+        u32 rep, val = 0;
+        if (sym == 16u) {
+            if (i == 0) {
+                br.in.fail(WZ_STATUS_CORRUPT);
+                return false;
+            }
+            rep = 3u + ((u32)(br.bb >> L) & 3u);
+            val = prev;
+            if (!br.consume(L + 2u)) return false;
+        } else if (sym == 17u) {
+            rep = 3u + ((u32)(br.bb >> L) & 7u);
+            if (!br.consume(L + 3u)) return false;
+        } else {
+            rep = 11u + ((u32)(br.bb >> L) & 127u);
+            if (!br.consume(L + 7u)) return false;
+        }
+        if (i + rep > total) {
+            br.in.fail(WZ_STATUS_CORRUPT);
+            return false;
+        }
+        for (u32 k = lane; k < rep; k += 32u) S.lens[i + k] = (u8)val;
+        i += rep;
+        prev = val;
+    }
+    __syncwarp();
+    if (S.lens[256] == 0) {  // no end-of-block code
+        br.in.fail(WZ_STATUS_CORRUPT);
+        return false;
+    }
+    if (!inflate_build(S.lens, hlit, LIT_TB, TK_LIT, S.lit, S.lit_meta, S.sorted_lit, S.run) ||
+        !inflate_build(S.lens + hlit, hdist, DIST_TB, TK_DIST, S.dist, S.dist_meta, S.sorted_dist,
+                       S.run)) {
+        br.in.fail(WZ_STATUS_CORRUPT);
+        return false;
+    }
+    return true;
+}
+
+// The fixed code of RFC 1951 section 3.2.6.
+__device__ void inflate_fixed_tables(InflateSmem& S) {
+    const u32 lane = wz_lane();
+    __syncwarp();
+    for (u32 s = lane; s < 320u; s += 32u) {
+        u32 len;
+        if (s < 144u) len = 8u;
+        else if (s < 256u) len = 9u;
+        else if (s < 280u) len = 7u;
+        else if (s < 288u) len = 8u;
+        else len = 5u;
+        S.lens[s] = (u8)len;
+    }
+    __syncwarp();
+    // Both codes are complete: the builds cannot fail.
+    inflate_build(S.lens, 288u, LIT_TB, TK_LIT, S.lit, S.lit_meta, S.sorted_lit, S.run);
+    inflate_build(S.lens + 288, 32u, DIST_TB, TK_DIST, S.dist, S.dist_meta, S.sorted_dist, S.run);
+}
+
+// Pending literals: lane k holds the k-th; written 32 at a time.
+struct InflateLiterals {
+    u32 mine = 0;
+    u32 count = 0;
+    __device__ __forceinline__ void push(u32 byte) {
+        if (wz_lane() == count) mine = byte;
+        ++count;
+    }
+    __device__ __forceinline__ void flush(CodagOut<u8>& out) {
+        if (count == 0) return;
+        __syncwarp();
+        if (out.reserve(count)) out.write_literal((u8)mine, count);
+        count = 0;
+    }
+};
+
+// Decodes the symbols of one Huffman block with the tables in `S`.
+template <typename In>
+__device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, InflateSmem& S) {
+    InflateLiterals lits;
+    for (;;) {
+        if (!br.in.ok() || !out.ok()) break;
+        br.refill();
+        u32 e = S.lit[br.bb & ((1u << LIT_TB) - 1u)];
+        if (E_KIND(e) == E_SPECIAL) {
+            if ((e >> 16) != 0u) e = inflate_slow(br.bb, LIT_TB, TK_LIT, S.lit_meta, S.sorted_lit);
+            if (E_KIND(e) == E_SPECIAL) {
+                br.in.fail(WZ_STATUS_CORRUPT);
+                break;
+            }
+        }
+        u32 L = e & 15u;
+        const u32 kind = E_KIND(e);
+        if (kind == E_LITERAL) {
+            if (!br.consume(L)) break;
+            lits.push(e >> 16);
+            if (lits.count == 32u) lits.flush(out);
+            continue;
+        }
+        if (kind == E_END) {
+            br.consume(L);
+            break;
+        }
+        u32 extra = (e >> 4) & 15u;
+        const u32 length = (e >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
+        if (!br.consume(L + extra)) break;
+        br.refill();
+        u32 d = S.dist[br.bb & ((1u << DIST_TB) - 1u)];
+        if (E_KIND(d) == E_SPECIAL) {
+            if ((d >> 16) != 0u) d = inflate_slow(br.bb, DIST_TB, TK_DIST, S.dist_meta, S.sorted_dist);
+            if (E_KIND(d) == E_SPECIAL) {
+                br.in.fail(WZ_STATUS_CORRUPT);
+                break;
+            }
+        }
+        L = d & 15u;
+        extra = (d >> 4) & 15u;
+        const u32 distance = (d >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
+        if (!br.consume(L + extra)) break;
+        lits.flush(out);
+        out.copy_back(distance, length);
+    }
+    lits.flush(out);
+}
+
+// A stored block: LEN, NLEN, then LEN bytes copied with coalesced loads.
+template <typename In>
+__device__ void inflate_stored_block(InflateBits<In>& br, CodagOut<u8>& out) {
+    br.align();
+    In& in = br.in;
+    if (!in.has_bits(32)) return;
+    const u32 len = in.fetch_bits(16);
+    const u32 nlen = in.fetch_bits(16);
+    if (len != (~nlen & 0xffffu)) {
+        in.fail(WZ_STATUS_CORRUPT);
+        return;
+    }
+    if (!in.has_bits((u64)len * 8ull) || !out.reserve(len)) return;
+    __syncwarp();
+    for (u32 i = wz_lane(); i < len; i += 32u) out.put(i, (u8)in.lane_byte(i));
+    out.advance(len);
+    in.bit += (u64)len * 8ull;
+}
+
+extern "C" __global__ void __launch_bounds__(INFLATE_WARPS * 32, 8)
+    inflate_warp(const u8* __restrict__ input, const InflateChunk* __restrict__ chunks, u32 n,
+                 u8* output, u32* results, u32* counter) {
+    __shared__ InflateSmem smem[INFLATE_WARPS];
+    InflateSmem& S = smem[threadIdx.x / 32u];
+    for (;;) {
+        const u32 c = codag_next_chunk(counter);
+        if (c >= n) break;
+        const InflateChunk ch = chunks[c];
+        CodagIn<CodagSmemWindow> in(input, ch.in_offset, ch.in_len, CodagSmemWindow(S.window));
+        CodagOut<u8> out(output + ch.out_offset, 0, ch.out_cap, true);
+        InflateBits<CodagIn<CodagSmemWindow>> br(in);
+        bool fixed_ready = false;
+        u32 last = 0;
+        while (!last && in.ok() && out.ok()) {
+            br.refill();
+            const u32 header = br.take(3);
+            if (!in.ok()) break;
+            last = header & 1u;
+            const u32 type = header >> 1;
+            if (type == 0u) {
+                inflate_stored_block(br, out);
+            } else if (type == 1u) {
+                if (!fixed_ready) inflate_fixed_tables(S);
+                fixed_ready = true;
+                inflate_huffman_block(br, out, S);
+            } else if (type == 2u) {
+                fixed_ready = false;
+                if (inflate_dynamic_header(br, S)) inflate_huffman_block(br, out, S);
+            } else {
+                in.fail(WZ_STATUS_CORRUPT);
+            }
+        }
+        if (wz_lane() == 0) {
+            results[3ull * c] = codag_status(in, out);
+            results[3ull * c + 1] = (u32)out.pos;
+            results[3ull * c + 2] = (u32)(((in.bit + 7ull) >> 3) - in.start);
+        }
+    }
+}
