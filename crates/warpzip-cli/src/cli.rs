@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use warpzip::ops::compact::Pattern;
 use warpzip::CodecId;
 
-/// GPU compression: byte run-length encoding today, more codecs to come.
+/// GPU compression: byte run-length encoding, ORC integer RLE and Deflate (`.wz` files), and
+/// gzip decompression.
 #[derive(Debug, Parser)]
 #[command(name = "warpzip", version, propagate_version = true)]
 #[command(
-    after_help = "`warpzip -d FILE.wz` is short for `warpzip decompress FILE.wz`.\n\
+    after_help = "`warpzip -d FILE.wz` is short for `warpzip decompress FILE.wz`; it also \
+decompresses gzip files (FILE.gz), like `gzip -d`.\n\
 Exit status: 0 success, 1 error, 2 usage error."
 )]
 pub struct Cli {
@@ -22,7 +24,7 @@ pub struct Cli {
 pub enum Command {
     /// Compress FILE into FILE.wz (or stdin to stdout).
     Compress(CompressArgs),
-    /// Decompress FILE.wz into FILE (or stdin to stdout).
+    /// Decompress FILE.wz or FILE.gz into FILE (or stdin to stdout).
     #[command(visible_alias = "d")]
     Decompress(DecompressArgs),
     /// Show a .wz file's header, chunks and ratio, and verify its checksums.
@@ -71,10 +73,11 @@ pub struct OutputArgs {
 
 #[derive(Debug, Args)]
 pub struct CompressArgs {
-    /// Codec to use.
+    /// Codec to use: rle, orc-rle-v1, orc-rle-v2 (with --dtype) or deflate.
     #[arg(short, long, value_name = "CODEC", default_value = "rle", value_parser = parse_codec)]
     pub codec: CodecId,
-    /// Compression level, for codecs that have levels.
+    /// Compression level, for codecs that have levels (deflate: 1 fastest to 12 smallest,
+    /// default 6).
     #[arg(short, long, value_name = "LEVEL", allow_negative_numbers = true)]
     pub level: Option<i32>,
     /// Uncompressed bytes per chunk, such as 4096, 128K or 1M (default: the codec's).
@@ -96,10 +99,14 @@ pub struct CompressArgs {
 pub struct DecompressArgs {
     #[command(flatten)]
     pub out: OutputArgs,
+    /// Write to standard output and keep the input (same as `-o -`), like `gzip -dc`.
+    #[arg(short = 'c', long, conflicts_with = "output")]
+    pub stdout: bool,
     #[command(flatten)]
     pub device: DeviceArg,
-    /// File to decompress (name ending in .wz); `-` or nothing for stdin.
-    #[arg(value_name = "FILE.wz")]
+    /// File to decompress: a .wz file, or a gzip file (.gz, .tgz; recognised by its first
+    /// bytes, 1f 8b); `-` or nothing for stdin.
+    #[arg(value_name = "FILE")]
     pub input: Option<PathBuf>,
 }
 

@@ -2,6 +2,7 @@
 //! inspect them. Each call dispatches on the codec and on the device; codecs slot into the
 //! `match` arms below as they arrive.
 
+use crate::codec::deflate;
 use crate::codec::orc_rle;
 use crate::codec::orc_rle::format::RleVersion;
 use crate::codec::rle;
@@ -56,6 +57,7 @@ pub fn default_chunk_size(codec: CodecId) -> u32 {
     match codec {
         CodecId::Rle => rle::format::DEFAULT_CHUNK_SIZE,
         CodecId::OrcRleV1 | CodecId::OrcRleV2 => orc_rle::format::DEFAULT_CHUNK_SIZE,
+        CodecId::Deflate => deflate::format::DEFAULT_CHUNK_SIZE,
     }
 }
 
@@ -95,6 +97,17 @@ pub fn validate_options(opts: &CompressOptions) -> Result<u32> {
                     "chunk size {chunk_size} is not valid for {}: it must be a positive \
                      multiple of the {elem} size ({size}) and at most {MAX_CHUNK_SIZE} (64 MiB)",
                     opts.codec
+                )));
+            }
+        }
+        CodecId::Deflate => {
+            deflate::format::check_level(opts.level.unwrap_or(deflate::format::DEFAULT_LEVEL))?;
+            deflate::format::check_chunk_size(chunk_size)?;
+            let elem = opts.elem_type.unwrap_or(ElemType::Bytes);
+            if !u64::from(chunk_size).is_multiple_of(elem.size()) {
+                return Err(Error::InvalidArgument(format!(
+                    "chunk size {chunk_size} is not a multiple of the {elem} size ({})",
+                    elem.size()
                 )));
             }
         }
@@ -140,6 +153,13 @@ pub fn compress_to<W: Write>(
             let (payload, spans) =
                 orc_rle::chunked::compress(data, elem_type, version, chunk_size as usize)?;
             (payload, spans, orc_rle::format::codec_params(elem_type)?)
+        }
+        // Deflate compresses on the CPU on every device (libdeflate, in parallel over chunks);
+        // a GPU device decompresses.
+        CodecId::Deflate => {
+            let level = opts.level.unwrap_or(deflate::format::DEFAULT_LEVEL);
+            let (payload, spans) = deflate::chunked::compress(data, level, chunk_size as usize)?;
+            (payload, spans, deflate::format::codec_params(level)?)
         }
     };
     let header = Header {
@@ -236,6 +256,14 @@ pub fn decompress_container_into(
                     out,
                 ),
             }
+        }
+        CodecId::Deflate => {
+            deflate::format::parse_codec_params(&container.header.codec_params)?;
+            let chunks: Vec<(&[u8], usize)> = (0..container.chunk_count())
+                .zip(&container.chunks)
+                .map(|(i, entry)| (container.chunk_bytes(i), entry.uncompressed_len as usize))
+                .collect();
+            deflate::chunked::decompress_into(&chunks, out, device)
         }
     }
 }

@@ -64,6 +64,15 @@ pub enum Error {
     /// The container's header or chunk table is damaged or not a `.wz` file at all.
     #[error("corrupt container: {0}")]
     CorruptContainer(String),
+    /// A gzip file is damaged: a member's header, Deflate data or trailer (CRC-32, size) is
+    /// wrong, or the bytes after the last member are neither a member nor zero padding.
+    /// Members count from 0; `offset` is where the member's header starts.
+    #[error("corrupt gzip member {member} (at byte {offset}): {reason}")]
+    CorruptGzip {
+        member: usize,
+        offset: u64,
+        reason: String,
+    },
     /// The input ended before the container said it would.
     #[error("truncated input: {0}")]
     Truncated(String),

@@ -1,5 +1,7 @@
-//! `warpzip decompress` (also `warpzip -d`): FILE.wz to FILE (or stdin to stdout). The output
-//! exists only after every chunk decoded and verified; a failure mid-way leaves nothing.
+//! `warpzip decompress` (also `warpzip -d`): FILE.wz or FILE.gz to FILE (or stdin to stdout),
+//! gzip style. Input starting with the gzip magic `1f 8b` is decoded as gzip whatever its name.
+//! The output exists only after every chunk or member decoded and verified; a failure mid-way
+//! leaves nothing.
 
 use super::{finish_output, open_device, Input};
 use crate::cli::DecompressArgs;
@@ -8,11 +10,27 @@ use crate::progress::{self, Progress};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use warpzip::api;
+use warpzip::codec::deflate::gzip;
 use warpzip::format::Container;
+use warpzip::Device;
+
+/// Name suffixes `decompress` strips (or replaces) to name its output, as gzip does.
+const SUFFIXES: &[(&str, &str)] = &[
+    (".wz", ""),
+    (".gz", ""),
+    (".z", ""),
+    (".tgz", ".tar"),
+    (".taz", ".tar"),
+];
 
 pub fn run(args: DecompressArgs) -> Result<()> {
     let input = Input::from_arg(args.input);
-    let output = output_path(&input, args.out.output.as_deref())?;
+    let explicit = if args.stdout {
+        Some(Path::new("-"))
+    } else {
+        args.out.output.as_deref()
+    };
+    let output = output_path(&input, explicit)?;
     if let Input::File(path) = &input {
         if same_file(path, &output) {
             bail!("{} would overwrite its own input", output.display());
@@ -27,6 +45,14 @@ pub fn run(args: DecompressArgs) -> Result<()> {
     let mut progress = Progress::for_size(0);
     let data = input.read(&mut progress)?;
     let what = input.describe();
+    if gzip::is_gzip(&data) {
+        let out = decompress_gzip(&data, &what, &device, &mut progress)?;
+        progress.bytes_phase("writing", Some(out.len() as u64));
+        progress::write_all(&mut sink, &out, &progress)
+            .with_context(|| format!("writing {}", sink.describe()))?;
+        progress.finish();
+        return finish_output(sink, &input, args.out.keep);
+    }
     let container = Container::parse(&data).with_context(|| format!("decompressing {what}"))?;
     let total = container.header.total_len;
     let len = usize::try_from(total)
@@ -44,21 +70,43 @@ pub fn run(args: DecompressArgs) -> Result<()> {
     finish_output(sink, &input, args.out.keep)
 }
 
-/// `-o` when given; else stdout for stdin, and FILE for FILE.wz.
+/// Decodes a gzip file (every member, checked), printing the library's notices on stderr.
+fn decompress_gzip(
+    data: &[u8],
+    what: &str,
+    device: &Device,
+    progress: &mut Progress,
+) -> Result<Vec<u8>> {
+    progress.enable_for(data.len() as u64);
+    progress.spinner_phase("decompressing");
+    let decoded =
+        gzip::decompress_report(data, device).with_context(|| format!("decompressing {what}"))?;
+    for notice in &decoded.notices {
+        eprintln!("warpzip: {}", notice.message(what));
+    }
+    Ok(decoded.data)
+}
+
+/// `-o` when given; else stdout for stdin, and FILE for FILE.wz or FILE.gz (FILE.tar for
+/// FILE.tgz).
 fn output_path(input: &Input, explicit: Option<&Path>) -> Result<PathBuf> {
     match (explicit, input) {
         (Some(out), _) => Ok(out.to_path_buf()),
         (None, Input::Stdin) => Ok(PathBuf::from("-")),
         (None, Input::File(path)) => {
-            let stripped = path.extension().is_some_and(|e| e == "wz")
-                && path.file_stem().is_some_and(|s| !s.is_empty());
-            if !stripped {
-                bail!(
-                    "{}: unknown suffix (expected .wz); use -o to name the output",
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let renamed = SUFFIXES.iter().find_map(|(suffix, replacement)| {
+                let stem = name.strip_suffix(suffix)?;
+                (!stem.is_empty()).then(|| format!("{stem}{replacement}"))
+            });
+            match renamed {
+                Some(out) => Ok(path.with_file_name(out)),
+                None => bail!(
+                    "{}: unknown suffix (expected .wz or .gz); use -o to name the output or -c \
+                     to write to standard output",
                     path.display()
-                );
+                ),
             }
-            Ok(path.with_extension(""))
         }
     }
 }

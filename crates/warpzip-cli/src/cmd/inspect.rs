@@ -137,6 +137,10 @@ fn codec_params(codec: CodecId, params: &[u8]) -> String {
             ),
             _ => hex,
         },
+        CodecId::Deflate => match params {
+            [1, level] => format!("{hex} (layout 1, level {level})"),
+            _ => hex,
+        },
         _ => hex,
     }
 }

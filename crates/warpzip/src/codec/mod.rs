@@ -17,11 +17,18 @@ pub enum CodecId {
     OrcRleV1 = 2,
     /// Apache ORC Integer RLE version 2 over typed integers (`codec::orc_rle`).
     OrcRleV2 = 3,
+    /// Deflate (RFC 1951): each chunk one raw Deflate stream (`codec::deflate`).
+    Deflate = 4,
 }
 
 impl CodecId {
     /// Every codec, in id order.
-    pub const ALL: &'static [CodecId] = &[CodecId::Rle, CodecId::OrcRleV1, CodecId::OrcRleV2];
+    pub const ALL: &'static [CodecId] = &[
+        CodecId::Rle,
+        CodecId::OrcRleV1,
+        CodecId::OrcRleV2,
+        CodecId::Deflate,
+    ];
 
     /// The id stored in the container header.
     pub fn to_u16(self) -> u16 {
@@ -34,6 +41,7 @@ impl CodecId {
             1 => Ok(CodecId::Rle),
             2 => Ok(CodecId::OrcRleV1),
             3 => Ok(CodecId::OrcRleV2),
+            4 => Ok(CodecId::Deflate),
             other => Err(Error::Unsupported(format!("unknown codec id {other}"))),
         }
     }
@@ -44,6 +52,7 @@ impl CodecId {
             CodecId::Rle => "rle",
             CodecId::OrcRleV1 => "orc-rle-v1",
             CodecId::OrcRleV2 => "orc-rle-v2",
+            CodecId::Deflate => "deflate",
         }
     }
 
