@@ -127,7 +127,8 @@ pub struct InspectArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Codec or primitive to measure (rle, scan, ...); repeat for several; default all.
+    /// Codec or primitive to measure (rle, scan, select, orc-rle, orc, deflate); repeat for
+    /// several; default all.
     #[arg(short, long = "codec", value_name = "C")]
     pub codecs: Vec<String>,
     /// Also write the rows as CSV to OUT.
@@ -143,9 +144,19 @@ pub struct BenchArgs {
     /// the same bytes).
     #[arg(long, value_name = "DIR")]
     pub dump_inputs: Option<PathBuf>,
-    /// Chunk size for codecs that take one (orc-rle), such as 32K; default the codec's own.
+    /// Chunk size for codecs that take one (orc-rle, deflate), such as 32K; default the codec's
+    /// own (deflate: a sweep of 64K, 128K and 1M).
     #[arg(long, value_name = "N", value_parser = parse_size)]
     pub chunk_size: Option<u64>,
+    /// libdeflate level of the inputs the deflate bench compresses (0 to 12; repeat for
+    /// several); default 9.
+    #[arg(long = "level", value_name = "L", value_parser = clap::value_parser!(i32).range(0..=12))]
+    pub levels: Vec<i32>,
+    /// Write the chunk files the deflate bench makes to DIR (u64 count, count x (u64 raw size,
+    /// u64 compressed size), the raw-deflate streams), for nvCOMP's anchor to decode the same
+    /// bytes.
+    #[arg(long, value_name = "DIR")]
+    pub write_chunks: Option<PathBuf>,
     #[command(flatten)]
     pub device: DeviceArg,
     /// Input files; without any, inputs are generated.

@@ -26,6 +26,8 @@ pub fn run(args: BenchArgs) -> Result<()> {
             .map(usize::try_from)
             .transpose()
             .context("--chunk-size does not fit in memory here")?,
+        levels: args.levels,
+        write_chunks: args.write_chunks,
     };
     // The CSV target is checked before minutes of measuring, not after.
     let csv = match &args.csv {
@@ -53,7 +55,7 @@ fn table(rows: &[BenchRow]) -> String {
                 human_bytes(r.bytes),
                 r.ratio.map_or("-".to_string(), |x| format!("{x:.3}")),
                 format!("{:.3}", r.ms),
-                format!("{:.1}", r.gbps),
+                gbps_cell(r.gbps),
                 r.roofline
                     .map_or("-".to_string(), |x| format!("{:.1}", 100.0 * x)),
                 r.note.clone(),
@@ -74,6 +76,15 @@ fn table(rows: &[BenchRow]) -> String {
         ],
         &cells,
     )
+}
+
+/// GB/s with one decimal, or three below 1 GB/s (per-core compression at high levels).
+fn gbps_cell(gbps: f64) -> String {
+    if gbps < 1.0 {
+        format!("{gbps:.3}")
+    } else {
+        format!("{gbps:.1}")
+    }
 }
 
 fn csv_text(rows: &[BenchRow]) -> String {

@@ -2,6 +2,7 @@
 //! the roofline measured in the same run (device-to-device and host-to-device copies).
 
 mod compact;
+pub mod deflate;
 pub mod inputs;
 pub mod orc;
 mod orc_file;
@@ -28,8 +29,14 @@ pub struct BenchOptions {
     /// Where to write the generated inputs (raw little-endian columns), so that other programs
     /// (nvCOMP's anchor) can time the same bytes.
     pub dump_dir: Option<PathBuf>,
-    /// Chunk size in bytes for codecs that take one (orc-rle); `None` for the codec's default.
+    /// Chunk size in bytes for codecs that take one (orc-rle, deflate); `None` for the codec's
+    /// default (for deflate: the sweep 64 KiB, 128 KiB, 1 MiB).
     pub chunk_size: Option<usize>,
+    /// libdeflate levels the deflate inputs are compressed at; empty means level 9.
+    pub levels: Vec<i32>,
+    /// Where the deflate bench writes the chunk files it makes (the anchors' format), so that
+    /// nvCOMP's anchor can decode the very same bytes.
+    pub write_chunks: Option<PathBuf>,
 }
 
 impl BenchOptions {
@@ -77,7 +84,15 @@ pub struct Ceilings {
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
 pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
-    let known = ["rle", "scan", "scan-sweep", "select", "orc-rle", "orc"];
+    let known = [
+        "rle",
+        "scan",
+        "scan-sweep",
+        "select",
+        "orc-rle",
+        "orc",
+        "deflate",
+    ];
     if let Some(bad) = opts.codecs.iter().find(|c| !known.contains(&c.as_str())) {
         return Err(Error::InvalidArgument(format!(
             "bench knows no codec '{bad}' (known: {})",
@@ -108,6 +123,9 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             if opts.wants("orc") {
                 orc_file::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
             }
+            if opts.wants("deflate") {
+                deflate::bench(Some((gpu, &ceilings)), opts, &mut rows)?;
+            }
         }
         Device::Cpu => {
             if opts.wants("rle") {
@@ -118,6 +136,9 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             }
             if opts.wants("orc-rle") {
                 orc::bench_cpu(opts, &mut rows)?;
+            }
+            if opts.wants("deflate") {
+                deflate::bench(None, opts, &mut rows)?;
             }
         }
     }

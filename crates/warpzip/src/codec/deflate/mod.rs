@@ -11,6 +11,7 @@
 //! - [`gpu`]: the GPU batch (host or device memory) and its kernel launch.
 
 pub mod batch;
+pub mod chunk_file;
 pub mod chunked;
 pub mod cpu;
 pub mod format;
