@@ -1,0 +1,446 @@
+//! gzip decompression (`codec::deflate::gzip`) on the CPU: single members from flate2, multi-
+//! member files with every optional header field and empty members, BGZF, header-like bytes
+//! inside compressed data, and damaged files (bad CRC, bad size, every truncation, trailing
+//! bytes), each giving a clear error that names the member.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use flate2::read::MultiGzDecoder;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use std::io::{Read, Write};
+use warpzip::codec::deflate::gzip::{self, Decoding, Notice};
+use warpzip::{Device, Error};
+
+const CPU: Device = Device::Cpu;
+
+fn corpus(dir: &str, name: &str) -> Vec<u8> {
+    let path = common::shared_data().join("corpora").join(dir).join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Deterministic noise.
+fn noise(seed: u64, n: usize) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
+
+fn raw_deflate(data: &[u8], level: i32) -> Vec<u8> {
+    let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(level).unwrap());
+    let mut out = vec![0u8; c.deflate_compress_bound(data.len())];
+    let n = c.deflate_compress(data, &mut out).unwrap();
+    out.truncate(n);
+    out
+}
+
+/// A stored-block-only raw Deflate stream of `data` (at most 65535 bytes): its bytes appear
+/// verbatim in the stream.
+fn stored(data: &[u8]) -> Vec<u8> {
+    let len = u16::try_from(data.len()).unwrap();
+    let mut out = vec![0x01];
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+/// Optional header fields of a member written by [`member_with`].
+#[derive(Default, Clone)]
+struct Fields<'a> {
+    text: bool,
+    extra: Option<&'a [u8]>,
+    name: Option<&'a [u8]>,
+    comment: Option<&'a [u8]>,
+    header_crc: bool,
+}
+
+fn header(f: &Fields<'_>) -> Vec<u8> {
+    let mut flags = 0u8;
+    flags |= if f.text { 0x01 } else { 0 };
+    flags |= if f.header_crc { 0x02 } else { 0 };
+    flags |= if f.extra.is_some() { 0x04 } else { 0 };
+    flags |= if f.name.is_some() { 0x08 } else { 0 };
+    flags |= if f.comment.is_some() { 0x10 } else { 0 };
+    let mut h = vec![0x1f, 0x8b, 8, flags, 0x78, 0x56, 0x34, 0x12, 0, 3];
+    if let Some(extra) = f.extra {
+        h.extend_from_slice(&(extra.len() as u16).to_le_bytes());
+        h.extend_from_slice(extra);
+    }
+    for s in [f.name, f.comment].into_iter().flatten() {
+        h.extend_from_slice(s);
+        h.push(0);
+    }
+    if f.header_crc {
+        let crc = (libdeflater::crc32(&h) & 0xffff) as u16;
+        h.extend_from_slice(&crc.to_le_bytes());
+    }
+    h
+}
+
+/// A member of `data` with the given header fields and Deflate stream.
+fn member_with(data: &[u8], f: &Fields<'_>, stream: &[u8]) -> Vec<u8> {
+    let mut m = header(f);
+    m.extend_from_slice(stream);
+    m.extend_from_slice(&libdeflater::crc32(data).to_le_bytes());
+    m.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    m
+}
+
+fn member(data: &[u8]) -> Vec<u8> {
+    member_with(data, &Fields::default(), &raw_deflate(data, 6))
+}
+
+/// flate2's own gzip writer (a reference implementation of the format).
+fn flate2_gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = GzEncoder::new(Vec::new(), Compression::new(6));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// What zlib (flate2's multi-member reader) makes of `gz`.
+fn zlib_reference(gz: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    MultiGzDecoder::new(gz).read_to_end(&mut out).unwrap();
+    out
+}
+
+/// BGZF: members of at most 64 KiB input, each recording its size in a `BC` subfield, then
+/// the standard 28-byte end-of-file member.
+fn bgzf(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for block in data.chunks(65280) {
+        let stream = raw_deflate(block, 6);
+        // Header 18 bytes, trailer 8.
+        let bsize = (18 + stream.len() + 8 - 1) as u16;
+        let mut extra = vec![b'B', b'C', 2, 0];
+        extra.extend_from_slice(&bsize.to_le_bytes());
+        let f = Fields {
+            extra: Some(&extra),
+            ..Fields::default()
+        };
+        let m = member_with(block, &f, &stream);
+        assert_eq!(m.len(), usize::from(bsize) + 1);
+        out.extend_from_slice(&m);
+    }
+    out.extend_from_slice(&BGZF_EOF);
+    out
+}
+
+const BGZF_EOF: [u8; 28] = [
+    0x1f, 0x8b, 0x08, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0x06, 0x00, 0x42, 0x43, 0x02, 0x00,
+    0x1b, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+];
+
+/// The gzip error's member index and reason.
+#[track_caller]
+fn gzip_error(gz: &[u8]) -> (usize, String) {
+    match gzip::decompress(gz, &CPU) {
+        Err(Error::CorruptGzip { member, reason, .. }) => (member, reason),
+        other => panic!("expected a corrupt gzip member, got {other:?}"),
+    }
+}
+
+#[test]
+fn single_member_from_flate2_decodes_on_the_cpu() {
+    let data = corpus("canterbury", "alice29.txt");
+    let gz = flate2_gzip(&data);
+    assert!(gzip::is_gzip(&gz));
+    let d = gzip::decompress_report(&gz, &CPU).unwrap();
+    assert_eq!(d.data, data);
+    assert_eq!(d.members.len(), 1);
+    assert_eq!(d.members[0].decoding, Decoding::Sequential);
+    assert_eq!(d.members[0].uncompressed_len, data.len() as u64);
+    assert_eq!(d.members[0].compressed_len, gz.len() as u64);
+    assert_eq!(d.members[0].crc32, libdeflater::crc32(&data));
+    assert!(
+        d.notices.is_empty(),
+        "no notice on the CPU: {:?}",
+        d.notices
+    );
+    // Empty input, and a member of nothing.
+    assert_eq!(gzip::decompress(&flate2_gzip(b""), &CPU).unwrap(), b"");
+}
+
+#[test]
+fn multi_member_files_with_every_header_field_decode_as_one_batch() {
+    let a = corpus("canterbury", "alice29.txt");
+    let b = corpus("canterbury", "kennedy.xls");
+    let c = noise(3, 70_000);
+    let mut gz = member(&a);
+    gz.extend(member_with(
+        &b,
+        &Fields {
+            text: true,
+            extra: Some(b"XY\x03\x00abc"),
+            name: Some(b"kennedy.xls"),
+            comment: Some(b"a comment \xe9"),
+            header_crc: true,
+        },
+        &raw_deflate(&b, 9),
+    ));
+    gz.extend(member(b""));
+    gz.extend(member_with(
+        &c,
+        &Fields {
+            name: Some(b"noise"),
+            ..Fields::default()
+        },
+        &raw_deflate(&c, 1),
+    ));
+    gz.extend(flate2_gzip(b"tail"));
+    let want = [&a[..], &b[..], &c[..], b"tail"].concat();
+    assert_eq!(zlib_reference(&gz), want, "the test file is valid gzip");
+
+    let d = gzip::decompress_report(&gz, &CPU).unwrap();
+    assert!(d.data == want);
+    assert!(d.notices.is_empty());
+    let m = &d.members;
+    assert_eq!(m.len(), 5);
+    assert!(m.iter().all(|m| m.decoding == Decoding::Scanned), "{m:?}");
+    assert_eq!(m[1].name.as_deref(), Some("kennedy.xls"));
+    assert_eq!(m[1].comment.as_deref(), Some("a comment é"));
+    assert_eq!(m[1].extra_len, Some(7));
+    assert_eq!(m[1].flags, 0x1f);
+    assert_eq!(m[1].mtime, 0x1234_5678);
+    assert_eq!(m[2].uncompressed_len, 0);
+    assert_eq!(m[3].name.as_deref(), Some("noise"));
+    let mut at = 0;
+    for x in m {
+        assert_eq!(x.offset, at);
+        at += x.compressed_len;
+    }
+    assert_eq!(at, gz.len() as u64);
+    assert_eq!(gzip::list_members(&gz, &CPU).unwrap(), d.members);
+}
+
+#[test]
+fn many_small_members_match_zlib() {
+    let text = corpus("canterbury", "lcet10.txt");
+    let mut gz = Vec::new();
+    let mut at = 0;
+    let mut n = 0;
+    while at < text.len() {
+        let len = (1 + (at * 7919) % 9000).min(text.len() - at);
+        gz.extend(member(&text[at..at + len]));
+        at += len;
+        n += 1;
+    }
+    let d = gzip::decompress_report(&gz, &CPU).unwrap();
+    assert!(d.data == text);
+    assert_eq!(d.members.len(), n);
+    assert!(d.members.iter().all(|m| m.decoding == Decoding::Scanned));
+}
+
+#[test]
+fn bgzf_members_are_cut_by_their_recorded_sizes() {
+    let data = corpus("canterbury", "kennedy.xls");
+    let gz = bgzf(&data);
+    assert_eq!(zlib_reference(&gz), data);
+    let d = gzip::decompress_report(&gz, &CPU).unwrap();
+    assert!(d.data == data);
+    let blocks = data.len().div_ceil(65280);
+    assert_eq!(d.members.len(), blocks + 1, "data blocks and the EOF block");
+    assert!(d.members.iter().all(|m| m.decoding == Decoding::Bgzf));
+    assert!(d
+        .members
+        .iter()
+        .all(|m| m.bgzf_member_len == Some(m.compressed_len as usize)));
+    assert_eq!(d.members[blocks].uncompressed_len, 0);
+    // A plain member after the BGZF ones is still found.
+    let mut mixed = gz.clone();
+    mixed.extend(member(b"after"));
+    let d = gzip::decompress_report(&mixed, &CPU).unwrap();
+    assert!(d.data == [&data[..], b"after"].concat());
+    assert_eq!(d.members.last().unwrap().decoding, Decoding::Scanned);
+    // A BGZF size that runs past the end of the file.
+    let cut = &gz[..gz.len() - BGZF_EOF.len() - 1];
+    assert!(matches!(gzip::decompress(cut, &CPU), Err(Error::Truncated(m)) if m.contains("BGZF")));
+}
+
+/// A member whose compressed data holds, in a stored block, the bytes of a whole gzip member
+/// (header, valid Deflate data, trailer) and then more: the header scan finds a start inside
+/// it, whose segment must be rejected.
+#[test]
+fn gzip_headers_inside_compressed_data_are_not_member_starts() {
+    let fake = member(b"I am not a member of this file");
+    let mut payload = b"prefix ".to_vec();
+    payload.extend_from_slice(&fake);
+    payload.extend_from_slice(b" and a suffix after the fake member");
+    let outer = member_with(&payload, &Fields::default(), &stored(&payload));
+    let second = member(b"the real second member");
+
+    // Alone: a single real member, with a false candidate inside.
+    let d = gzip::decompress_report(&outer, &CPU).unwrap();
+    assert_eq!(d.data, payload);
+    assert_eq!(d.members.len(), 1);
+    assert_eq!(d.members[0].decoding, Decoding::Sequential);
+
+    // Followed by a real member: the first member is decoded on the CPU, the second confirmed.
+    let gz = [&outer[..], &second[..]].concat();
+    let d = gzip::decompress_report(&gz, &CPU).unwrap();
+    assert_eq!(d.data, [&payload[..], b"the real second member"].concat());
+    assert_eq!(d.members.len(), 2);
+    assert_eq!(d.members[0].decoding, Decoding::Sequential);
+    assert_eq!(d.members[0].compressed_len, outer.len() as u64);
+    assert_eq!(d.members[1].decoding, Decoding::Scanned);
+
+    // The fake ends exactly where the next real member starts (its segment decodes and checks
+    // out, but the walk never lands on it).
+    let mut payload = b"prefix ".to_vec();
+    payload.extend_from_slice(&fake);
+    let outer = member_with(&payload, &Fields::default(), &stored(&payload));
+    let gz = [&outer[..], &second[..]].concat();
+    assert_eq!(
+        gzip::decompress(&gz, &CPU).unwrap(),
+        [&payload[..], b"the real second member"].concat()
+    );
+
+    // A header followed by bytes that do not inflate (rejected by the scan's probe).
+    let mut payload = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff];
+    payload.extend_from_slice(&noise(5, 200));
+    let outer = member_with(&payload, &Fields::default(), &stored(&payload));
+    let gz = [&outer[..], &second[..], &member(b"third")].concat();
+    let d = gzip::decompress_report(&gz, &CPU).unwrap();
+    assert_eq!(d.data, zlib_reference(&gz));
+    assert_eq!(d.members.len(), 3);
+    assert!(d.members.iter().all(|m| m.decoding == Decoding::Scanned));
+}
+
+#[test]
+fn bad_crc_and_bad_size_name_the_member() {
+    let parts = [member(b"first"), member(&noise(1, 5000)), member(b"third")];
+    let at1 = parts[0].len();
+    let end1 = at1 + parts[1].len();
+
+    let mut gz = parts.concat();
+    gz[end1 - 8] ^= 1;
+    let (m, reason) = gzip_error(&gz);
+    assert_eq!(m, 1);
+    assert!(reason.contains("CRC-32"), "{reason}");
+    match gzip::decompress(&gz, &CPU) {
+        Err(e @ Error::CorruptGzip { .. }) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("gzip member 1") && text.contains(&format!("byte {at1}")),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let mut gz = parts.concat();
+    gz[end1 - 4] ^= 1;
+    let (m, reason) = gzip_error(&gz);
+    assert_eq!(m, 1);
+    assert!(reason.contains("size"), "{reason}");
+
+    // A flipped bit inside member 2's header (its FHCRC-less header: the method byte).
+    let mut gz = parts.concat();
+    gz[end1 + 2] = 7;
+    let (m, reason) = gzip_error(&gz);
+    assert_eq!(m, 2, "{reason}");
+
+    // A wrong header CRC-16, reserved flags, another method: in the first member.
+    let f = Fields {
+        header_crc: true,
+        name: Some(b"x"),
+        ..Fields::default()
+    };
+    let mut bad = member_with(b"x", &f, &raw_deflate(b"x", 6));
+    bad[12] ^= 0xff;
+    assert!(gzip_error(&bad).1.contains("CRC-16"));
+    let mut bad = member(b"x");
+    bad[3] = 0x20;
+    assert!(gzip_error(&bad).1.contains("reserved"));
+    let mut bad = member(b"x");
+    bad[2] = 9;
+    assert!(gzip_error(&bad).1.contains("method"));
+    assert!(gzip_error(b"not gzip at all").1.contains("not a gzip file"));
+}
+
+#[test]
+fn every_truncation_is_an_error_and_never_a_panic() {
+    let f = Fields {
+        extra: Some(b"AB\x01\x00z"),
+        name: Some(b"n"),
+        comment: Some(b"c"),
+        header_crc: true,
+        ..Fields::default()
+    };
+    let first = member_with(
+        b"hello hello hello",
+        &f,
+        &raw_deflate(b"hello hello hello", 6),
+    );
+    let second = member(&noise(9, 300));
+    let gz = [&first[..], &second[..]].concat();
+    for cut in 0..gz.len() {
+        let r = gzip::decompress(&gz[..cut], &CPU);
+        if cut == first.len() {
+            assert_eq!(r.unwrap(), b"hello hello hello");
+            continue;
+        }
+        match r {
+            Err(Error::Truncated(msg)) => assert!(msg.contains("gzip member"), "{msg}"),
+            Err(Error::CorruptGzip { .. }) => {}
+            other => panic!("cut at {cut}: {other:?}"),
+        }
+    }
+    // Cut inside the second member's Deflate data: a truncation naming member 1.
+    match gzip::decompress(&gz[..first.len() + 40], &CPU) {
+        Err(Error::Truncated(msg)) => assert!(msg.contains("gzip member 1"), "{msg}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn trailing_zeros_are_ignored_with_a_notice_and_other_bytes_are_errors() {
+    let data = corpus("canterbury", "fields.c");
+    let one = member(&data);
+    let two = [&one[..], &member(b"more")[..]].concat();
+    for gz in [&one, &two] {
+        let mut padded = gz.clone();
+        padded.extend(std::iter::repeat_n(0u8, 1000));
+        let d = gzip::decompress_report(&padded, &CPU).unwrap();
+        assert_eq!(d.data, zlib_reference(gz));
+        assert_eq!(
+            d.notices,
+            vec![Notice::TrailingZeros {
+                offset: gz.len() as u64,
+                len: 1000
+            }]
+        );
+        for junk in [&b"junk"[..], b"\0\0\0x", b"\x1f", b"\x1f\x8b\x08"] {
+            let mut bad = gz.clone();
+            bad.extend_from_slice(junk);
+            assert!(gzip::decompress(&bad, &CPU).is_err(), "{junk:?}");
+        }
+        let mut bad = gz.clone();
+        bad.extend_from_slice(b"trailing garbage");
+        let (_, reason) = gzip_error(&bad);
+        assert!(reason.contains("trailing garbage"), "{reason}");
+    }
+}
+
+#[test]
+fn single_member_hint_survives_padding_and_huge_claims() {
+    // The last four bytes are not this member's ISIZE (padding), or claim far too much.
+    let data = noise(11, 10_000);
+    let mut gz = member(&data);
+    gz.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff]);
+    gz.truncate(gz.len() - 3);
+    assert_eq!(gzip::decompress(&gz, &CPU).unwrap(), data);
+    let mut gz = member(&data);
+    let n = gz.len();
+    gz[n - 1] ^= 0x80;
+    assert!(gzip_error(&gz).1.contains("size"));
+}
