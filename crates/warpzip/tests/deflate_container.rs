@@ -267,6 +267,10 @@ fn damaged_chunks_are_reported_by_index() {
     let mut bad = good.clone();
     bad[0].0.clear();
     assert_eq!(chunk_error(bad).0, 0);
+    // The documented example: zlib's 7 bytes for `abcabcabc` are a valid chunk.
+    let zlib_chunk = vec![0x4b, 0x4c, 0x4a, 0x4e, 0x04, 0x23, 0x00];
+    let wz = container_of(&[(zlib_chunk, 9)], cs as u32, &[1, 6]);
+    assert_eq!(api::decompress(&wz, &Device::Cpu).unwrap(), b"abcabcabc");
     // Unknown params are refused before any chunk is touched.
     for params in [&[2u8, 6][..], &[1, 0], &[1, 13], &[1], &[1, 6, 0]] {
         assert!(

@@ -94,7 +94,10 @@ fn output_path(input: &Input, explicit: Option<&Path>) -> Result<PathBuf> {
         (Some(out), _) => Ok(out.to_path_buf()),
         (None, Input::Stdin) => Ok(PathBuf::from("-")),
         (None, Input::File(path)) => {
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
             let renamed = SUFFIXES.iter().find_map(|(suffix, replacement)| {
                 let stem = name.strip_suffix(suffix)?;
                 (!stem.is_empty()).then(|| format!("{stem}{replacement}"))

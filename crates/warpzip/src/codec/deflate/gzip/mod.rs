@@ -198,6 +198,12 @@ fn inflate_segments(data: &[u8], segments: &[Segment], device: &Device) -> Resul
         ranges.push(total..end);
         total = end;
     }
+    if batch.is_empty() {
+        return Ok(BatchOutput {
+            buffer: Vec::new(),
+            confirmed: vec![None; segments.len()],
+        });
+    }
     let mut buffer = vec![0u8; total];
     let inputs: Vec<&[u8]> = batch
         .iter()
