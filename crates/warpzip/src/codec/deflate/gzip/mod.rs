@@ -19,7 +19,7 @@ mod split;
 
 use self::header::{has_magic, parse_header, Header, HeaderError};
 use self::split::Segment;
-use super::batch::inflate_batch;
+use super::batch::{inflate_batch, StreamResult};
 use crate::device::Device;
 use crate::error::{ChunkStatus, Error, Result};
 use rayon::prelude::*;
@@ -76,6 +76,9 @@ pub enum Notice {
     /// The file is one member, which the device cannot split: it was decoded on the CPU
     /// although the device is a GPU.
     SingleMemberOnCpu,
+    /// The device is a GPU, but `members` members were too large for one warp each
+    /// (over [`GPU_MAX_MEMBER_LEN`]) and were inflated on the CPU.
+    LargeMembersOnCpu { members: usize },
     /// `len` zero bytes after the last member (at `offset`) were ignored.
     TrailingZeros { offset: u64, len: u64 },
 }
@@ -87,6 +90,10 @@ impl Notice {
             Notice::SingleMemberOnCpu => {
                 format!("{what} is a single gzip member; decoding it on the CPU")
             }
+            Notice::LargeMembersOnCpu { members } => format!(
+                "{what}: {members} gzip member(s) of more than {} MiB decoded on the CPU",
+                GPU_MAX_MEMBER_LEN >> 20
+            ),
             Notice::TrailingZeros { len, .. } => {
                 format!("{what}: decompression OK, {len} trailing zero bytes ignored")
             }
@@ -117,7 +124,21 @@ pub struct Decoded {
 struct BatchOutput {
     buffer: Vec<u8>,
     confirmed: Vec<Option<Range<usize>>>,
+    notices: Vec<Notice>,
 }
+
+/// The members of a batch that go to one side (the device, or the CPU): their places in the
+/// batch, inputs and outputs.
+#[derive(Default)]
+struct Stream<'i, 'o> {
+    index: Vec<usize>,
+    inputs: Vec<&'i [u8]>,
+    outputs: Vec<&'o mut [u8]>,
+}
+
+/// Members inflating to more than this many bytes are inflated on the CPU even when the device
+/// is a GPU: one warp decodes a member serially, far slower than a CPU core on one long stream.
+pub const GPU_MAX_MEMBER_LEN: usize = 16 << 20;
 
 /// Where a member ended, and what it inflated to.
 pub(crate) struct MemberEnd {
@@ -168,6 +189,7 @@ pub fn decompress_report(data: &[u8], device: &Device) -> Result<Decoded> {
         let none = BatchOutput {
             buffer: Vec::new(),
             confirmed: Vec::new(),
+            notices: Vec::new(),
         };
         let mut decoded = walk(data, &segments, none, first_hint)?;
         if device.is_gpu() {
@@ -202,6 +224,7 @@ fn inflate_segments(data: &[u8], segments: &[Segment], device: &Device) -> Resul
         return Ok(BatchOutput {
             buffer: Vec::new(),
             confirmed: vec![None; segments.len()],
+            notices: Vec::new(),
         });
     }
     let mut buffer = vec![0u8; total];
@@ -216,7 +239,36 @@ fn inflate_segments(data: &[u8], segments: &[Segment], device: &Device) -> Resul
         outputs.push(dst);
         rest = tail;
     }
-    let results = inflate_batch(device, &inputs, &mut outputs)?;
+    // One warp inflates one member serially, so a large member would hold the whole batch up
+    // (and one over 4 GiB cannot be described to the kernel): those go to the CPU, in parallel
+    // with the device's batch.
+    let mut results = vec![StreamResult::failed(ChunkStatus::Corrupt); batch.len()];
+    let (mut dev, mut cpu) = (Stream::default(), Stream::default());
+    for (k, (input, output)) in inputs.into_iter().zip(outputs).enumerate() {
+        let side = if device.is_gpu() && output.len() <= GPU_MAX_MEMBER_LEN {
+            &mut dev
+        } else {
+            &mut cpu
+        };
+        side.index.push(k);
+        side.inputs.push(input);
+        side.outputs.push(output);
+    }
+    let (dev_results, cpu_results) = rayon::join(
+        || inflate_batch(device, &dev.inputs, &mut dev.outputs),
+        || inflate_batch(&Device::Cpu, &cpu.inputs, &mut cpu.outputs),
+    );
+    for (side, side_results) in [(&dev, dev_results?), (&cpu, cpu_results?)] {
+        for (&k, r) in side.index.iter().zip(side_results) {
+            results[k] = r;
+        }
+    }
+    let mut notices = Vec::new();
+    if device.is_gpu() && !cpu.index.is_empty() {
+        notices.push(Notice::LargeMembersOnCpu {
+            members: cpu.index.len(),
+        });
+    }
     let ok: Vec<bool> = batch
         .par_iter()
         .zip(&results)
@@ -235,7 +287,11 @@ fn inflate_segments(data: &[u8], segments: &[Segment], device: &Device) -> Resul
             confirmed[i] = Some(range);
         }
     }
-    Ok(BatchOutput { buffer, confirmed })
+    Ok(BatchOutput {
+        buffer,
+        confirmed,
+        notices,
+    })
 }
 
 /// Walks the file from its start as gzip does, member after member: a member that starts where a
@@ -251,9 +307,10 @@ fn walk(
     let BatchOutput {
         buffer: outputs,
         confirmed,
+        notices: batch_notices,
     } = batch;
     let mut members = Vec::with_capacity(segments.len().max(1));
-    let mut notices = Vec::new();
+    let mut notices = batch_notices;
     // Fast path: every segment confirmed, back to back from the start, and nothing after the
     // last one but zeros. Then the batch buffer is the output as it is.
     let tiled = !segments.is_empty()

@@ -86,7 +86,12 @@ fn try_exact_size(
     out: &mut Vec<u8>,
 ) -> Option<MemberEnd> {
     let start = out.len();
-    out.resize(start.checked_add(size)?, 0);
+    if out.is_empty() {
+        // A fresh zeroed allocation is mapped lazily: a wrong size hint costs no writes.
+        *out = vec![0u8; size];
+    } else {
+        out.resize(start.checked_add(size)?, 0);
+    }
     let body = data.get(body_at..)?;
     let r = cpu::inflate(body, &mut out[start..]);
     if r.status != ChunkStatus::Ok || r.written != size {
