@@ -121,6 +121,7 @@ pub struct Decoded {
 /// What inflating the segments as one batch gave: one buffer with every batched segment's
 /// claimed size back to back and, per segment, the range of it holding the segment's member
 /// when the segment was confirmed.
+#[derive(Default)]
 struct BatchOutput {
     buffer: Vec<u8>,
     confirmed: Vec<Option<Range<usize>>>,
@@ -185,23 +186,15 @@ pub fn decompress_report(data: &[u8], device: &Device) -> Result<Decoded> {
             _ => segments.extend(scanned),
         }
     }
-    let mut decoded = if segments.is_empty() {
-        let none = BatchOutput {
-            buffer: Vec::new(),
-            confirmed: Vec::new(),
-            notices: Vec::new(),
-        };
-        let mut decoded = walk(data, &segments, none, first_hint)?;
+    if segments.is_empty() {
+        let mut decoded = walk(data, &segments, BatchOutput::default(), first_hint)?;
         if device.is_gpu() {
             decoded.notices.insert(0, Notice::SingleMemberOnCpu);
         }
-        decoded
-    } else {
-        let batch = inflate_segments(data, &segments, device)?;
-        walk(data, &segments, batch, None)?
-    };
-    decoded.members.shrink_to_fit();
-    Ok(decoded)
+        return Ok(decoded);
+    }
+    let batch = inflate_segments(data, &segments, device)?;
+    walk(data, &segments, batch, None)
 }
 
 /// Inflates every plausible segment as one batch on `device`. A segment is confirmed when its
@@ -222,9 +215,8 @@ fn inflate_segments(data: &[u8], segments: &[Segment], device: &Device) -> Resul
     }
     if batch.is_empty() {
         return Ok(BatchOutput {
-            buffer: Vec::new(),
             confirmed: vec![None; segments.len()],
-            notices: Vec::new(),
+            ..BatchOutput::default()
         });
     }
     let mut buffer = vec![0u8; total];
