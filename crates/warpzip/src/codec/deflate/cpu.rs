@@ -35,8 +35,37 @@ pub fn inflate(input: &[u8], output: &mut [u8]) -> StreamResult {
             consumed,
         },
         libdeflate_sys::libdeflate_result_LIBDEFLATE_INSUFFICIENT_SPACE => {
-            StreamResult::failed(ChunkStatus::Overflow)
+            StreamResult::failed(overflow_or_cut(input, output))
         }
         _ => StreamResult::failed(ChunkStatus::Corrupt),
+    }
+}
+
+/// Why libdeflate ran out of output room. Past the end of a stream that is cut short it reads
+/// zero bits (up to 8 bytes of them) and writes the symbols they decode to, so a truncated
+/// stream with an exact-size output can fill it and read as `Overflow`. zlib stops at the end of
+/// the input and tells the two apart: `Overflow` only when the stream really produces more
+/// than `output.len()` bytes, else `Corrupt`. Runs on this error path only; `output` is
+/// scratch by then.
+fn overflow_or_cut(input: &[u8], output: &mut [u8]) -> ChunkStatus {
+    use flate2::{Decompress, FlushDecompress, Status};
+    let mut z = Decompress::new(false);
+    let mut spare = [0u8; 1];
+    loop {
+        let (read, wrote) = (z.total_in() as usize, z.total_out() as usize);
+        let rest = input.get(read..).unwrap_or_default();
+        // Once the output is full, one more byte decides.
+        let full = wrote >= output.len();
+        let room = match output.get_mut(wrote..) {
+            Some(r) if !full => r,
+            _ => &mut spare[..],
+        };
+        match z.decompress(rest, room, FlushDecompress::None) {
+            Ok(_) if full && z.total_out() as usize > wrote => return ChunkStatus::Overflow,
+            // libdeflate found no room for a stream zlib completes: keep its verdict.
+            Ok(Status::StreamEnd) => return ChunkStatus::Overflow,
+            Ok(_) if z.total_in() as usize != read || z.total_out() as usize != wrote => {}
+            _ => return ChunkStatus::Corrupt,
+        }
     }
 }
