@@ -120,7 +120,7 @@ fn cut_and_overfull_streams_fail() {
     for (i, r) in results.iter().enumerate() {
         assert_eq!(r.status, ChunkStatus::Truncated, "cut stream {i}");
     }
-    let (results, _) = gpu_inflate(&[full.clone()], &[piece.len() - 1]);
+    let (results, _) = gpu_inflate(std::slice::from_ref(&full), &[piece.len() - 1]);
     assert_eq!(results[0].status, ChunkStatus::Overflow);
 }
 

@@ -70,6 +70,56 @@ pub(super) fn bench_gpu(
                 roofline: Some(gbps(moved, ms) / ceilings.d2d_gbps),
                 note: format!("{groups} row groups; ratio of decompressed streams"),
             });
+            // End to end from the file in host memory to values on the host: ZLIB streams
+            // inflated on the GPU (the library's path) against inflated on the CPU while the
+            // plans are made (the path before GPU inflate). Wall clock, median of 5.
+            if file.compression().kind == crate::orc::proto::CompressionKind::Zlib {
+                let e2e = |cpu_inflate: bool| -> Result<f64> {
+                    let mut t = Vec::new();
+                    for _ in 0..6 {
+                        let start = Instant::now();
+                        let a = if cpu_inflate {
+                            crate::orc::gpu::read_column_cpu_inflate(gpu, &file, column)?
+                        } else {
+                            crate::orc::gpu::read_column(gpu, &file, column)?
+                        };
+                        std::hint::black_box(a);
+                        t.push(start.elapsed().as_secs_f64() * 1e3);
+                    }
+                    t.remove(0); // the first run compiles kernels
+                    t.sort_by(|a, b| a.total_cmp(b));
+                    Ok(median(&t))
+                };
+                let cpu_inflate_ms = e2e(true)?;
+                let gpu_inflate_ms = e2e(false)?;
+                for (what, ms, note) in [
+                    (
+                        "orc column e2e, CPU inflate + GPU RLE",
+                        cpu_inflate_ms,
+                        "ZLIB inflated on the CPU (all cores) while planning".to_string(),
+                    ),
+                    (
+                        "orc column e2e, GPU inflate + GPU RLE",
+                        gpu_inflate_ms,
+                        format!(
+                            "ZLIB inflated on the GPU; {:.2}x the CPU-inflate path",
+                            cpu_inflate_ms / gpu_inflate_ms
+                        ),
+                    ),
+                ] {
+                    rows.push(BenchRow {
+                        what: what.into(),
+                        input: format!("{} {} ({})", label(path), column.name, column.type_name),
+                        device: gpu.name().into(),
+                        bytes: out_bytes as u64,
+                        ratio: None,
+                        ms,
+                        gbps: gbps(out_bytes, ms),
+                        roofline: None,
+                        note,
+                    });
+                }
+            }
             // One CPU core over the same decompressed streams.
             let mut cpu_times = Vec::new();
             for _ in 0..3 {

@@ -17,6 +17,8 @@
 //                    funnel shifts, overlapping copies). It drops the first `skip` values and
 //                    writes at most `count` (a row group that starts inside a run), and checks
 //                    every write against the output's capacity.
+//   CodagLzBatch     deferred LZ77 tokens: up to 32 literals and matches decoded into
+//                    registers, then written together in coalesced byte rounds.
 //   codag_next_chunk the persistent grid: each warp takes chunks from a counter until none are
 //                    left.
 //
@@ -379,6 +381,111 @@ struct CodagOut {
             }
         }
         pos += length;
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Deferred LZ77 tokens: a warp decodes up to 32 literals and matches into registers (token k in
+// lane k) without touching the output, then writes the bytes of all of them at once in
+// coalesced rounds of 32 (one byte per lane). A byte whose source lies inside the same batch is
+// resolved through the batch's token table in shared memory (following the chain of matches
+// back to a literal or to a byte written before the batch), so the rounds are independent and
+// several rounds' loads are in flight together: the load latency of a match is paid once per
+// batch instead of once per match, and the serial decoder runs without waiting on memory.
+// A match whose distance reaches before the start of the output is BAD_DISTANCE.
+#define CODAG_LZ_LITERAL 0x80000000u
+
+struct CodagLzTable {  // per warp, in shared memory
+    u32 start[32];     // token k's first byte, relative to the batch
+    u32 info[32];      // CODAG_LZ_LITERAL | byte, or the match distance
+};
+
+struct CodagLzBatch {
+    u32 info = 0;   // this lane's token
+    u32 len = 0;
+    u32 count = 0;  // tokens held (uniform)
+
+    __device__ __forceinline__ bool full() const { return count == 32u; }
+    __device__ __forceinline__ void literal(u32 byte) {
+        if (wz_lane() == count) {
+            info = CODAG_LZ_LITERAL | byte;
+            len = 1u;
+        }
+        ++count;
+    }
+    // length >= 1, distance >= 1 (distance 0 is refused at `flush`).
+    __device__ __forceinline__ void match(u32 length, u32 distance) {
+        if (wz_lane() == count) {
+            info = distance;
+            len = length;
+        }
+        ++count;
+    }
+
+    // Byte p of the batch: follows matches back to a literal or to the output before the batch.
+    __device__ __forceinline__ static u32 resolve(const CodagLzTable& t, u32 n, u32 p,
+                                                  const u8* base) {
+        for (;;) {
+            u32 k = 0;
+#pragma unroll
+            for (u32 step = 16u; step != 0u; step >>= 1) {
+                if (k + step < n && t.start[k + step] <= p) k += step;
+            }
+            const u32 info = t.info[k];
+            if (info & CODAG_LZ_LITERAL) return info & 0xffu;
+            const u32 s = t.start[k];
+            u32 o = p - s;
+            if (o >= info) o %= info;  // an overlapping match repeats its last `info` bytes
+            const long long src = (long long)s + o - info;  // before s: the chain ends
+            if (src < 0) return base[src];
+            p = (u32)src;
+        }
+    }
+
+    // Writes every held token's bytes to `out` (T = u8, skip 0) and empties the batch.
+    __device__ void flush(CodagOut<u8>& out, CodagLzTable& t) {
+        if (count == 0) return;
+        const u32 lane = wz_lane();
+        const u32 n = count;
+        count = 0;
+        const u32 mine = lane < n ? len : 0u;
+        u32 incl = mine;
+#pragma unroll
+        for (u32 o = 1; o < 32u; o <<= 1) {
+            const u32 x = __shfl_up_sync(WZ_FULL_MASK, incl, o);
+            if (lane >= o) incl += x;
+        }
+        const u32 start = incl - mine;
+        const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+        const bool is_match = lane < n && !(info & CODAG_LZ_LITERAL);
+        const bool bad = is_match && (info == 0u || (u64)info > out.pos + start);
+        if (__any_sync(WZ_FULL_MASK, bad)) {
+            out.fail(WZ_STATUS_BAD_DISTANCE);
+            return;
+        }
+        if (!out.reserve(total)) return;
+        __syncwarp();
+        if (lane < n) {
+            t.start[lane] = start;
+            t.info[lane] = info;
+        }
+        __syncwarp();
+        u8* base = reinterpret_cast<u8*>(out.out) + out.pos;
+        for (u32 r = 0; r < total; r += 128u) {
+            u32 v[4];
+#pragma unroll
+            for (u32 k = 0; k < 4; ++k) {
+                const u32 b = r + 32u * k + lane;
+                v[k] = b < total ? resolve(t, n, b, base) : 0u;
+            }
+#pragma unroll
+            for (u32 k = 0; k < 4; ++k) {
+                const u32 b = r + 32u * k + lane;
+                if (b < total) base[b] = (u8)v[k];
+            }
+        }
+        out.pos += total;
+        __syncwarp();
     }
 };
 

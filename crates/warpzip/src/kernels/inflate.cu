@@ -11,9 +11,10 @@
 //   code) is filled by one lane from the canonical code's left-justified limits. Codes longer
 //   than the first level are decoded canonically from the sorted symbols (rare by design: they
 //   are the least frequent symbols).
-// - Output: the framework's `CodagOut<u8>`. Literals are batched: lane k holds the k-th pending
-//   literal and 32 of them are written by one coalesced store; matches use `copy_back` (4 bytes
-//   per lane, overlapping copies by modulo); stored blocks are copied with coalesced loads.
+// - Output: the framework's `CodagOut<u8>` through its deferred LZ77 batch (`CodagLzBatch`):
+//   32 literals and matches are decoded into lane registers, then their bytes are written in
+//   coalesced rounds of 32, in-batch references resolved through shared memory; stored blocks
+//   are copied with coalesced loads.
 // - Checks: every read is bounded by the stream's length and every write by its capacity.
 //   Over-subscribed and incomplete codes are rejected as zlib rejects them (an incomplete
 //   literal/length or distance code is allowed only when it has one code of length 1; the
@@ -66,6 +67,7 @@ struct InflateSmem {
     u16 sorted_dist[32];
     InflateMeta lit_meta;
     InflateMeta dist_meta;
+    CodagLzTable tokens;
     u16 run[16];
     u8 lens[320];  // code lengths: literal/length then distance
 };
@@ -172,33 +174,46 @@ __device__ __forceinline__ u32 inflate_slow(u64 bits, u32 tb, u32 kind, const In
 }
 
 // A 64-bit buffer of the stream's next bits on top of the framework's window: bits
-// [in.bit, in.bit + n) of the input, least significant first. Uniform across the warp.
+// [pos, pos + n) of the input, least significant first, where pos = end * 8 - left is the
+// read position (written back to `in.bit` by `sync`). Uniform across the warp.
 template <typename In>
 struct InflateBits {
     In& in;
-    u64 bb;
-    u32 n;
+    u64 bb;    // the buffered bits
+    u32 n;     // how many
+    u64 left;  // bits from the read position to the stream's end
+    u64 next;  // absolute offset of the byte the next refill reads
 
-    __device__ __forceinline__ explicit InflateBits(In& i) : in(i), bb(0), n(0) {}
+    __device__ __forceinline__ explicit InflateBits(In& i) : in(i) { reset(); }
+
+    // Restarts the buffer at `in.bit` (a byte boundary).
+    __device__ __forceinline__ void reset() {
+        bb = 0;
+        n = 0;
+        next = in.bit >> 3;
+        left = in.end * 8ull - in.bit;
+    }
+    // Writes the read position back to the framework's stream.
+    __device__ __forceinline__ void sync() { in.bit = in.end * 8ull - left; }
 
     // At least 32 bits buffered afterwards (bits past the stream's end read as whatever the
     // window holds: `consume` refuses them).
     __device__ __forceinline__ void refill() {
         if (n > 32u) return;
-        const u64 e = (in.bit + n) >> 3;  // always a whole byte
-        in.ensure_at(e & ~3ull, 8);
-        const u32 w = (u32)(in.window_u64(e) >> ((e & 3ull) * 8ull));
+        in.ensure_at(next & ~3ull, 8);
+        const u32 w = (u32)(in.window_u64(next) >> ((next & 3ull) * 8ull));
         bb |= (u64)w << n;
         n += 32u;
+        next += 4u;
     }
     __device__ __forceinline__ u32 peek(u32 k) const { return (u32)bb & ((1u << k) - 1u); }
     // Drops `k` (<= n) bits; TRUNCATED when they reach past the stream's end.
     __device__ __forceinline__ bool consume(u32 k) {
-        if (in.bit + k > in.end * 8ull) {
+        if (k > left) {
             in.fail(WZ_STATUS_TRUNCATED);
             return false;
         }
-        in.bit += k;
+        left -= k;
         bb >>= k;
         n -= k;
         return true;
@@ -209,11 +224,21 @@ struct InflateBits {
     }
     // Skips to the next byte boundary and empties the buffer (for stored blocks).
     __device__ __forceinline__ void align() {
+        sync();
         in.align_to_byte();
-        bb = 0;
-        n = 0;
+        reset();
     }
 };
+
+// The status for a code that decodes to no valid symbol: TRUNCATED when its bits (or, for no
+// code at all, the longest code's 15) reach past the stream's end, where the bits that follow
+// are not the stream's; CORRUPT otherwise.
+template <typename In>
+__device__ __forceinline__ u32 inflate_bad_code(const InflateBits<In>& br, u32 entry) {
+    const u32 len = entry & 15u;
+    const u32 need = len != 0u ? len : 15u;
+    return br.left < need ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT;
+}
 
 // Reads a dynamic block's header and builds its two tables. False on any error (the status is
 // set).
@@ -259,7 +284,7 @@ __device__ bool inflate_dynamic_header(InflateBits<In>& br, InflateSmem& S) {
         br.refill();
         const u32 e = S.dist[br.bb & ((1u << CL_TB) - 1u)];
         if (E_KIND(e) == E_SPECIAL) {
-            br.in.fail(WZ_STATUS_CORRUPT);
+            br.in.fail(br.left < CL_TB ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT);
             return false;
         }
         const u32 L = e & 15u;
@@ -328,26 +353,12 @@ __device__ void inflate_fixed_tables(InflateSmem& S) {
     inflate_build(S.lens + 288, 32u, DIST_TB, TK_DIST, S.dist, S.dist_meta, S.sorted_dist, S.run);
 }
 
-// Pending literals: lane k holds the k-th; written 32 at a time.
-struct InflateLiterals {
-    u32 mine = 0;
-    u32 count = 0;
-    __device__ __forceinline__ void push(u32 byte) {
-        if (wz_lane() == count) mine = byte;
-        ++count;
-    }
-    __device__ __forceinline__ void flush(CodagOut<u8>& out) {
-        if (count == 0) return;
-        __syncwarp();
-        if (out.reserve(count)) out.write_literal((u8)mine, count);
-        count = 0;
-    }
-};
-
-// Decodes the symbols of one Huffman block with the tables in `S`.
+// Decodes the symbols of one Huffman block with the tables in `S`. Literals and matches go to
+// the framework's deferred LZ77 batch (32 tokens, then one coalesced write of their bytes), so
+// the serial decoder never waits on the output.
 template <typename In>
 __device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, InflateSmem& S) {
-    InflateLiterals lits;
+    CodagLzBatch batch;
     for (;;) {
         if (!br.in.ok() || !out.ok()) break;
         br.refill();
@@ -355,7 +366,7 @@ __device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, In
         if (E_KIND(e) == E_SPECIAL) {
             if ((e >> 16) != 0u) e = inflate_slow(br.bb, LIT_TB, TK_LIT, S.lit_meta, S.sorted_lit);
             if (E_KIND(e) == E_SPECIAL) {
-                br.in.fail(WZ_STATUS_CORRUPT);
+                br.in.fail(inflate_bad_code(br, e));
                 break;
             }
         }
@@ -363,8 +374,8 @@ __device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, In
         const u32 kind = E_KIND(e);
         if (kind == E_LITERAL) {
             if (!br.consume(L)) break;
-            lits.push(e >> 16);
-            if (lits.count == 32u) lits.flush(out);
+            batch.literal(e >> 16);
+            if (batch.full()) batch.flush(out, S.tokens);
             continue;
         }
         if (kind == E_END) {
@@ -379,7 +390,7 @@ __device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, In
         if (E_KIND(d) == E_SPECIAL) {
             if ((d >> 16) != 0u) d = inflate_slow(br.bb, DIST_TB, TK_DIST, S.dist_meta, S.sorted_dist);
             if (E_KIND(d) == E_SPECIAL) {
-                br.in.fail(WZ_STATUS_CORRUPT);
+                br.in.fail(inflate_bad_code(br, d));
                 break;
             }
         }
@@ -387,10 +398,10 @@ __device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, In
         extra = (d >> 4) & 15u;
         const u32 distance = (d >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
         if (!br.consume(L + extra)) break;
-        lits.flush(out);
-        out.copy_back(distance, length);
+        batch.match(length, distance);
+        if (batch.full()) batch.flush(out, S.tokens);
     }
-    lits.flush(out);
+    batch.flush(out, S.tokens);
 }
 
 // A stored block: LEN, NLEN, then LEN bytes copied with coalesced loads.
@@ -410,6 +421,7 @@ __device__ void inflate_stored_block(InflateBits<In>& br, CodagOut<u8>& out) {
     for (u32 i = wz_lane(); i < len; i += 32u) out.put(i, (u8)in.lane_byte(i));
     out.advance(len);
     in.bit += (u64)len * 8ull;
+    br.reset();
 }
 
 extern "C" __global__ void __launch_bounds__(INFLATE_WARPS * 32, 8)
@@ -445,6 +457,7 @@ extern "C" __global__ void __launch_bounds__(INFLATE_WARPS * 32, 8)
                 in.fail(WZ_STATUS_CORRUPT);
             }
         }
+        br.sync();
         if (wz_lane() == 0) {
             results[3ull * c] = codag_status(in, out);
             results[3ull * c + 1] = (u32)out.pos;

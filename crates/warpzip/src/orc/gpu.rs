@@ -8,7 +8,7 @@
 
 use super::column::OrcColumn;
 use super::proto::TypeKind;
-use super::row_groups::{plan_file_column, ColumnPlan, DataKind};
+use super::row_groups::{plan_file_column, ColumnPlan, DataKind, RowGroup};
 use super::OrcFile;
 use crate::codec::orc_rle::gpu::padded;
 use crate::error::{ChunkStatus, Error, Result};
@@ -53,8 +53,11 @@ unsafe impl DeviceRepr for OrcGroup {}
 /// batches by DATA encoding (a file may switch encodings between stripes).
 pub struct PreparedColumn {
     pub column: OrcColumn,
-    /// The decompressed streams of every stripe, back to back.
+    /// The decompressed streams of every stripe, back to back (empty when they were built on
+    /// the device, see `orc::gpu_inflate`).
     pub input: Vec<u8>,
+    /// Their total length.
+    pub input_len: u64,
     /// (kernel entry point, groups) per DATA encoding present.
     pub batches: Vec<(&'static str, Vec<OrcGroup>)>,
     /// For each group of each batch: (stripe, group index in the stripe), for errors.
@@ -91,27 +94,62 @@ fn too_big(what: &str) -> Error {
     Error::Unsupported(format!("{what} is too large for one GPU batch"))
 }
 
+/// What the layout of one stripe needs from its plan: its streams' lengths and row groups.
+pub struct PlanShape<'a> {
+    pub stripe: usize,
+    pub rows: u64,
+    pub kind: DataKind,
+    pub groups: &'a [RowGroup],
+    pub present_len: Option<u64>,
+    pub data_len: u64,
+}
+
 impl PreparedColumn {
     /// Lays out the plans of every stripe of `column` for the kernel.
     pub fn new(column: &OrcColumn, plans: &[ColumnPlan]) -> Result<PreparedColumn> {
-        column.check_supported()?;
+        let shapes: Vec<PlanShape<'_>> = plans
+            .iter()
+            .map(|p| PlanShape {
+                stripe: p.stripe,
+                rows: p.rows,
+                kind: p.kind,
+                groups: &p.groups,
+                present_len: p.present.as_ref().map(|b| b.len() as u64),
+                data_len: p.data.len() as u64,
+            })
+            .collect();
+        let mut prepared = PreparedColumn::lay_out(column, &shapes)?;
         let mut input = Vec::new();
+        for plan in plans {
+            if let Some(p) = &plan.present {
+                input.extend_from_slice(p);
+            }
+            input.extend_from_slice(&plan.data);
+        }
+        prepared.input = input;
+        Ok(prepared)
+    }
+
+    /// The layout of stripes with the given shapes, their streams back to back (PRESENT then
+    /// DATA, stripe after stripe); `input` is left empty for the caller to fill (or to build on
+    /// the device).
+    pub fn lay_out(column: &OrcColumn, shapes: &[PlanShape<'_>]) -> Result<PreparedColumn> {
+        column.check_supported()?;
+        let mut at = 0u64;
         let mut batches: Vec<(&'static str, Vec<OrcGroup>)> = Vec::new();
         let mut origins: Vec<Vec<(usize, usize)>> = Vec::new();
         let mut row_base = 0u64;
         let mut scratch = 0u64;
         let mut width = 1;
-        for plan in plans {
+        for plan in shapes {
             let (kernel, w) = kernel_for(column.kind, plan.kind)?;
             width = w;
-            let present_base = input.len() as u64;
-            if let Some(p) = &plan.present {
-                input.extend_from_slice(p);
-            }
-            let data_base = input.len() as u64;
-            input.extend_from_slice(&plan.data);
+            let present_base = at;
+            at += plan.present_len.unwrap_or(0);
+            let data_base = at;
+            at += plan.data_len;
             let present_end = data_base;
-            let data_end = input.len() as u64;
+            let data_end = at;
             let slot = match batches.iter().position(|(k, _)| *k == kernel) {
                 Some(i) => i,
                 None => {
@@ -153,7 +191,8 @@ impl PreparedColumn {
         }
         Ok(PreparedColumn {
             column: column.clone(),
-            input,
+            input: Vec::new(),
+            input_len: at,
             batches,
             origins,
             rows: row_base,
@@ -177,6 +216,23 @@ pub struct DeviceColumn {
 impl DeviceColumn {
     /// Uploads a prepared column and allocates its outputs.
     pub fn upload(gpu: &GpuContext, p: &PreparedColumn) -> Result<DeviceColumn> {
+        DeviceColumn::with_input(gpu, p, gpu.upload(&padded(&p.input))?)
+    }
+
+    /// A prepared column whose decompressed streams are already on the device in `input`
+    /// (`p.input_len` bytes, the allocation padded to a multiple of 128).
+    pub fn with_input(
+        gpu: &GpuContext,
+        p: &PreparedColumn,
+        input: CudaSlice<u8>,
+    ) -> Result<DeviceColumn> {
+        if (input.len() as u64) < p.input_len || !input.len().is_multiple_of(128) {
+            return Err(Error::InvalidArgument(format!(
+                "device input of {} bytes for {} bytes of streams (must be padded to 128)",
+                input.len(),
+                p.input_len
+            )));
+        }
         let rows = usize::try_from(p.rows).map_err(|_| too_big("the column"))?;
         let mut batches = Vec::new();
         let mut status = Vec::new();
@@ -187,7 +243,7 @@ impl DeviceColumn {
         }
         let scratch_len = usize::try_from(p.scratch_len).map_err(|_| too_big("scratch"))?;
         Ok(DeviceColumn {
-            input: gpu.upload(&padded(&p.input))?,
+            input,
             batches,
             values: gpu.alloc_zeros((rows * p.width).div_ceil(8) * 8)?,
             valid: gpu.alloc_zeros(rows.max(1))?,
@@ -257,14 +313,48 @@ impl DeviceColumn {
     }
 }
 
-/// Decodes `column` of every stripe on the GPU into one Arrow array.
+/// Decodes `column` of every stripe on the GPU into one Arrow array. A ZLIB file's streams are
+/// inflated on the GPU too (`orc::gpu_inflate`): nothing is inflated on the CPU but the row
+/// index.
 pub fn read_column(gpu: &GpuContext, file: &OrcFile, column: &OrcColumn) -> Result<ArrayRef> {
+    column.check_supported()?;
+    let (prepared, mut dev) = match file.compression().kind {
+        super::proto::CompressionKind::Zlib => {
+            super::gpu_inflate::prepare_column(gpu, file, column)?
+        }
+        _ => {
+            let plans = plan_file_column(file, column)?;
+            let prepared = PreparedColumn::new(column, &plans)?;
+            let dev = DeviceColumn::upload(gpu, &prepared)?;
+            (prepared, dev)
+        }
+    };
+    finish_column(gpu, column, &prepared, &mut dev)
+}
+
+/// [`read_column`] with the streams inflated on the CPU while the plans are made (the path of
+/// ZLIB files before GPU inflate; kept for the benchmark's comparison).
+pub fn read_column_cpu_inflate(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    column: &OrcColumn,
+) -> Result<ArrayRef> {
     column.check_supported()?;
     let plans = plan_file_column(file, column)?;
     let prepared = PreparedColumn::new(column, &plans)?;
     let mut dev = DeviceColumn::upload(gpu, &prepared)?;
+    finish_column(gpu, column, &prepared, &mut dev)
+}
+
+/// Runs the decode of a device column and turns its outputs into an Arrow array.
+fn finish_column(
+    gpu: &GpuContext,
+    column: &OrcColumn,
+    prepared: &PreparedColumn,
+    dev: &mut DeviceColumn,
+) -> Result<ArrayRef> {
     dev.launch(gpu, gpu.stream())?;
-    dev.check(gpu, &prepared)?;
+    dev.check(gpu, prepared)?;
     let rows = prepared.rows as usize;
     let mut values = gpu.download(&dev.values)?;
     values.truncate(rows * prepared.width);

@@ -6,6 +6,7 @@
 pub mod column;
 pub mod compression;
 pub mod gpu;
+pub mod gpu_inflate;
 pub mod proto;
 mod rle_bridge;
 pub mod row_groups;

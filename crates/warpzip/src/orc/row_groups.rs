@@ -372,7 +372,7 @@ impl Layout<'_> {
 }
 
 /// The encoding of the column's DATA stream in the stripe.
-fn data_kind(stripe: &Stripe, column: &OrcColumn) -> Result<DataKind> {
+pub(crate) fn data_kind(stripe: &Stripe, column: &OrcColumn) -> Result<DataKind> {
     match column.kind {
         TypeKind::Boolean => return Ok(DataKind::Boolean),
         TypeKind::Byte => return Ok(DataKind::Byte),
@@ -766,7 +766,7 @@ fn decode_run_prefix(
     })
 }
 
-fn plan_error(stripe: usize, column: &OrcColumn, reason: &str) -> Error {
+pub(crate) fn plan_error(stripe: usize, column: &OrcColumn, reason: &str) -> Error {
     Error::Corrupt {
         chunk: stripe,
         reason: format!("ORC stripe {stripe} column '{}': {reason}", column.name),
