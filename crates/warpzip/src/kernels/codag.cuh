@@ -413,6 +413,14 @@ struct CodagLzBatch {
         }
         ++count;
     }
+    // A token as `info` (CODAG_LZ_LITERAL | byte, or the distance) and length.
+    __device__ __forceinline__ void push(u32 token_info, u32 length) {
+        if (wz_lane() == count) {
+            info = token_info;
+            len = length;
+        }
+        ++count;
+    }
     // length >= 1, distance >= 1 (distance 0 is refused at `flush`).
     __device__ __forceinline__ void match(u32 length, u32 distance) {
         if (wz_lane() == count) {

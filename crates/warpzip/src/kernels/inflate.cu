@@ -128,6 +128,7 @@ __device__ bool inflate_build(const u8* lens, u32 n, u32 tb, u32 kind, u32* tabl
         idx += c;
         if (c != 0u) maxlen = L;
     }
+    if (lane == 0) meta.first[0] = (u16)maxlen;  // the longest code (for error statuses)
     if (left < 0) return false;  // over-subscribed
     if (left > 0 && maxlen != 0u && (kind == TK_CL || maxlen != 1u)) return false;  // incomplete
     __syncwarp();
@@ -222,6 +223,24 @@ struct InflateBits {
         const u32 v = peek(k);
         return consume(k) ? v : 0u;
     }
+    // Moves the read position `k` bits on (the caller knows they exist) and empties the buffer:
+    // call `resync` before the next serial read.
+    __device__ __forceinline__ void skip(u32 k) {
+        left -= k;
+        n = 0;
+        bb = 0;
+    }
+    // Refills the buffer at the read position (any bit).
+    __device__ __forceinline__ void resync() {
+        const u64 pos = in.end * 8ull - left;
+        next = pos >> 3;
+        bb = 0;
+        n = 0;
+        refill();
+        const u32 drop = (u32)(pos & 7ull);
+        bb >>= drop;
+        n -= drop;
+    }
     // Skips to the next byte boundary and empties the buffer (for stored blocks).
     __device__ __forceinline__ void align() {
         sync();
@@ -230,13 +249,15 @@ struct InflateBits {
     }
 };
 
-// The status for a code that decodes to no valid symbol: TRUNCATED when its bits (or, for no
-// code at all, the longest code's 15) reach past the stream's end, where the bits that follow
-// are not the stream's; CORRUPT otherwise.
+// The status for a code that decodes to no valid symbol: TRUNCATED when its bits (or, for an
+// unassigned code, the table's longest code length) reach past the stream's end, where the
+// bits that follow are not the stream's; CORRUPT otherwise.
 template <typename In>
-__device__ __forceinline__ u32 inflate_bad_code(const InflateBits<In>& br, u32 entry) {
+__device__ __forceinline__ u32 inflate_bad_code(const InflateBits<In>& br, u32 entry,
+                                                const InflateMeta& meta) {
     const u32 len = entry & 15u;
-    const u32 need = len != 0u ? len : 15u;
+    u32 need = len != 0u ? len : meta.first[0];
+    if (need == 0u) need = 1u;
     return br.left < need ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT;
 }
 
@@ -298,13 +319,13 @@ __device__ bool inflate_dynamic_header(InflateBits<In>& br, InflateSmem& S) {
         }
         u32 rep, val = 0;
         if (sym == 16u) {
-            if (i == 0) {
-                br.in.fail(WZ_STATUS_CORRUPT);
-                return false;
-            }
             rep = 3u + ((u32)(br.bb >> L) & 3u);
             val = prev;
             if (!br.consume(L + 2u)) return false;
+            if (i == 0) {  // nothing to repeat
+                br.in.fail(WZ_STATUS_CORRUPT);
+                return false;
+            }
         } else if (sym == 17u) {
             rep = 3u + ((u32)(br.bb >> L) & 7u);
             if (!br.consume(L + 3u)) return false;
@@ -353,54 +374,137 @@ __device__ void inflate_fixed_tables(InflateSmem& S) {
     inflate_build(S.lens + 288, 32u, DIST_TB, TK_DIST, S.dist, S.dist_meta, S.sorted_dist, S.run);
 }
 
-// Decodes the symbols of one Huffman block with the tables in `S`. Literals and matches go to
-// the framework's deferred LZ77 batch (32 tokens, then one coalesced write of their bytes), so
-// the serial decoder never waits on the output.
+// One symbol decoded serially from the bit buffer (all lanes, the same symbol): a literal or a
+// match goes to the batch. Returns false at the end of the block or on an error (the status is
+// set).
+template <typename In>
+__device__ __forceinline__ bool inflate_symbol(InflateBits<In>& br, CodagLzBatch& batch,
+                                               CodagOut<u8>& out, InflateSmem& S) {
+    br.refill();
+    u32 e = S.lit[br.bb & ((1u << LIT_TB) - 1u)];
+    if (E_KIND(e) == E_SPECIAL) {
+        if ((e >> 16) != 0u) e = inflate_slow(br.bb, LIT_TB, TK_LIT, S.lit_meta, S.sorted_lit);
+        if (E_KIND(e) == E_SPECIAL) {
+            br.in.fail(inflate_bad_code(br, e, S.lit_meta));
+            return false;
+        }
+    }
+    u32 L = e & 15u;
+    const u32 kind = E_KIND(e);
+    if (kind == E_LITERAL) {
+        if (!br.consume(L)) return false;
+        batch.literal(e >> 16);
+        if (batch.full()) batch.flush(out, S.tokens);
+        return true;
+    }
+    if (kind == E_END) {
+        br.consume(L);
+        return false;
+    }
+    u32 extra = (e >> 4) & 15u;
+    const u32 length = (e >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
+    if (!br.consume(L + extra)) return false;
+    br.refill();
+    u32 d = S.dist[br.bb & ((1u << DIST_TB) - 1u)];
+    if (E_KIND(d) == E_SPECIAL) {
+        if ((d >> 16) != 0u) d = inflate_slow(br.bb, DIST_TB, TK_DIST, S.dist_meta, S.sorted_dist);
+        if (E_KIND(d) == E_SPECIAL) {
+            br.in.fail(inflate_bad_code(br, d, S.dist_meta));
+            return false;
+        }
+    }
+    L = d & 15u;
+    extra = (d >> 4) & 15u;
+    const u32 distance = (d >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
+    if (!br.consume(L + extra)) return false;
+    batch.match(length, distance);
+    if (batch.full()) batch.flush(out, S.tokens);
+    return true;
+}
+
+// Bits fast rounds need ahead of the read position: 31 offsets plus the longest token (15 + 5
+// literal/length bits, 15 + 13 distance bits).
+#define INFLATE_FAST_BITS 96u
+
+// Decodes the symbols of one Huffman block with the tables in `S`.
+//
+// Speculative rounds: lane j decodes the whole token (literal, or length and distance with
+// their extra bits) that would start j bits after the read position, with its own table reads
+// of the shared window; the warp then hops from token to token through shuffles (the next one
+// starts where the last ended) while the hop stays inside the 32 offsets, so one round of table
+// reads yields several tokens. A token a lane cannot finish alone (end of block, a code longer
+// than the first-level table, an invalid code) stops the hops and is decoded serially, as is
+// everything within INFLATE_FAST_BITS of the stream's end, so statuses stay exact. Literals and
+// matches go to the framework's deferred LZ77 batch (32 tokens, then one coalesced write of
+// their bytes), so the decoder never waits on the output.
 template <typename In>
 __device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, InflateSmem& S) {
+    In& in = br.in;
+    const u32 lane = wz_lane();
     CodagLzBatch batch;
+    bool synced = true;  // the bit buffer matches the read position
     for (;;) {
-        if (!br.in.ok() || !out.ok()) break;
-        br.refill();
-        u32 e = S.lit[br.bb & ((1u << LIT_TB) - 1u)];
-        if (E_KIND(e) == E_SPECIAL) {
-            if ((e >> 16) != 0u) e = inflate_slow(br.bb, LIT_TB, TK_LIT, S.lit_meta, S.sorted_lit);
-            if (E_KIND(e) == E_SPECIAL) {
-                br.in.fail(inflate_bad_code(br, e));
-                break;
-            }
-        }
-        u32 L = e & 15u;
-        const u32 kind = E_KIND(e);
-        if (kind == E_LITERAL) {
-            if (!br.consume(L)) break;
-            batch.literal(e >> 16);
-            if (batch.full()) batch.flush(out, S.tokens);
+        if (!in.ok() || !out.ok()) break;
+        if (br.left < INFLATE_FAST_BITS) {
+            if (!synced) br.resync();
+            synced = true;
+            if (!inflate_symbol(br, batch, out, S)) break;
             continue;
         }
-        if (kind == E_END) {
-            br.consume(L);
-            break;
-        }
-        u32 extra = (e >> 4) & 15u;
-        const u32 length = (e >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
-        if (!br.consume(L + extra)) break;
-        br.refill();
-        u32 d = S.dist[br.bb & ((1u << DIST_TB) - 1u)];
-        if (E_KIND(d) == E_SPECIAL) {
-            if ((d >> 16) != 0u) d = inflate_slow(br.bb, DIST_TB, TK_DIST, S.dist_meta, S.sorted_dist);
-            if (E_KIND(d) == E_SPECIAL) {
-                br.in.fail(inflate_bad_code(br, d));
-                break;
+        // This lane's 64 bits from read position + lane.
+        const u64 pos = in.end * 8ull - br.left;
+        in.ensure_at((pos >> 3) & ~3ull, 20);
+        const u64 bit = pos + lane;
+        const u32 w = (u32)(bit >> 5);
+        const u32 w0 = in.win.word(w), w1 = in.win.word(w + 1u), w2 = in.win.word(w + 2u);
+        const u32 sh = (u32)(bit & 31ull);
+        const u64 lo = ((u64)w1 << 32) | w0;
+        const u64 v = sh == 0u ? lo : (lo >> sh) | ((u64)w2 << (64u - sh));
+        // The token starting here: bits (0: decode serially), length and batch info.
+        u32 tbits = 0, tlen = 0, tinfo = 0;
+        const u32 e = S.lit[(u32)v & ((1u << LIT_TB) - 1u)];
+        const u32 ekind = E_KIND(e);
+        const u32 L = e & 15u;
+        if (ekind == E_LITERAL) {
+            tbits = L;
+            tlen = 1u;
+            tinfo = CODAG_LZ_LITERAL | (e >> 16);
+        } else if (ekind == E_LENGTH) {
+            const u32 extra = (e >> 4) & 15u;
+            const u32 p = L + extra;
+            const u32 length = (e >> 16) + ((u32)(v >> L) & ((1u << extra) - 1u));
+            const u32 d = S.dist[(u32)(v >> p) & ((1u << DIST_TB) - 1u)];
+            if (E_KIND(d) != E_SPECIAL) {
+                const u32 dl = d & 15u, dx = (d >> 4) & 15u;
+                tbits = p + dl + dx;
+                tlen = length;
+                tinfo = (d >> 16) + ((u32)(v >> (p + dl)) & ((1u << dx) - 1u));
             }
         }
-        L = d & 15u;
-        extra = (d >> 4) & 15u;
-        const u32 distance = (d >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
-        if (!br.consume(L + extra)) break;
-        batch.match(length, distance);
+        const u32 meta = tbits | (tlen << 7);
+        // Hop through the tokens that start inside this round's 32 offsets.
+        u32 off = 0;
+        bool stopped = false;
+        while (off < 32u && !batch.full()) {
+            const u32 m = __shfl_sync(WZ_FULL_MASK, meta, off);
+            if ((m & 127u) == 0u) {
+                stopped = true;
+                break;
+            }
+            const u32 info = __shfl_sync(WZ_FULL_MASK, tinfo, off);
+            batch.push(info, m >> 7);
+            off += m & 127u;
+        }
+        br.skip(off);
+        synced = false;
         if (batch.full()) batch.flush(out, S.tokens);
+        if (stopped) {
+            br.resync();
+            synced = true;
+            if (!inflate_symbol(br, batch, out, S)) break;
+        }
     }
+    if (!synced) br.resync();
     batch.flush(out, S.tokens);
 }
 

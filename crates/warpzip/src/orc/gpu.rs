@@ -17,6 +17,7 @@ use arrow_array::{
     ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
     RecordBatch, RecordBatchOptions,
 };
+use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{Field, Schema};
 use cudarc::driver::{CudaStream, DeviceRepr};
 use std::sync::Arc;
@@ -365,31 +366,29 @@ fn finish_column(
 
 /// Values (little-endian, one per row) and validity bytes as the column's Arrow array.
 fn to_arrow(column: &OrcColumn, values: &[u8], valid: &[u8]) -> Result<ArrayRef> {
-    let nulls = valid.contains(&0);
-    let opt = |i: usize| nulls && valid[i] == 0;
+    // Arrow arrays straight from the buffers: the values as they are, a validity bitmap only
+    // when some row is null.
+    let nulls = valid
+        .contains(&0)
+        .then(|| NullBuffer::from(valid.iter().map(|&v| v != 0).collect::<Vec<bool>>()));
     macro_rules! prim {
         ($array:ty, $t:ty) => {{
             const W: usize = std::mem::size_of::<$t>();
-            let v: Vec<Option<$t>> = values
+            let v: Vec<$t> = values
                 .chunks_exact(W)
-                .enumerate()
-                .map(|(i, b)| {
+                .map(|b| {
                     let mut raw = [0u8; W];
                     raw.copy_from_slice(b);
-                    (!opt(i)).then(|| <$t>::from_le_bytes(raw))
+                    <$t>::from_le_bytes(raw)
                 })
                 .collect();
-            Arc::new(<$array>::from(v)) as ArrayRef
+            Arc::new(<$array>::new(ScalarBuffer::from(v), nulls)) as ArrayRef
         }};
     }
     Ok(match column.kind {
         TypeKind::Boolean => {
-            let v: Vec<Option<bool>> = values
-                .iter()
-                .enumerate()
-                .map(|(i, &b)| (!opt(i)).then_some(b != 0))
-                .collect();
-            Arc::new(BooleanArray::from(v))
+            let bits = BooleanBuffer::from(values.iter().map(|&b| b != 0).collect::<Vec<bool>>());
+            Arc::new(BooleanArray::new(bits, nulls))
         }
         TypeKind::Byte => prim!(Int8Array, i8),
         TypeKind::Short => prim!(Int16Array, i16),
