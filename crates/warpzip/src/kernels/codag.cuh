@@ -430,15 +430,20 @@ struct CodagLzBatch {
         ++count;
     }
 
-    // Byte p of the batch: follows matches back to a literal or to the output before the batch.
-    __device__ __forceinline__ static u32 resolve(const CodagLzTable& t, u32 n, u32 p,
+    // The token holding batch byte p: the last whose start is at most p.
+    __device__ __forceinline__ static u32 token_at(const CodagLzTable& t, u32 n, u32 p) {
+        u32 k = 0;
+#pragma unroll
+        for (u32 step = 16u; step != 0u; step >>= 1) {
+            if (k + step < n && t.start[k + step] <= p) k += step;
+        }
+        return k;
+    }
+    // Byte p of the batch, which token k holds: follows matches back to a literal or to the
+    // output before the batch.
+    __device__ __forceinline__ static u32 resolve(const CodagLzTable& t, u32 n, u32 k, u32 p,
                                                   const u8* base) {
         for (;;) {
-            u32 k = 0;
-#pragma unroll
-            for (u32 step = 16u; step != 0u; step >>= 1) {
-                if (k + step < n && t.start[k + step] <= p) k += step;
-            }
             const u32 info = t.info[k];
             if (info & CODAG_LZ_LITERAL) return info & 0xffu;
             const u32 s = t.start[k];
@@ -447,6 +452,7 @@ struct CodagLzBatch {
             const long long src = (long long)s + o - info;  // before s: the chain ends
             if (src < 0) return base[src];
             p = (u32)src;
+            k = token_at(t, n, p);
         }
     }
 
@@ -479,12 +485,20 @@ struct CodagLzBatch {
         }
         __syncwarp();
         u8* base = reinterpret_cast<u8*>(out.out) + out.pos;
+        const bool holds = lane < n;
         for (u32 r = 0; r < total; r += 128u) {
             u32 v[4];
 #pragma unroll
             for (u32 k = 0; k < 4; ++k) {
-                const u32 b = r + 32u * k + lane;
-                v[k] = b < total ? resolve(t, n, b, base) : 0u;
+                // The token of byte w0 + lane, from the tokens starting in this round (a bit
+                // mask of their offsets) and the number starting before it.
+                const u32 w0 = r + 32u * k;
+                const u32 b = w0 + lane;
+                const bool inside = holds && start >= w0 && start - w0 < 32u;
+                const u32 starts = __reduce_or_sync(WZ_FULL_MASK, inside ? 1u << (start - w0) : 0u);
+                const u32 before = __popc(__ballot_sync(WZ_FULL_MASK, holds && start < w0));
+                const u32 tok = before + __popc(starts & ((2u << lane) - 1u)) - 1u;
+                v[k] = b < total ? resolve(t, n, tok, b, base) : 0u;
             }
 #pragma unroll
             for (u32 k = 0; k < 4; ++k) {

@@ -422,17 +422,39 @@ __device__ __forceinline__ bool inflate_symbol(InflateBits<In>& br, CodagLzBatch
     return true;
 }
 
-// Bits fast rounds need ahead of the read position: 31 offsets plus the longest token (15 + 5
+// The token whose bits start `v` (at least 48 valid bits): returns its bit count (0: decode it
+// serially) | its length << 7, and its batch info (CODAG_LZ_LITERAL | byte, or the distance).
+__device__ __forceinline__ u32 inflate_token(u64 v, const InflateSmem& S, u32& info) {
+    info = 0;
+    const u32 e = S.lit[(u32)v & ((1u << LIT_TB) - 1u)];
+    const u32 kind = E_KIND(e);
+    const u32 L = e & 15u;
+    if (kind == E_LITERAL) {
+        info = CODAG_LZ_LITERAL | (e >> 16);
+        return L | (1u << 7);
+    }
+    if (kind != E_LENGTH) return 0u;
+    const u32 extra = (e >> 4) & 15u;
+    const u32 p = L + extra;
+    const u32 length = (e >> 16) + ((u32)(v >> L) & ((1u << extra) - 1u));
+    const u32 d = S.dist[(u32)(v >> p) & ((1u << DIST_TB) - 1u)];
+    if (E_KIND(d) == E_SPECIAL) return 0u;
+    const u32 dl = d & 15u, dx = (d >> 4) & 15u;
+    info = (d >> 16) + ((u32)(v >> (p + dl)) & ((1u << dx) - 1u));
+    return (p + dl + dx) | (length << 7);
+}
+
+// Bits fast rounds need ahead of the read position: 63 offsets plus the longest token (15 + 5
 // literal/length bits, 15 + 13 distance bits).
-#define INFLATE_FAST_BITS 96u
+#define INFLATE_FAST_BITS 112u
 
 // Decodes the symbols of one Huffman block with the tables in `S`.
 //
-// Speculative rounds: lane j decodes the whole token (literal, or length and distance with
-// their extra bits) that would start j bits after the read position, with its own table reads
-// of the shared window; the warp then hops from token to token through shuffles (the next one
-// starts where the last ended) while the hop stays inside the 32 offsets, so one round of table
-// reads yields several tokens. A token a lane cannot finish alone (end of block, a code longer
+// Speculative rounds: lane j decodes the whole tokens (literal, or length and distance with
+// their extra bits) that would start j and j + 32 bits after the read position, with its own
+// table reads of the shared window; the warp then hops from token to token through shuffles
+// (the next one starts where the last ended) while the hop stays inside the 64 offsets, so one
+// round of table reads yields several tokens. A token a lane cannot finish alone (end of block, a code longer
 // than the first-level table, an invalid code) stops the hops and is decoded serially, as is
 // everything within INFLATE_FAST_BITS of the stream's end, so statuses stay exact. Literals and
 // matches go to the framework's deferred LZ77 batch (32 tokens, then one coalesced write of
@@ -451,48 +473,32 @@ __device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, In
             if (!inflate_symbol(br, batch, out, S)) break;
             continue;
         }
-        // This lane's 64 bits from read position + lane.
+        // This lane's bits from read position + lane and + lane + 32.
         const u64 pos = in.end * 8ull - br.left;
-        in.ensure_at((pos >> 3) & ~3ull, 20);
+        in.ensure_at((pos >> 3) & ~3ull, 24);
         const u64 bit = pos + lane;
         const u32 w = (u32)(bit >> 5);
-        const u32 w0 = in.win.word(w), w1 = in.win.word(w + 1u), w2 = in.win.word(w + 2u);
+        const u32 w0 = in.win.word(w), w1 = in.win.word(w + 1u), w2 = in.win.word(w + 2u),
+                  w3 = in.win.word(w + 3u);
         const u32 sh = (u32)(bit & 31ull);
         const u64 lo = ((u64)w1 << 32) | w0;
-        const u64 v = sh == 0u ? lo : (lo >> sh) | ((u64)w2 << (64u - sh));
-        // The token starting here: bits (0: decode serially), length and batch info.
-        u32 tbits = 0, tlen = 0, tinfo = 0;
-        const u32 e = S.lit[(u32)v & ((1u << LIT_TB) - 1u)];
-        const u32 ekind = E_KIND(e);
-        const u32 L = e & 15u;
-        if (ekind == E_LITERAL) {
-            tbits = L;
-            tlen = 1u;
-            tinfo = CODAG_LZ_LITERAL | (e >> 16);
-        } else if (ekind == E_LENGTH) {
-            const u32 extra = (e >> 4) & 15u;
-            const u32 p = L + extra;
-            const u32 length = (e >> 16) + ((u32)(v >> L) & ((1u << extra) - 1u));
-            const u32 d = S.dist[(u32)(v >> p) & ((1u << DIST_TB) - 1u)];
-            if (E_KIND(d) != E_SPECIAL) {
-                const u32 dl = d & 15u, dx = (d >> 4) & 15u;
-                tbits = p + dl + dx;
-                tlen = length;
-                tinfo = (d >> 16) + ((u32)(v >> (p + dl)) & ((1u << dx) - 1u));
-            }
-        }
-        const u32 meta = tbits | (tlen << 7);
-        // Hop through the tokens that start inside this round's 32 offsets.
+        const u64 hi = ((u64)w2 << 32) | w1;
+        const u64 va = sh == 0u ? lo : (lo >> sh) | ((u64)w2 << (64u - sh));
+        const u64 vb = sh == 0u ? hi : (hi >> sh) | ((u64)w3 << (64u - sh));
+        u32 tinfo_a, tinfo_b;
+        const u32 meta_a = inflate_token(va, S, tinfo_a), meta_b = inflate_token(vb, S, tinfo_b);
+        // Hop through the tokens that start inside this round's 64 offsets.
         u32 off = 0;
         bool stopped = false;
-        while (off < 32u && !batch.full()) {
-            const u32 m = __shfl_sync(WZ_FULL_MASK, meta, off);
+        while (off < 64u && !batch.full()) {
+            const bool second = off >= 32u;
+            const u32 m = __shfl_sync(WZ_FULL_MASK, second ? meta_b : meta_a, off & 31u);
             if ((m & 127u) == 0u) {
                 stopped = true;
                 break;
             }
-            const u32 info = __shfl_sync(WZ_FULL_MASK, tinfo, off);
-            batch.push(info, m >> 7);
+            const u32 info = __shfl_sync(WZ_FULL_MASK, second ? tinfo_b : tinfo_a, off & 31u);
+            batch.push(info, (m >> 7) & 511u);
             off += m & 127u;
         }
         br.skip(off);
