@@ -130,7 +130,7 @@ pub fn compress_to<W: Write>(
     opts: &CompressOptions,
     device: &Device,
 ) -> Result<u64> {
-    let chunk_size = validate_options(opts)?;
+    let mut chunk_size = validate_options(opts)?;
     let elem_type = opts.elem_type.unwrap_or(ElemType::Bytes);
     if !(data.len() as u64).is_multiple_of(elem_type.size()) {
         return Err(Error::InvalidArgument(format!(
@@ -158,6 +158,10 @@ pub fn compress_to<W: Write>(
         // a GPU device decompresses.
         CodecId::Deflate => {
             let level = opts.level.unwrap_or(deflate::format::DEFAULT_LEVEL);
+            // No chunk size given: small inputs get smaller chunks, to keep the GPU busy.
+            if opts.chunk_size.is_none() && elem_type == ElemType::Bytes {
+                chunk_size = deflate::format::auto_chunk_size(data.len());
+            }
             let (payload, spans) = deflate::chunked::compress(data, level, chunk_size as usize)?;
             (payload, spans, deflate::format::codec_params(level)?)
         }

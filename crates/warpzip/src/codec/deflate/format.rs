@@ -27,6 +27,18 @@ pub const DEFAULT_CHUNK_SIZE: u32 = 128 << 10;
 pub const MIN_CHUNK_SIZE: u32 = 32 << 10;
 /// Largest chunk size: bounds what one warp of the GPU inflater decodes serially.
 pub const MAX_CHUNK_SIZE: u32 = 4 << 20;
+/// Chunks an input should make at least, when the chunk size is left to the codec: the GPU
+/// decodes one chunk per warp, and a large GPU holds this many warps at once (132 SMs x 8).
+pub const TARGET_CHUNKS: usize = 1024;
+
+/// The chunk size used when none is given: the default 128 KiB for inputs of at least
+/// `TARGET_CHUNKS` default chunks; smaller inputs get smaller chunks (a power of two, at least
+/// [`MIN_CHUNK_SIZE`]) so that they still spread over the GPU (a 10 MB file makes 306 chunks of
+/// 32 KiB instead of 77 of 128 KiB).
+pub fn auto_chunk_size(input_len: usize) -> u32 {
+    let want = (input_len / TARGET_CHUNKS).max(1).next_power_of_two();
+    want.clamp(MIN_CHUNK_SIZE as usize, DEFAULT_CHUNK_SIZE as usize) as u32
+}
 
 /// The codec params stored in the container header for `level`: `[LAYOUT_VERSION, level]`.
 pub fn codec_params(level: i32) -> Result<Vec<u8>> {
@@ -71,5 +83,19 @@ pub fn check_chunk_size(chunk_size: u32) -> Result<()> {
              {MIN_CHUNK_SIZE} (32 KiB) and {MAX_CHUNK_SIZE} (4 MiB); the default is \
              {DEFAULT_CHUNK_SIZE} (128 KiB)"
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_inputs_get_smaller_chunks() {
+        assert_eq!(auto_chunk_size(0), MIN_CHUNK_SIZE);
+        assert_eq!(auto_chunk_size(10_000_000), 32 << 10);
+        assert_eq!(auto_chunk_size(64 << 20), 64 << 10);
+        assert_eq!(auto_chunk_size(256 << 20), DEFAULT_CHUNK_SIZE);
+        assert_eq!(auto_chunk_size(usize::MAX / 2), DEFAULT_CHUNK_SIZE);
     }
 }
