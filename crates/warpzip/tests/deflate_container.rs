@@ -107,7 +107,10 @@ fn defaults_are_level_6_and_chunks_sized_to_the_input() {
     assert_eq!(c.header.chunk_size, 32 << 10);
     assert_eq!(c.chunk_count(), data.len().div_ceil(32 << 10));
     // Inputs of 128 MiB and more get the default 128 KiB.
-    assert_eq!(warpzip::codec::deflate::format::auto_chunk_size(128 << 20), 128 << 10);
+    assert_eq!(
+        warpzip::codec::deflate::format::auto_chunk_size(128 << 20),
+        128 << 10
+    );
     assert_eq!(api::decompress(&wz, &Device::Cpu).unwrap(), data);
     check_chunks_with_zlib(&wz, &data);
     assert_eq!(CodecId::from_name("deflate").unwrap(), CodecId::Deflate);

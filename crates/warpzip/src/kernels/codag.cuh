@@ -397,7 +397,8 @@ struct CodagOut {
 
 struct CodagLzTable {  // per warp, in shared memory
     u32 start[32];     // token k's first byte, relative to the batch
-    u32 info[32];      // CODAG_LZ_LITERAL | byte, or the match distance
+    u32 info[32];      // CODAG_LZ_LITERAL | up to 3 bytes (first in the low byte), or the match
+                       // distance
 };
 
 struct CodagLzBatch {
@@ -413,7 +414,8 @@ struct CodagLzBatch {
         }
         ++count;
     }
-    // A token as `info` (CODAG_LZ_LITERAL | byte, or the distance) and length.
+    // A token as `info` (CODAG_LZ_LITERAL | its `length` (1..3) bytes, the first in the low
+    // byte; or the match distance) and length.
     __device__ __forceinline__ void push(u32 token_info, u32 length) {
         if (wz_lane() == count) {
             info = token_info;
@@ -445,8 +447,8 @@ struct CodagLzBatch {
                                                   const u8* base) {
         for (;;) {
             const u32 info = t.info[k];
-            if (info & CODAG_LZ_LITERAL) return info & 0xffu;
             const u32 s = t.start[k];
+            if (info & CODAG_LZ_LITERAL) return (info >> (8u * (p - s))) & 0xffu;
             u32 o = p - s;
             if (o >= info) o %= info;  // an overlapping match repeats its last `info` bytes
             const long long src = (long long)s + o - info;  // before s: the chain ends

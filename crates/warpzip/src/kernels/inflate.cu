@@ -422,16 +422,22 @@ __device__ __forceinline__ bool inflate_symbol(InflateBits<In>& br, CodagLzBatch
     return true;
 }
 
-// The token whose bits start `v` (at least 48 valid bits): returns its bit count (0: decode it
-// serially) | its length << 7, and its batch info (CODAG_LZ_LITERAL | byte, or the distance).
-__device__ __forceinline__ u32 inflate_token(u64 v, const InflateSmem& S, u32& info) {
-    info = 0;
+// The token whose bits start `v` (at least 48 valid bits), packed for one shuffle:
+//   0                                   decode it serially (end of block, a long or invalid code);
+//   bit 31 set: one or two literals     bits 0-5 its bits, bit 6 two literals, 8-15 and 16-23
+//                                       the bytes;
+//   bit 31 clear: a match               bits 0-5 its bits (at most 48), 6-14 the length, 15-29
+//                                       the distance - 1.
+__device__ __forceinline__ u32 inflate_token(u64 v, const InflateSmem& S) {
     const u32 e = S.lit[(u32)v & ((1u << LIT_TB) - 1u)];
     const u32 kind = E_KIND(e);
     const u32 L = e & 15u;
     if (kind == E_LITERAL) {
-        info = CODAG_LZ_LITERAL | (e >> 16);
-        return L | (1u << 7);
+        const u32 e2 = S.lit[(u32)(v >> L) & ((1u << LIT_TB) - 1u)];
+        if (E_KIND(e2) == E_LITERAL) {
+            return 0x80000040u | (L + (e2 & 15u)) | ((e >> 16) << 8) | ((e2 >> 16) << 16);
+        }
+        return 0x80000000u | L | ((e >> 16) << 8);
     }
     if (kind != E_LENGTH) return 0u;
     const u32 extra = (e >> 4) & 15u;
@@ -440,8 +446,8 @@ __device__ __forceinline__ u32 inflate_token(u64 v, const InflateSmem& S, u32& i
     const u32 d = S.dist[(u32)(v >> p) & ((1u << DIST_TB) - 1u)];
     if (E_KIND(d) == E_SPECIAL) return 0u;
     const u32 dl = d & 15u, dx = (d >> 4) & 15u;
-    info = (d >> 16) + ((u32)(v >> (p + dl)) & ((1u << dx) - 1u));
-    return (p + dl + dx) | (length << 7);
+    const u32 distance = (d >> 16) + ((u32)(v >> (p + dl)) & ((1u << dx) - 1u));
+    return (p + dl + dx) | (length << 6) | ((distance - 1u) << 15);
 }
 
 // Bits fast rounds need ahead of the read position: 63 offsets plus the longest token (15 + 5
@@ -454,7 +460,9 @@ __device__ __forceinline__ u32 inflate_token(u64 v, const InflateSmem& S, u32& i
 // their extra bits) that would start j and j + 32 bits after the read position, with its own
 // table reads of the shared window; the warp then hops from token to token through shuffles
 // (the next one starts where the last ended) while the hop stays inside the 64 offsets, so one
-// round of table reads yields several tokens. A token a lane cannot finish alone (end of block, a code longer
+// round of table reads yields several tokens. A lane whose token is a literal also decodes the
+// symbol after it and, when that is a literal too, makes one token of both (hops are the
+// decoder's serial chain: literal-heavy data needs half as many). A token a lane cannot finish alone (end of block, a code longer
 // than the first-level table, an invalid code) stops the hops and is decoded serially, as is
 // everything within INFLATE_FAST_BITS of the stream's end, so statuses stay exact. Literals and
 // matches go to the framework's deferred LZ77 batch (32 tokens, then one coalesced write of
@@ -485,21 +493,23 @@ __device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, In
         const u64 hi = ((u64)w2 << 32) | w1;
         const u64 va = sh == 0u ? lo : (lo >> sh) | ((u64)w2 << (64u - sh));
         const u64 vb = sh == 0u ? hi : (hi >> sh) | ((u64)w3 << (64u - sh));
-        u32 tinfo_a, tinfo_b;
-        const u32 meta_a = inflate_token(va, S, tinfo_a), meta_b = inflate_token(vb, S, tinfo_b);
-        // Hop through the tokens that start inside this round's 64 offsets.
+        const u32 tok_a = inflate_token(va, S), tok_b = inflate_token(vb, S);
+        // Hop through the tokens that start inside this round's 64 offsets: one shuffle each.
         u32 off = 0;
         bool stopped = false;
         while (off < 64u && !batch.full()) {
-            const bool second = off >= 32u;
-            const u32 m = __shfl_sync(WZ_FULL_MASK, second ? meta_b : meta_a, off & 31u);
-            if ((m & 127u) == 0u) {
+            const u32 t = __shfl_sync(WZ_FULL_MASK, off >= 32u ? tok_b : tok_a, off & 31u);
+            if (t == 0u) {
                 stopped = true;
                 break;
             }
-            const u32 info = __shfl_sync(WZ_FULL_MASK, second ? tinfo_b : tinfo_a, off & 31u);
-            batch.push(info, (m >> 7) & 511u);
-            off += m & 127u;
+            if (t & 0x80000000u) {
+                const u32 two = (t >> 6) & 1u;
+                batch.push(CODAG_LZ_LITERAL | ((t >> 8) & 0xffffu), 1u + two);
+            } else {
+                batch.push(((t >> 15) & 0x7fffu) + 1u, (t >> 6) & 511u);
+            }
+            off += t & 63u;
         }
         br.skip(off);
         synced = false;
