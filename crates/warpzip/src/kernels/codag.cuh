@@ -387,10 +387,10 @@ struct CodagOut {
 // ---------------------------------------------------------------------------------------------
 // Deferred LZ77 tokens: a warp decodes up to 32 literals and matches into registers (token k in
 // lane k) without touching the output, then writes the bytes of all of them at once in
-// coalesced rounds of 32 (one byte per lane). A byte whose source lies inside the same batch is
-// resolved through the batch's token table in shared memory (following the chain of matches
-// back to a literal or to a byte written before the batch), so the rounds are independent and
-// several rounds' loads are in flight together: the load latency of a match is paid once per
+// coalesced rounds of 32 (one byte per lane), four rounds at a time. A byte whose source lies in
+// the same group of four rounds is resolved through the batch's token table in shared memory
+// (following the chain of matches back to a literal or to a byte already written), so the rounds
+// of a group are independent and their loads are in flight together: the load latency of a match is paid once per
 // batch instead of once per match, and the serial decoder runs without waiting on memory.
 // A match whose distance reaches before the start of the output is BAD_DISTANCE.
 #define CODAG_LZ_LITERAL 0x80000000u
@@ -441,10 +441,10 @@ struct CodagLzBatch {
         }
         return k;
     }
-    // Byte p of the batch, which token k holds: follows matches back to a literal or to the
-    // output before the batch.
+    // Byte p of the batch, which token k holds: follows matches back to a literal or to a byte
+    // already in memory (before `floor`, the first byte of the group of rounds being written).
     __device__ __forceinline__ static u32 resolve(const CodagLzTable& t, u32 n, u32 k, u32 p,
-                                                  const u8* base) {
+                                                  const u8* base, u32 floor) {
         for (;;) {
             const u32 info = t.info[k];
             const u32 s = t.start[k];
@@ -452,7 +452,7 @@ struct CodagLzBatch {
             u32 o = p - s;
             if (o >= info) o %= info;  // an overlapping match repeats its last `info` bytes
             const long long src = (long long)s + o - info;  // before s: the chain ends
-            if (src < 0) return base[src];
+            if (src < (long long)floor) return base[src];
             p = (u32)src;
             k = token_at(t, n, p);
         }
@@ -500,13 +500,14 @@ struct CodagLzBatch {
                 const u32 starts = __reduce_or_sync(WZ_FULL_MASK, inside ? 1u << (start - w0) : 0u);
                 const u32 before = __popc(__ballot_sync(WZ_FULL_MASK, holds && start < w0));
                 const u32 tok = before + __popc(starts & ((2u << lane) - 1u)) - 1u;
-                v[k] = b < total ? resolve(t, n, tok, b, base) : 0u;
+                v[k] = b < total ? resolve(t, n, tok, b, base, r) : 0u;
             }
 #pragma unroll
             for (u32 k = 0; k < 4; ++k) {
                 const u32 b = r + 32u * k + lane;
                 if (b < total) base[b] = (u8)v[k];
             }
+            __syncwarp();  // the next group reads these bytes back instead of resolving them
         }
         out.pos += total;
         __syncwarp();

@@ -318,19 +318,8 @@ impl DeviceColumn {
 /// inflated on the GPU too (`orc::gpu_inflate`): nothing is inflated on the CPU but the row
 /// index.
 pub fn read_column(gpu: &GpuContext, file: &OrcFile, column: &OrcColumn) -> Result<ArrayRef> {
-    column.check_supported()?;
-    let (prepared, mut dev) = match file.compression().kind {
-        super::proto::CompressionKind::Zlib => {
-            super::gpu_inflate::prepare_column(gpu, file, column)?
-        }
-        _ => {
-            let plans = plan_file_column(file, column)?;
-            let prepared = PreparedColumn::new(column, &plans)?;
-            let dev = DeviceColumn::upload(gpu, &prepared)?;
-            (prepared, dev)
-        }
-    };
-    finish_column(gpu, column, &prepared, &mut dev)
+    let (prepared, dev) = decode_on_device(gpu, file, column, false)?;
+    to_host_arrow(gpu, column, &prepared, &dev)
 }
 
 /// [`read_column`] with the streams inflated on the CPU while the plans are made (the path of
@@ -340,22 +329,41 @@ pub fn read_column_cpu_inflate(
     file: &OrcFile,
     column: &OrcColumn,
 ) -> Result<ArrayRef> {
-    column.check_supported()?;
-    let plans = plan_file_column(file, column)?;
-    let prepared = PreparedColumn::new(column, &plans)?;
-    let mut dev = DeviceColumn::upload(gpu, &prepared)?;
-    finish_column(gpu, column, &prepared, &mut dev)
+    let (prepared, dev) = decode_on_device(gpu, file, column, true)?;
+    to_host_arrow(gpu, column, &prepared, &dev)
 }
 
-/// Runs the decode of a device column and turns its outputs into an Arrow array.
-fn finish_column(
+/// Decodes `column` into device memory (`dev.values`, `dev.valid`) and checks every row
+/// group's status: the column ready for a GPU pipeline. ZLIB streams are inflated on the GPU,
+/// or on the CPU while planning when `cpu_inflate` is set.
+pub fn decode_on_device(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    column: &OrcColumn,
+    cpu_inflate: bool,
+) -> Result<(PreparedColumn, DeviceColumn)> {
+    column.check_supported()?;
+    let zlib = file.compression().kind == super::proto::CompressionKind::Zlib;
+    let (prepared, mut dev) = if zlib && !cpu_inflate {
+        super::gpu_inflate::prepare_column(gpu, file, column)?
+    } else {
+        let plans = plan_file_column(file, column)?;
+        let prepared = PreparedColumn::new(column, &plans)?;
+        let dev = DeviceColumn::upload(gpu, &prepared)?;
+        (prepared, dev)
+    };
+    dev.launch(gpu, gpu.stream())?;
+    dev.check(gpu, &prepared)?;
+    Ok((prepared, dev))
+}
+
+/// Downloads a decoded device column and turns it into an Arrow array.
+fn to_host_arrow(
     gpu: &GpuContext,
     column: &OrcColumn,
     prepared: &PreparedColumn,
-    dev: &mut DeviceColumn,
+    dev: &DeviceColumn,
 ) -> Result<ArrayRef> {
-    dev.launch(gpu, gpu.stream())?;
-    dev.check(gpu, prepared)?;
     let rows = prepared.rows as usize;
     let mut values = gpu.download(&dev.values)?;
     values.truncate(rows * prepared.width);
