@@ -227,21 +227,76 @@ pub fn check_chunks(input_len: usize, chunks: &[InflateChunk], out_len: usize) -
 }
 
 /// Inflates host streams on the GPU into host buffers: `outputs[i].len()` is stream i's
-/// capacity. Only the bytes a stream wrote are copied back.
+/// capacity. Only the bytes a stream wrote are copied back. The streams go up, and the outputs
+/// come down, through page-locked staging buffers from the context's pool (DMA at full speed;
+/// the pool keeps them for the next call).
 pub fn inflate_host(
     gpu: &GpuContext,
     inputs: &[&[u8]],
     outputs: &mut [&mut [u8]],
 ) -> Result<Vec<StreamResult>> {
+    use rayon::prelude::*;
     if inputs.is_empty() {
         return Ok(Vec::new());
     }
     let caps: Vec<usize> = outputs.iter().map(|o| o.len()).collect();
-    let mut batch = InflateBatch::upload(gpu, inputs, &caps)?;
-    batch.launch(gpu, gpu.stream())?;
-    let results = batch.results(gpu)?;
-    batch.download_into(gpu, outputs)?;
-    Ok(results)
+    let (out_offsets, out_len) = output_layout(&caps);
+    let mut chunks = Vec::with_capacity(inputs.len());
+    let mut in_at = 0usize;
+    for (i, (s, (&cap, &out_offset))) in
+        inputs.iter().zip(caps.iter().zip(&out_offsets)).enumerate()
+    {
+        chunks.push(InflateChunk {
+            in_offset: in_at as u64,
+            out_offset,
+            in_len: u32::try_from(s.len()).map_err(|_| too_big(i, "input"))?,
+            out_cap: u32::try_from(cap).map_err(|_| too_big(i, "output"))?,
+        });
+        in_at += s.len();
+    }
+    let in_len = in_at.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
+    let out_len = out_len.max(OUTPUT_ALIGN);
+    let mut stage_in = gpu.take_staging(1, in_len)?;
+    let mut stage_out = gpu.take_staging(1, out_len)?;
+    let result = (|| -> Result<Vec<StreamResult>> {
+        let stream = gpu.stream();
+        let staged = stage_slice(&mut stage_in[0], in_len)?;
+        for (c, s) in chunks.iter().zip(inputs) {
+            let at = c.in_offset as usize;
+            staged[at..at + s.len()].copy_from_slice(s);
+        }
+        staged[in_at..].fill(0);
+        let mut d_input = gpu.alloc::<u8>(in_len)?;
+        stream.memcpy_htod(&*staged, &mut d_input)?;
+        let d_out = gpu.alloc::<u8>(out_len)?;
+        let mut batch = InflateBatch::from_device(gpu, d_input, chunks, d_out)?;
+        batch.launch(gpu, stream)?;
+        let results = batch.results(gpu)?;
+        let down = stage_slice(&mut stage_out[0], out_len)?;
+        stream.memcpy_dtoh(&batch.out, &mut *down)?;
+        stream.synchronize()?;
+        let down: &[u8] = down;
+        outputs
+            .par_iter_mut()
+            .zip(batch.host_chunks.par_iter())
+            .zip(results.par_iter())
+            .for_each(|((o, c), r)| {
+                let n = r.written.min(o.len());
+                let from = c.out_offset as usize;
+                o[..n].copy_from_slice(&down[from..from + n]);
+            });
+        Ok(results)
+    })();
+    gpu.return_staging(stage_in);
+    gpu.return_staging(stage_out);
+    result
+}
+
+/// The first `len` bytes of a staging buffer.
+fn stage_slice(buf: &mut cudarc::driver::PinnedHostSlice<u8>, len: usize) -> Result<&mut [u8]> {
+    buf.as_mut_slice()?
+        .get_mut(..len)
+        .ok_or_else(|| Error::Driver("staging buffer smaller than requested".into()))
 }
 
 #[cfg(test)]
