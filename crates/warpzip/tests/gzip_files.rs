@@ -144,9 +144,39 @@ fn bgzf_members_are_cut_by_their_recorded_sizes() {
     let d = gzip::decompress_report(&mixed, &CPU).unwrap();
     assert!(d.data == [&data[..], b"after"].concat());
     assert_eq!(d.members.last().unwrap().decoding, Decoding::Scanned);
-    // A BGZF size that runs past the end of the file.
+    // A BGZF size that runs past the end of the file: the file is cut inside that member's
+    // trailer, which names it.
     let cut = &gz[..gz.len() - BGZF_EOF.len() - 1];
-    assert!(matches!(gzip::decompress(cut, &CPU), Err(Error::Truncated(m)) if m.contains("BGZF")));
+    let last = format!("gzip member {}", blocks - 1);
+    assert!(
+        matches!(gzip::decompress(cut, &CPU), Err(Error::Truncated(m)) if m.contains(&last)),
+        "{:?}",
+        gzip::decompress(cut, &CPU)
+    );
+}
+
+/// A BGZF `BC` subfield whose size is wrong (too small for a member, or past the end of the
+/// file) in an otherwise valid file: gzip ignores the extra field, so the file decodes as zlib
+/// reads it. (Found by the `gzip_decompress` fuzz target: these were errors.)
+#[test]
+fn bgzf_sizes_that_cannot_be_right_are_ignored() {
+    let data = b"abcdefgh".repeat(20_000);
+    let gz = bgzf(&data);
+    let want = zlib_reference(&gz);
+    let eof = gz.len() - BGZF_EOF.len();
+    // BSIZE sits at bytes 16..18 of each BGZF header: the EOF member's and the first member's.
+    for (at, bsize) in [(eof, 11u16), (eof, 200), (0, 5), (0, u16::MAX)] {
+        let mut bad = gz.clone();
+        bad[at + 16..at + 18].copy_from_slice(&bsize.to_le_bytes());
+        assert_eq!(zlib_reference(&bad), want, "zlib ignores BSIZE {bsize}");
+        let d = gzip::decompress_report(&bad, &CPU)
+            .unwrap_or_else(|e| panic!("BSIZE {bsize} at {at}: {e}"));
+        assert!(d.data == want, "BSIZE {bsize} at {at}");
+        assert_eq!(
+            d.members.len(),
+            gzip::list_members(&gz, &CPU).unwrap().len()
+        );
+    }
 }
 
 /// A member whose compressed data holds, in a stored block, the bytes of a whole gzip member
@@ -377,4 +407,143 @@ fn random_damage_never_panics() {
     }
     // Damage to MTIME, OS, XFL or a stored byte's duplicate leaves some files valid.
     assert!(decoded < 1500, "{decoded}");
+}
+
+// The fuzz target's logic (`fuzz/fuzz_targets/gzip_decompress.rs`), run over its corpus.
+
+/// zlib's multi-member reading of `gz`, or `None` when it rejects it.
+fn zlib_multi(gz: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    MultiGzDecoder::new(gz).read_to_end(&mut out).ok()?;
+    Some(out)
+}
+
+fn gzip_fuzz_check(data: &[u8]) {
+    let got = gzip::decompress_report(data, &CPU);
+    let whole = if data.is_empty() {
+        None
+    } else {
+        zlib_multi(data)
+    };
+    let d = match got {
+        Ok(d) => d,
+        Err(e) => {
+            assert!(whole.is_none(), "zlib decodes, warpzip says {e}");
+            return;
+        }
+    };
+    let mut end = 0u64;
+    let mut total = 0u64;
+    for m in &d.members {
+        assert_eq!(m.offset, end, "members do not tile: {:?}", d.members);
+        assert!(m.compressed_len > 0 && m.header_len > 0, "{m:?}");
+        end += m.compressed_len;
+        total += m.uncompressed_len;
+    }
+    assert!(!d.members.is_empty());
+    assert_eq!(total, d.data.len() as u64);
+    let end = usize::try_from(end).unwrap();
+    assert!(data[end..].iter().all(|&b| b == 0));
+    let padding: Vec<&Notice> = d
+        .notices
+        .iter()
+        .filter(|n| matches!(n, Notice::TrailingZeros { .. }))
+        .collect();
+    if end < data.len() {
+        let want = Notice::TrailingZeros {
+            offset: end as u64,
+            len: (data.len() - end) as u64,
+        };
+        assert_eq!(padding, vec![&want]);
+    } else {
+        assert!(padding.is_empty(), "{padding:?}");
+    }
+    let reference = if end == data.len() {
+        whole
+    } else {
+        zlib_multi(&data[..end])
+    };
+    if let Some(want) = reference {
+        assert!(d.data == want, "warpzip and zlib decode differently");
+    }
+}
+
+/// Seeds: small single-member, multi-member and BGZF files, padded, damaged and cut ones.
+fn gzip_fuzz_seeds() -> Vec<(&'static str, Vec<u8>)> {
+    let text = b"The quick brown fox jumps over the lazy dog. ".repeat(20);
+    let all = Fields {
+        text: true,
+        extra: Some(b"XY\x02\x00ab"),
+        name: Some(b"fox.txt"),
+        comment: Some(b"a comment"),
+        header_crc: true,
+    };
+    let multi = [
+        member(&text[..300]),
+        member(b""),
+        member_with(&text[300..], &all, &raw_deflate(&text[300..], 9)),
+        flate2_gzip(b"tail"),
+    ]
+    .concat();
+    // A stored block holding a whole member: a header the scan finds inside compressed data.
+    let fake = [&b"x"[..], &member(b"fake member"), b"y"].concat();
+    let repetitive = b"abcdefgh".repeat(20_000);
+    let blocked = bgzf(&repetitive);
+    let mut bgzf_size_too_small = blocked.clone();
+    let eof = blocked.len() - BGZF_EOF.len();
+    bgzf_size_too_small[eof + 16] = 11;
+    let mut bad_crc = member(&text);
+    let n = bad_crc.len();
+    bad_crc[n - 8] ^= 1;
+    vec![
+        ("single", flate2_gzip(b"hello, gzip\n")),
+        ("empty_member", flate2_gzip(b"")),
+        (
+            "all_header_fields",
+            member_with(&text, &all, &raw_deflate(&text, 6)),
+        ),
+        (
+            "stored_block",
+            member_with(b"stored", &Fields::default(), &stored(b"stored")),
+        ),
+        ("multi_member", multi.clone()),
+        (
+            "header_inside_stored",
+            member_with(&fake, &Fields::default(), &stored(&fake)),
+        ),
+        ("bgzf", bgzf(&text)),
+        ("bgzf_three_blocks", blocked.clone()),
+        (
+            "bgzf_then_plain",
+            [&blocked[..], &member(b"after")].concat(),
+        ),
+        ("zero_padding", [&multi[..], &[0u8; 16]].concat()),
+        ("trailing_garbage", [&member(b"x")[..], b"junk"].concat()),
+        ("bad_crc", bad_crc),
+        ("truncated", multi[..multi.len() - 3].to_vec()),
+        ("bgzf_size_too_small", bgzf_size_too_small),
+    ]
+}
+
+#[test]
+fn fuzz_corpus_runs_clean() {
+    let dir = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/corpus/gzip_decompress"
+    ));
+    if std::env::var("WARPZIP_BLESS").as_deref() == Ok("1") {
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, bytes) in gzip_fuzz_seeds() {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    }
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("fuzz corpus {} missing: {e}", dir.display()))
+    {
+        let path = entry.unwrap().path();
+        gzip_fuzz_check(&std::fs::read(&path).unwrap());
+        count += 1;
+    }
+    assert!(count > 0, "fuzz corpus {} is empty", dir.display());
 }

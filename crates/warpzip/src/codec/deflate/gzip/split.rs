@@ -4,9 +4,8 @@
 //! its trailer checked (see `super::decode`).
 
 use super::header::{has_magic, parse_header, read_trailer, MIN_DEFLATE_LEN, TRAILER_LEN};
-use super::{corrupt, truncated};
 use crate::codec::deflate::cpu;
-use crate::error::{ChunkStatus, Result};
+use crate::error::ChunkStatus;
 use rayon::prelude::*;
 
 /// Deflate's largest possible ratio is about 1032:1 (a 258-byte match in under two bits); a
@@ -48,9 +47,11 @@ impl Segment {
 
 /// Walks BGZF members from `at`, each by the size its header records, until the file ends, a
 /// member without a BGZF field, or bytes that are no member at all (left to the caller). Returns
-/// the members and where the walk stopped. A member whose recorded size runs past the end of the
-/// file or cannot hold its header and trailer is an error naming it.
-pub fn bgzf_segments(data: &[u8], mut at: usize) -> Result<(Vec<Segment>, usize)> {
+/// the members and where the walk stopped. A recorded size that runs past the end of the file or
+/// cannot hold the header and trailer also stops the walk there: gzip ignores the extra field,
+/// so such a member is left to the scan and the walk, which decode it (or name its damage) as
+/// gzip does.
+pub fn bgzf_segments(data: &[u8], mut at: usize) -> (Vec<Segment>, usize) {
     let mut segments = Vec::new();
     while at < data.len() && has_magic(&data[at..]) {
         let Ok(header) = parse_header(&data[at..]) else {
@@ -59,36 +60,17 @@ pub fn bgzf_segments(data: &[u8], mut at: usize) -> Result<(Vec<Segment>, usize)
         let Some(len) = header.bgzf_member_len else {
             break;
         };
-        let index = segments.len();
-        let end = at
-            .checked_add(len)
-            .filter(|&e| e <= data.len())
-            .ok_or_else(|| {
-                truncated(
-                    index,
-                    at,
-                    &format!(
-                        "its BGZF size is {len} bytes but only {} remain",
-                        data.len() - at
-                    ),
-                )
-            })?;
         let deflate_at = at + header.len;
-        if end < deflate_at + MIN_DEFLATE_LEN + TRAILER_LEN {
-            return Err(corrupt(
-                index,
-                at,
-                format!(
-                    "its BGZF size ({len} bytes) leaves no room for Deflate data and a trailer \
-                     after its {}-byte header",
-                    header.len
-                ),
-            ));
-        }
+        let Some(end) = at
+            .checked_add(len)
+            .filter(|&e| e <= data.len() && e >= deflate_at + MIN_DEFLATE_LEN + TRAILER_LEN)
+        else {
+            break;
+        };
         segments.push(segment(data, at, deflate_at, end, true));
         at = end;
     }
-    Ok((segments, at))
+    (segments, at)
 }
 
 /// Segments between the member header at `first` and the end of `data`, cut at every later
