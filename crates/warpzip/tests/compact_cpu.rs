@@ -378,6 +378,7 @@ fn rust_launch_constants_match_the_kernel() {
         "writeout_bits",
         "writeout_flags",
         "pattern",
+        "pattern_staged",
     ] {
         assert!(
             text.contains(&format!("compact_{op}_##T")),
@@ -387,4 +388,72 @@ fn rust_launch_constants_match_the_kernel() {
     for t in ["u8", "u16", "u32", "u64"] {
         assert!(text.contains(&format!("COMPACT_TYPE_ENTRIES({t})")));
     }
+}
+
+/// The staged pattern kernel's index arithmetic (`compact_pattern_staged`), replayed on the CPU
+/// for every block: every word it stores or gathers lies inside the shared memory that
+/// `staged_pattern_smem` asks for, and every gathered element was loaded (its vector holds a
+/// kept element, so its `need` bit is set).
+#[test]
+fn staged_pattern_span_fits_its_shared_memory() {
+    use compact::gpu::{staged_pattern_smem, PATTERN_THREADS, STAGED_MAX_PERIOD};
+    let pad = |w: u64| w + (w >> 5);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(77);
+    let mut patterns: Vec<Pattern> = ["1", "1,0,0,1", "1,0,0,0,0,0,0,0", "0,0,0,0,0,0,0,1"]
+        .iter()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    for _ in 0..60 {
+        let period = rng.gen_range(1..200);
+        let density = rng.gen_range(0.02..1.0);
+        let flags: Vec<bool> = (0..period).map(|_| rng.gen_bool(density)).collect();
+        if flags.iter().any(|&f| f) {
+            patterns.push(Pattern::new(&flags).unwrap());
+        }
+    }
+    patterns.push(
+        Pattern::new(
+            &(0..STAGED_MAX_PERIOD + 1)
+                .map(|i| i % 2 == 0)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap(),
+    );
+    let mut staged = 0;
+    for p in &patterns {
+        for elem in [1usize, 2, 4, 8] {
+            let Some(smem) = staged_pattern_smem(elem, p) else {
+                continue;
+            };
+            staged += 1;
+            let words = u64::from(smem) / 4;
+            let per_vec = (16 / elem) as u64;
+            let out_per_block = u64::from(PATTERN_THREADS) * per_vec;
+            let (ones, period) = (p.ones() as u64, p.period() as u64);
+            let sel = p.kept_positions();
+            let src = |o: u64| (o / ones) * period + u64::from(sel[(o % ones) as usize]);
+            let n = rng.gen_range(1..6 * out_per_block * period / ones + 7);
+            let count = p.count_before(n);
+            let mut o0 = 0;
+            while o0 < count {
+                let o_last = (o0 + out_per_block).min(count) - 1;
+                let (first, last) = (src(o0), src(o_last));
+                assert!(last < n, "a source past the input");
+                let v_lo = first / per_vec;
+                let nv = last / per_vec - v_lo + 1;
+                let top = pad(4 * nv - 1);
+                assert!(top < words, "span of {nv} vectors needs word {top}, smem holds {words} ({elem}-byte, period {period}, {ones} kept)");
+                for o in o0..=o_last {
+                    let e = src(o) - v_lo * per_vec;
+                    let w = (e * elem as u64) / 4 + u64::from(elem == 8);
+                    assert!(pad(w) < words);
+                    let v = v_lo + e / per_vec;
+                    let r = (v * per_vec) % period;
+                    assert!((0..per_vec).any(|j| p.keeps(((r + j) % period) as usize)));
+                }
+                o0 += out_per_block;
+            }
+        }
+    }
+    assert!(staged > 150, "only {staged} staged cases");
 }

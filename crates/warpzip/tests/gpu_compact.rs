@@ -13,7 +13,8 @@ use common::{gpu, shared_data};
 use rand::{Rng, SeedableRng};
 use warpzip::gpu::{CudaSlice, GpuContext};
 use warpzip::ops::compact::gpu::{
-    self as cgpu, tile_elems, DevicePattern, GpuCompactor, Strategy, VECS, VECS_WIDE,
+    self as cgpu, staged_pattern_smem, tile_elems, DevicePattern, GpuCompactor, PatternKernel,
+    Strategy, VECS, VECS_WIDE,
 };
 use warpzip::ops::compact::{
     self, cpu, masks, values_from_le_bytes, values_to_le_bytes, CompactElem, Mask, Pattern,
@@ -54,7 +55,7 @@ fn upload_mask(gpu: &GpuContext, bytes: &[u8]) -> CudaSlice<u8> {
 enum Kind<'a> {
     Bits(&'a CudaSlice<u8>),
     Flags(&'a CudaSlice<u8>),
-    Pattern(&'a DevicePattern),
+    Pattern(&'a DevicePattern, PatternKernel),
 }
 
 /// Runs one select into a poisoned output (twice, two poisons) and compares it with `want`;
@@ -82,8 +83,8 @@ fn run_and_compare<T: CompactElem>(
             Kind::Flags(m) => comp
                 .queue_flags(gpu, d_values, n as u64, m, &mut d_out, strategy)
                 .unwrap(),
-            Kind::Pattern(p) => comp
-                .queue_pattern(gpu, d_values, n as u64, p, &mut d_out)
+            Kind::Pattern(p, k) => comp
+                .queue_pattern_with(gpu, d_values, n as u64, p, &mut d_out, k)
                 .unwrap(),
         }
         let count = comp.count(gpu).unwrap();
@@ -204,16 +205,22 @@ fn check_type<T: CompactElem>(seed: u64) {
         }
         for (p, dp) in &device_patterns {
             let want = cpu::select(&values, Mask::Pattern(p)).unwrap();
-            run_and_compare(
-                &gpu,
-                &mut comp,
-                &d_values,
-                n,
-                Kind::Pattern(dp),
-                Strategy::Auto,
-                &want,
-                &format!("{} n={n} pattern period {}", T::NAME, p.period()),
-            );
+            let mut kernels = vec![PatternKernel::Auto, PatternKernel::Gather];
+            if staged_pattern_smem(std::mem::size_of::<T>(), p).is_some() {
+                kernels.push(PatternKernel::Staged);
+            }
+            for k in kernels {
+                run_and_compare(
+                    &gpu,
+                    &mut comp,
+                    &d_values,
+                    n,
+                    Kind::Pattern(dp, k),
+                    Strategy::Auto,
+                    &want,
+                    &format!("{} n={n} pattern period {} {k:?}", T::NAME, p.period()),
+                );
+            }
         }
     }
 }
@@ -374,19 +381,22 @@ fn misaligned<T: CompactElem>(seed: u64) {
         let p: Pattern = "1,1,0,1,0".parse().unwrap();
         let want = cpu::select(&values[1..], Mask::Pattern(&p)).unwrap();
         let dp = DevicePattern::new(&gpu, &p).unwrap();
-        let mut d_out = gpu.upload(&filled::<T>(0xa5, want.len() + 1)).unwrap();
-        {
-            let v = d_values.slice(1..);
-            let mut o = d_out.slice_mut(1..);
-            comp.queue_pattern(&gpu, &v, n as u64, &dp, &mut o).unwrap();
+        for k in [PatternKernel::Staged, PatternKernel::Gather] {
+            let mut d_out = gpu.upload(&filled::<T>(0xa5, want.len() + 1)).unwrap();
+            {
+                let v = d_values.slice(1..);
+                let mut o = d_out.slice_mut(1..);
+                comp.queue_pattern_with(&gpu, &v, n as u64, &dp, &mut o, k)
+                    .unwrap();
+            }
+            let got = gpu.download(&d_out).unwrap();
+            assert_eq!(
+                values_to_le_bytes(&got[1..]),
+                values_to_le_bytes(&want),
+                "{} n={n} pattern misaligned {k:?}",
+                T::NAME
+            );
         }
-        let got = gpu.download(&d_out).unwrap();
-        assert_eq!(
-            values_to_le_bytes(&got[1..]),
-            values_to_le_bytes(&want),
-            "{} n={n} pattern misaligned",
-            T::NAME
-        );
     }
 }
 

@@ -6,8 +6,10 @@
 
 use super::{gbps, inputs, wall_ms, BenchOptions, BenchRow, Ceilings};
 use crate::error::{Error, Result};
-use crate::gpu::{median, GpuContext};
-use crate::ops::compact::gpu::{DevicePattern, GpuCompactor, Strategy};
+use crate::gpu::{median, GpuContext, LaunchConfig, PushKernelArg};
+use crate::ops::compact::gpu::{
+    staged_pattern_smem, DevicePattern, GpuCompactor, PatternKernel, Strategy,
+};
 use crate::ops::compact::{
     cpu, cpu_simd, masks, values_from_le_bytes, CompactElem, Mask, Pattern, Width,
 };
@@ -211,7 +213,7 @@ fn bench_gpu_type<T: CompactElem>(
                 rows,
                 gpu,
                 ceilings,
-                format!("select {} single-pass", T::NAME),
+                format!("select {} auto", T::NAME),
                 format!("{name}, byte flags"),
                 n,
                 &m,
@@ -230,27 +232,99 @@ fn bench_gpu_type<T: CompactElem>(
             .iter()
             .map(|&k| if k { "1" } else { "0" })
             .collect();
-        let label = format!("{} pattern {}", T::NAME, flags.join(","));
-        let m = time_and_verify(
-            gpu,
-            opts,
-            &mut comp,
-            &mut d_out,
-            &expected,
-            &label,
-            |c, o| c.queue_pattern(gpu, &d_values, nn, &dp, o),
-        )?;
-        push_gpu_row::<T>(
-            rows,
-            gpu,
-            ceilings,
-            format!("select {} pattern", T::NAME),
-            format!("pattern {}", flags.join(",")),
-            n,
-            &m,
-            0,
-            read,
-        );
+        let mut kernels = vec![PatternKernel::Gather];
+        if staged_pattern_smem(std::mem::size_of::<T>(), &p).is_some() {
+            kernels.push(PatternKernel::Staged);
+        }
+        for k in kernels {
+            let name = match k {
+                PatternKernel::Staged => "staged",
+                _ => "gather",
+            };
+            let label = format!("{} pattern {} {name}", T::NAME, flags.join(","));
+            let m = time_and_verify(
+                gpu,
+                opts,
+                &mut comp,
+                &mut d_out,
+                &expected,
+                &label,
+                |c, o| c.queue_pattern_with(gpu, &d_values, nn, &dp, o, k),
+            )?;
+            push_gpu_row::<T>(
+                rows,
+                gpu,
+                ceilings,
+                format!("select {} pattern {name}", T::NAME),
+                format!("pattern {}", flags.join(",")),
+                n,
+                &m,
+                0,
+                read,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Reading every 32-byte sector of a buffer against reading the first of every two: equal
+/// times mean that the memory moves 64 bytes at least, so that a selection touching one sector
+/// in two cannot beat a full read, whatever the sector-counting roofline says.
+fn probe_sector_reads(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    bytes: usize,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    let vecs = bytes / 16;
+    let host: Vec<u32> = values::<u32>(vecs * 4)?;
+    let d_in = gpu.upload(&host)?;
+    let mut sink = gpu.alloc::<u32>(1)?;
+    let func = gpu.function(&crate::gpu::kernels::COMPACT, "compact_probe_read")?;
+    let groups = (vecs / 4) as u64;
+    let blocks = gpu.sm_count().max(1) * 16;
+    let mut full_ms = None;
+    for (read_vecs, what) in [(4u32, "read every sector"), (2, "read 1 sector of 2")] {
+        let times = gpu.time_ms(3, opts.runs(), || {
+            let group_vecs = 4u32;
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let mut launch = gpu.stream().launch_builder(&func);
+            launch
+                .arg(&d_in)
+                .arg(&groups)
+                .arg(&group_vecs)
+                .arg(&read_vecs)
+                .arg(&mut sink);
+            // SAFETY: the arguments match `compact_probe_read`; the buffer holds groups * 4
+            // vectors of 16 bytes and the kernel reads the first read_vecs <= 4 of each.
+            unsafe { launch.launch(cfg) }?;
+            Ok(())
+        })?;
+        let ms = median(&times);
+        let asked = groups as f64 * f64::from(read_vecs) * 16.0;
+        let note = match full_ms {
+            None => "1 GiB of 16-byte loads, every 32-byte sector".to_string(),
+            Some(full) => format!(
+                "first 32 bytes of every 64: {:.2}x the time of reading everything",
+                ms / full
+            ),
+        };
+        full_ms.get_or_insert(ms);
+        rows.push(BenchRow {
+            what: format!("probe {what}"),
+            input: format!("{} MiB", (groups * 64) >> 20),
+            device: gpu.name().into(),
+            bytes: asked as u64,
+            ratio: None,
+            ms,
+            gbps: gbps(asked, ms),
+            roofline: None,
+            note,
+        });
     }
     Ok(())
 }
@@ -262,6 +336,7 @@ pub(super) fn bench_gpu(
     rows: &mut Vec<BenchRow>,
 ) -> Result<()> {
     let bytes = opts.size.unwrap_or(1 << 30);
+    probe_sector_reads(gpu, opts, bytes, rows)?;
     bench_gpu_type::<u32>(gpu, opts, ceilings, bytes / 4, &Strategy::ALL, true, rows)?;
     bench_gpu_type::<u64>(
         gpu,
@@ -370,8 +445,15 @@ fn bench_cpu_type<T: CompactElem>(
         }
         let best = cpu_simd::detect();
         let ms = wall_ms(runs, || {
-            cpu_simd::select_with(&host, mask, best).map(|_| ())
+            cpu_simd::select_into_with(&host, mask, best, &mut out).map(|_| ())
         })?;
+        if out != want {
+            return Err(Error::InvalidArgument(format!(
+                "select bench: {} {} on all threads differs from the reference on {name}",
+                T::NAME,
+                best.name()
+            )));
+        }
         row(
             format!(
                 "select {} {} ({} threads)",
@@ -380,8 +462,60 @@ fn bench_cpu_type<T: CompactElem>(
                 rayon::current_num_threads()
             ),
             ms,
-            format!("{:.1}x scalar", scalar_ms / ms),
+            format!("{:.1}x scalar; verified", scalar_ms / ms),
         );
+    }
+    Ok(())
+}
+
+/// The memory ceiling of the CPU paths: copying the same bytes between two touched buffers,
+/// on one core and on every core (rayon over 1 MiB pieces). A select that keeps nearly
+/// everything moves about as many bytes as this copy, so no path can beat it by much.
+fn cpu_copy_ceiling(
+    opts: &BenchOptions,
+    bytes: usize,
+    one: &rayon::ThreadPool,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    use rayon::prelude::*;
+    let runs = opts.runs().min(10);
+    let src = inputs::noise(bytes);
+    let mut dst = vec![0u8; bytes];
+    let one_ms = one.install(|| {
+        wall_ms(runs, || {
+            dst.copy_from_slice(&src);
+            Ok(())
+        })
+    })?;
+    let all_ms = wall_ms(runs, || {
+        dst.par_chunks_mut(1 << 20)
+            .zip(src.par_chunks(1 << 20))
+            .for_each(|(d, s)| d.copy_from_slice(s));
+        Ok(())
+    })?;
+    if dst != src {
+        return Err(Error::InvalidArgument(
+            "copy ceiling: the copy differs".into(),
+        ));
+    }
+    for (what, ms) in [
+        ("memcpy (1 core)".to_string(), one_ms),
+        (
+            format!("memcpy ({} threads)", rayon::current_num_threads()),
+            all_ms,
+        ),
+    ] {
+        rows.push(BenchRow {
+            what,
+            input: format!("{} MiB", bytes >> 20),
+            device: "cpu".into(),
+            bytes: bytes as u64,
+            ratio: None,
+            ms,
+            gbps: gbps(bytes as f64, ms),
+            roofline: None,
+            note: format!("{:.1} GB/s read + write", gbps(2.0 * bytes as f64, ms)),
+        });
     }
     Ok(())
 }
@@ -392,6 +526,7 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
         .build()
         .map_err(|e| Error::InvalidArgument(format!("thread pool: {e}")))?;
     let bytes = opts.size.unwrap_or(64 << 20);
+    cpu_copy_ceiling(opts, bytes, &one, rows)?;
     bench_cpu_type::<u32>(opts, bytes / 4, &one, rows)?;
     bench_cpu_type::<u64>(opts, bytes / 8, &one, rows)?;
     bench_cpu_type::<u8>(opts, bytes, &one, rows)

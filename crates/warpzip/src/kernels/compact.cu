@@ -184,6 +184,70 @@ __device__ __forceinline__ void compact_load_mask(const u8* __restrict__ mask, u
     }
 }
 
+// A three-pass tile with at most TILE / COMPACT_SPARSE_DIV kept elements skips shared memory:
+// every warp ranks the whole tile from the mask in registers and writes its share directly.
+#define COMPACT_SPARSE_DIV 16
+
+// The tile's packed mask, lane-blocked: lane l holds words l * WPL ... l * WPL + WPL - 1 (the
+// whole warp reads the tile's mask; the block's other warps hit the same lines in L1).
+template <u32 WPL>
+__device__ __forceinline__ void compact_load_mask_lane(const u8* __restrict__ mask, u32 (&mw)[WPL]) {
+    if constexpr (WPL % 4 == 0) {
+        const uint4* src = reinterpret_cast<const uint4*>(mask) + wz_lane() * (WPL / 4);
+#pragma unroll
+        for (u32 k = 0; k < WPL / 4; k++) {
+            const uint4 q = __ldg(src + k);
+            mw[4 * k] = q.x;
+            mw[4 * k + 1] = q.y;
+            mw[4 * k + 2] = q.z;
+            mw[4 * k + 3] = q.w;
+        }
+    } else {
+        static_assert(WPL == 2, "2, 4, 8 or 16 mask words per lane");
+        const uint2 q = __ldg(reinterpret_cast<const uint2*>(mask) + wz_lane());
+        mw[0] = q.x;
+        mw[1] = q.y;
+    }
+}
+
+// Bits [lo, hi) of a lane's range that fall in its word i, as a mask of that word.
+__device__ __forceinline__ u32 compact_range_bits(u32 i, u32 lo, u32 hi) {
+    const u32 a = max(lo, 32u * i), b = min(hi, 32u * i + 32u);
+    if (a >= b) return 0u;
+    return (u32)((1ull << (b - 32u * i)) - (1ull << (a - 32u * i)));
+}
+
+// Sparse tile (whole, mask in registers as WPL words per lane): lane l owns elements
+// l * 32 * WPL ... of the tile, warp w the w-th of COMPACT_WARPS equal parts of each lane's
+// range. Ranks come from a warp scan of the lanes' popcounts (every warp computes the same);
+// each kept element is loaded and stored on its own, which is all a sparse tile needs.
+template <typename T, u32 WPL>
+__device__ __forceinline__ void compact_sparse_tile(const T* __restrict__ tile_values,
+                                                    const u32 (&mw)[WPL], T* __restrict__ out,
+                                                    u64 prefix, u64 capacity) {
+    constexpr u32 SUB = WPL * 32 / COMPACT_WARPS;
+    const u32 lane = wz_lane();
+    const u32 lo = (threadIdx.x >> 5) * SUB, hi = lo + SUB;
+    u32 pc = 0, below = 0;
+#pragma unroll
+    for (u32 i = 0; i < WPL; i++) {
+        pc += __popc(mw[i]);
+        below += __popc(mw[i] & compact_range_bits(i, 0u, lo));
+    }
+    u64 g = prefix + (wz_warp_inclusive_sum<u32>(pc) - pc) + below;
+    const T* src = tile_values + (u64)lane * 32u * WPL;
+#pragma unroll
+    for (u32 i = 0; i < WPL; i++) {
+        u32 sel = mw[i] & compact_range_bits(i, lo, hi);
+        while (sel) {
+            const u32 b = __ffs(sel) - 1;
+            sel &= sel - 1u;
+            if (g < capacity) out[g] = src[32u * i + b];
+            g++;
+        }
+    }
+}
+
 // One tile of the select. SINGLE: the tile's output offset comes from a decoupled look-back
 // (tile ids handed out in launch order by `tile_counter`); otherwise from `offsets[tile]`, the
 // exclusive scan of the count kernel's results. Writes never reach `capacity` or beyond.
@@ -191,7 +255,8 @@ template <typename T, int VECS, bool FLAGS, bool SINGLE>
 __device__ __forceinline__ void compact_select_tile(
     const T* __restrict__ values, u64 n, const u8* __restrict__ mask, u64 mask_len,
     T* __restrict__ out, u64 capacity, u32* tile_counter, u64* lb_status,
-    const u64* __restrict__ offsets, u64* total_out, u32 num_tiles, u32 align) {
+    const u64* __restrict__ offsets, const u64* __restrict__ counts, u64* total_out,
+    u32 num_tiles, u32 align) {
     constexpr u32 PER_VEC = 16 / sizeof(T);
     constexpr u32 NVEC = COMPACT_THREADS * VECS;
     constexpr u32 TILE = NVEC * PER_VEC;
@@ -219,6 +284,8 @@ __device__ __forceinline__ void compact_select_tile(
     const bool mask_vec = !FLAGS && (align & COMPACT_ALIGN_MASK);
     const u8* mask_at = mask;  // as a tile index: mask + tile * TILE / 8
     uint4 mvec = make_uint4(0u, 0u, 0u, 0u);
+    bool mask_staged = false;  // three pass: s_words already written from the lanes' copies
+    u64 tile_offset = 0;       // three pass: offsets[tile]
     u32 tile;
     if (SINGLE) {
         if (t == 0) s_tile = atomicAdd(tile_counter, 1u);
@@ -231,13 +298,38 @@ __device__ __forceinline__ void compact_select_tile(
             mvec = __ldcs(reinterpret_cast<const uint4*>(mask_at + (u64)tile * (TILE / 8)) + t);
     } else {
         tile = blockIdx.x;
-        if (mask_vec && t < MASK_VECS && n - (u64)tile * TILE >= TILE)
+        // The tile's offset and count are known before anything is read (the count kernel and
+        // the scan ran first): their loads go out together with the mask's, an empty tile
+        // reads no values, and a sparse one takes the path without shared memory.
+        tile_offset = offsets[tile];
+        const u64 tile_count = counts[tile];
+        const bool whole = n - (u64)tile * TILE >= TILE;
+        if (!FLAGS && whole && mask_vec && WORDS >= 64) {
+            u32 mw[WORDS / 32];
+            compact_load_mask_lane<WORDS / 32>(mask_at + (u64)tile * (TILE / 8), mw);
+            if (tile_count == 0) return;
+            if (tile_count * COMPACT_SPARSE_DIV <= TILE) {
+                compact_sparse_tile<T, WORDS / 32>(values + (u64)tile * TILE, mw, out,
+                                                   tile_offset, capacity);
+                return;
+            }
+            if (warp == 0) {
+#pragma unroll
+                for (u32 i = 0; i < WORDS / 32; i++) s_words[lane * (WORDS / 32) + i] = mw[i];
+            }
+            mask_staged = true;
+        } else if (tile_count == 0) {
+            return;
+        } else if (mask_vec && t < MASK_VECS && whole) {
             mvec = __ldcs(reinterpret_cast<const uint4*>(mask_at + (u64)tile * (TILE / 8)) + t);
+        }
     }
     const u64 start = (u64)tile * TILE;
     const bool full_tile = n - start >= TILE;
 
-    if (mask_vec && full_tile) {
+    if (mask_staged) {
+        // written above by warp 0
+    } else if (mask_vec && full_tile) {
         if (t < MASK_VECS) reinterpret_cast<uint4*>(s_words)[t] = mvec;
     } else {
         compact_load_mask<T, VECS, FLAGS>(mask, mask_len, n, start, full_tile, align, s_words);
@@ -313,7 +405,7 @@ __device__ __forceinline__ void compact_select_tile(
             }
         }
     } else if (t == 0) {
-        s_tile_prefix = offsets[tile];
+        s_tile_prefix = tile_offset;
     }
     __syncthreads();
     if (count == 0) return;  // block-uniform
@@ -473,15 +565,116 @@ __device__ __forceinline__ void compact_pattern_gather(const T* __restrict__ val
     }
 }
 
+// Staged pattern gather, for short periods that keep a good share of their elements: a block
+// makes COMPACT_PATTERN_THREADS output vectors. It loads the input span they come from with
+// coalesced 16-byte loads (only the vectors that hold a kept element: `need[r]` bit k says
+// that positions r .. r + 2^(k+1) - 1 of the period, cyclically, keep one) into shared memory,
+// padded by one word every 32 so that outputs a fixed stride apart in the input sit in
+// different banks, then every thread gathers its output vector from there and stores it whole.
+// The host sizes the dynamic shared memory for the largest span (compact_pattern_span_words).
+__device__ __forceinline__ u32 compact_pad(u32 w) { return w + (w >> 5); }
+
+template <typename T>
+__device__ __forceinline__ T compact_stage_get(const u32* s, u32 e);
+template <>
+__device__ __forceinline__ u8 compact_stage_get<u8>(const u32* s, u32 e) {
+    return (u8)(s[compact_pad(e >> 2)] >> ((e & 3u) * 8u));
+}
+template <>
+__device__ __forceinline__ u16 compact_stage_get<u16>(const u32* s, u32 e) {
+    return (u16)(s[compact_pad(e >> 1)] >> ((e & 1u) * 16u));
+}
+template <>
+__device__ __forceinline__ u32 compact_stage_get<u32>(const u32* s, u32 e) {
+    return s[compact_pad(e)];
+}
+template <>
+__device__ __forceinline__ u64 compact_stage_get<u64>(const u32* s, u32 e) {
+    return (u64)s[compact_pad(2u * e)] | ((u64)s[compact_pad(2u * e + 1u)] << 32);
+}
+
+template <typename T>
+__device__ __forceinline__ void compact_pattern_staged(const T* __restrict__ values, u64 n,
+                                                       const u32* __restrict__ sel,
+                                                       const u8* __restrict__ need, u32 ones,
+                                                       u32 period, T* __restrict__ out,
+                                                       u64 count, u32 align) {
+    constexpr u32 PER_VEC = 16 / sizeof(T);
+    constexpr u32 NEED_BIT = PER_VEC == 2 ? 0 : (PER_VEC == 4 ? 1 : (PER_VEC == 8 ? 2 : 3));
+    constexpr u32 OUT_PER_BLOCK = COMPACT_PATTERN_THREADS * PER_VEC;
+    extern __shared__ u32 s_span[];
+    const u32 t = threadIdx.x;
+    const u64 o0 = (u64)blockIdx.x * OUT_PER_BLOCK;
+    if (o0 >= count) return;  // block-uniform
+    const u64 o_last = min(o0 + OUT_PER_BLOCK, count) - 1u;
+    const u64 first = (o0 / ones) * period + __ldg(sel + (u32)(o0 % ones));
+    const u64 last = (o_last / ones) * period + __ldg(sel + (u32)(o_last % ones));
+    const u64 v_lo = first / PER_VEC;
+    const u32 nv = (u32)(last / PER_VEC - v_lo + 1u);
+    const bool vec_in = (align & COMPACT_ALIGN_VALUES) != 0;
+
+    // Vector v of the span starts at element (v_lo + v) * PER_VEC, position r of the period.
+    u32 r = (u32)(((v_lo + t) * PER_VEC) % period);
+    const u32 step = (COMPACT_PATTERN_THREADS * PER_VEC) % period;
+    for (u32 v = t; v < nv; v += COMPACT_PATTERN_THREADS) {
+        if ((__ldg(need + r) >> NEED_BIT) & 1u) {
+            const u64 e0 = (v_lo + v) * PER_VEC;
+            uint4 q;
+            if (vec_in && e0 + PER_VEC <= n) {
+                q = __ldcs(reinterpret_cast<const uint4*>(values) + v_lo + v);
+            } else {
+                u32 w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+                for (u32 j = 0; j < PER_VEC; j++)
+                    if (e0 + j < n) compact_put<T>(w, j, values[e0 + j]);
+                q = make_uint4(w[0], w[1], w[2], w[3]);
+            }
+            s_span[compact_pad(4u * v)] = q.x;
+            s_span[compact_pad(4u * v + 1u)] = q.y;
+            s_span[compact_pad(4u * v + 2u)] = q.z;
+            s_span[compact_pad(4u * v + 3u)] = q.w;
+        }
+        r += step;
+        if (r >= period) r -= period;
+    }
+    __syncthreads();
+
+    const u64 o = o0 + (u64)t * PER_VEC;
+    if (o > o_last) return;
+    const u64 base = v_lo * PER_VEC;
+    u64 q = o / ones;
+    u32 rr = (u32)(o % ones);
+    u32 w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+    for (u32 j = 0; j < PER_VEC; j++) {
+        if (o + j <= o_last) {
+            const u64 src = q * period + __ldg(sel + rr) - base;
+            compact_put<T>(w, j, compact_stage_get<T>(s_span, (u32)src));
+        }
+        if (++rr == ones) {
+            rr = 0;
+            q++;
+        }
+    }
+    const uint4 res = make_uint4(w[0], w[1], w[2], w[3]);
+    if ((align & COMPACT_ALIGN_OUT) && o + PER_VEC <= count) {
+        __stcs(reinterpret_cast<uint4*>(out + o), res);
+    } else {
+#pragma unroll
+        for (u32 j = 0; j < PER_VEC; j++)
+            if (o + j < count) out[o + j] = compact_get<T>(res, j);
+    }
+}
+
 // Entry points. f32 and f64 use the u32 and u64 kernels: compaction moves bits.
 #define COMPACT_SELECT_ENTRY(NAME, T, VECS, FLAGS, SINGLE)                                       \
     extern "C" __global__ void __launch_bounds__(COMPACT_THREADS) NAME(                          \
         const T* values, u64 n, const u8* mask, u64 mask_len, T* out, u64 capacity,              \
-        u32* tile_counter, u64* lb_status, const u64* offsets, u64* total_out, u32 num_tiles,    \
-        u32 align) {                                                                             \
+        u32* tile_counter, u64* lb_status, const u64* offsets, const u64* counts,                \
+        u64* total_out, u32 num_tiles, u32 align) {                                              \
         compact_select_tile<T, VECS, FLAGS, SINGLE>(values, n, mask, mask_len, out, capacity,    \
-                                                    tile_counter, lb_status, offsets, total_out, \
-                                                    num_tiles, align);                           \
+                                                    tile_counter, lb_status, offsets, counts,    \
+                                                    total_out, num_tiles, align);                \
     }
 
 #define COMPACT_TYPE_ENTRIES(T)                                                                \
@@ -495,6 +688,11 @@ __device__ __forceinline__ void compact_pattern_gather(const T* __restrict__ val
         const T* values, const u32* sel, u32 ones, u32 period, T* out, u64 count, u64 adv_q,   \
         u32 adv_r, u32 align) {                                                                \
         compact_pattern_gather<T>(values, sel, ones, period, out, count, adv_q, adv_r, align);  \
+    }                                                                                          \
+    extern "C" __global__ void __launch_bounds__(COMPACT_PATTERN_THREADS)                      \
+        compact_pattern_staged_##T(const T* values, u64 n, const u32* sel, const u8* need,      \
+                                   u32 ones, u32 period, T* out, u64 count, u32 align) {        \
+        compact_pattern_staged<T>(values, n, sel, need, ones, period, out, count, align);       \
     }
 
 COMPACT_TYPE_ENTRIES(u8)
@@ -512,4 +710,21 @@ extern "C" __global__ void __launch_bounds__(COMPACT_COUNT_WARPS * 32)
     compact_count_flags(const u8* mask, u64 mask_len, u64 n, u32 tile_elems, u64* counts,
                         u32 num_tiles, u32 align) {
     compact_count_tiles<true>(mask, mask_len, n, tile_elems, counts, num_tiles, align);
+}
+
+// Benchmark probe, not part of any select: reads the first `read_vecs` 16-byte vectors of every
+// group of `group_vecs` (one group per thread, grid-stride), so that `bench --codec select` can
+// see what reading half of the 32-byte sectors costs next to reading all of them (the memory's
+// access granularity, which the sector-counting roofline assumes to be 32 bytes).
+extern "C" __global__ void compact_probe_read(const uint4* __restrict__ in, u64 groups,
+                                              u32 group_vecs, u32 read_vecs, u32* sink) {
+    u32 acc = 0;
+    const u64 stride = (u64)gridDim.x * blockDim.x;
+    for (u64 g = (u64)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
+        for (u32 k = 0; k < read_vecs; k++) {
+            const uint4 q = __ldcs(in + g * group_vecs + k);
+            acc ^= q.x ^ q.y ^ q.z ^ q.w;
+        }
+    }
+    if (acc == 0x9e3779b9u) *sink = acc;  // never true on the bench's data; keeps the loads
 }

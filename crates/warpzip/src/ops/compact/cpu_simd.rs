@@ -513,24 +513,43 @@ mod x86 {
     /// The CPU supports AVX-512F.
     #[target_feature(enable = "avx512f")]
     unsafe fn w32_avx512(values: &[u32], words: &[u64], dst: &mut [MaybeUninit<u32>]) -> usize {
-        let body = |src: *const u32, base: usize, w: u64, out: *mut u32, mut pos: usize, _| {
-            for q in 0..4 {
-                let k = (w >> (16 * q)) as u16;
-                if k == 0 {
-                    continue;
+        let body =
+            |src: *const u32, base: usize, w: u64, out: *mut u32, mut pos: usize, roomy: bool| {
+                for q in 0..4 {
+                    let k = (w >> (16 * q)) as u16;
+                    if k == 0 {
+                        continue;
+                    }
+                    let m = k.count_ones();
+                    // SAFETY: the word is in bounds, so its 16-element group starts inside values.
+                    let at = unsafe { src.add(base + 16 * q) };
+                    if roomy {
+                        // Plain loads and stores where the word's 64 elements and 64 output
+                        // slots are there: masked ones cost several times more on some CPUs
+                        // (AMD Zen 4), and later stores overwrite the spare lanes.
+                        // SAFETY: roomy: the 16 elements are readable and pos + 16 <= pos0 + 64
+                        // slots are writable.
+                        let v = unsafe { _mm512_loadu_si512(at.cast()) };
+                        let c = _mm512_maskz_compress_epi32(k, v);
+                        unsafe { _mm512_storeu_si512(out.add(pos).cast(), c) };
+                    } else {
+                        // SAFETY: a set lane of k is an element below n (word in bounds), so
+                        // the vector's first element is in bounds too; masked-off lanes are not
+                        // accessed.
+                        let v = unsafe { _mm512_maskz_loadu_epi32(k, at.cast()) };
+                        let c = _mm512_maskz_compress_epi32(k, v);
+                        // SAFETY: writes m lanes at pos, within the word's popcount, which fits.
+                        unsafe {
+                            _mm512_mask_storeu_epi32(out.add(pos).cast(), low_mask(m) as u16, c)
+                        };
+                    }
+                    pos += m as usize;
                 }
-                // SAFETY: a set lane of k is an element below n (word in bounds), so the
-                // vector's first element is in bounds too; masked-off lanes are not accessed.
-                let v = unsafe { _mm512_maskz_loadu_epi32(k, src.add(base + 16 * q).cast()) };
-                let c = _mm512_maskz_compress_epi32(k, v);
-                let m = k.count_ones();
-                // SAFETY: writes m lanes at pos, within the word's popcount, which fits.
-                unsafe { _mm512_mask_storeu_epi32(out.add(pos).cast(), low_mask(m) as u16, c) };
-                pos += m as usize;
-            }
-            pos
-        };
-        // SAFETY: `body` reads only kept lanes and writes exactly the word's popcount.
+                pos
+            };
+        // SAFETY: `body` reads only kept lanes, or whole vectors when roomy; it writes the
+        // word's popcount, or when roomy stores below pos + 64 whose spare lanes are overwritten
+        // by later stores or lie past the end of the selection.
         unsafe { for_each_word(values, words, dst, 6, body) }
     }
 
@@ -538,23 +557,35 @@ mod x86 {
     /// The CPU supports AVX-512F.
     #[target_feature(enable = "avx512f")]
     unsafe fn w64_avx512(values: &[u64], words: &[u64], dst: &mut [MaybeUninit<u64>]) -> usize {
-        let body = |src: *const u64, base: usize, w: u64, out: *mut u64, mut pos: usize, _| {
-            for q in 0..8 {
-                let k = (w >> (8 * q)) as u8;
-                if k == 0 {
-                    continue;
+        let body =
+            |src: *const u64, base: usize, w: u64, out: *mut u64, mut pos: usize, roomy: bool| {
+                for q in 0..8 {
+                    let k = (w >> (8 * q)) as u8;
+                    if k == 0 {
+                        continue;
+                    }
+                    let m = k.count_ones();
+                    // SAFETY: the word is in bounds, so its 8-element group starts inside values.
+                    let at = unsafe { src.add(base + 8 * q) };
+                    if roomy {
+                        // SAFETY: as in w32_avx512: roomy, so whole vectors are in bounds.
+                        let v = unsafe { _mm512_loadu_si512(at.cast()) };
+                        let c = _mm512_maskz_compress_epi64(k, v);
+                        unsafe { _mm512_storeu_si512(out.add(pos).cast(), c) };
+                    } else {
+                        // SAFETY: as in w32_avx512: only kept lanes (all below n) are read.
+                        let v = unsafe { _mm512_maskz_loadu_epi64(k, at.cast()) };
+                        let c = _mm512_maskz_compress_epi64(k, v);
+                        // SAFETY: writes m lanes at pos, within the word's popcount.
+                        unsafe {
+                            _mm512_mask_storeu_epi64(out.add(pos).cast(), low_mask(m) as u8, c)
+                        };
+                    }
+                    pos += m as usize;
                 }
-                // SAFETY: as in w32_avx512: only kept lanes (all below n) are read.
-                let v = unsafe { _mm512_maskz_loadu_epi64(k, src.add(base + 8 * q).cast()) };
-                let c = _mm512_maskz_compress_epi64(k, v);
-                let m = k.count_ones();
-                // SAFETY: writes m lanes at pos, within the word's popcount.
-                unsafe { _mm512_mask_storeu_epi64(out.add(pos).cast(), low_mask(m) as u8, c) };
-                pos += m as usize;
-            }
-            pos
-        };
-        // SAFETY: `body` reads only kept lanes and writes exactly the word's popcount.
+                pos
+            };
+        // SAFETY: as in w32_avx512.
         unsafe { for_each_word(values, words, dst, 8, body) }
     }
 
