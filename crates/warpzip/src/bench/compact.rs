@@ -58,23 +58,21 @@ fn patterns() -> Result<Vec<Pattern>> {
     .collect()
 }
 
-/// Bytes of the 32-byte sectors of values holding at least one kept element.
-fn touched_sector_bytes<T>(mask: &[u8], n: usize) -> u64 {
-    let per_sector = 32 / std::mem::size_of::<T>(); // elements: 32 (u8) ... 4 (u64)
-    let mut sectors = 0u64;
-    if per_sector >= 8 {
-        let bytes = per_sector / 8;
-        for group in mask[..n.div_ceil(8)].chunks(bytes) {
-            if group.iter().any(|&b| b != 0) {
-                sectors += 1;
-            }
-        }
+/// Bytes of the `block`-byte blocks (32: an L2 sector; 64: what the probe shows DRAM moves) of
+/// values holding at least one kept element.
+fn touched_block_bytes<T>(mask: &[u8], n: usize, block: usize) -> u64 {
+    let per_block = block / std::mem::size_of::<T>(); // elements: 4 (u64, 32 B) ... 64 (u8, 64 B)
+    let mask = &mask[..n.div_ceil(8)];
+    let blocks = if per_block >= 8 {
+        mask.chunks(per_block / 8)
+            .filter(|group| group.iter().any(|&b| b != 0))
+            .count() as u64
     } else {
-        for &b in &mask[..n.div_ceil(8)] {
-            sectors += u64::from(b & 0x0f != 0) + u64::from(b & 0xf0 != 0);
-        }
-    }
-    sectors * 32
+        mask.iter()
+            .map(|&b| u64::from(b & 0x0f != 0) + u64::from(b & 0xf0 != 0))
+            .sum()
+    };
+    blocks * block as u64
 }
 
 struct Measured {
@@ -128,11 +126,20 @@ fn push_gpu_row<T: CompactElem>(
     n: usize,
     m: &Measured,
     mask_bytes: u64,
-    read_bytes: u64,
+    read: (u64, u64),
 ) {
     let size = std::mem::size_of::<T>() as u64;
     let written = m.count as u64 * size;
-    let moved = (mask_bytes + read_bytes + written) as f64;
+    let moved = (mask_bytes + read.0 + written) as f64;
+    let moved64 = (mask_bytes + read.1 + written) as f64;
+    let block_note = if read.1 == read.0 {
+        String::new()
+    } else {
+        format!(
+            "; {:.1}% of a roofline counting touched 64-byte blocks",
+            100.0 * gbps(moved64, m.ms) / ceilings.d2d_gbps
+        )
+    };
     rows.push(BenchRow {
         what,
         input,
@@ -143,7 +150,8 @@ fn push_gpu_row<T: CompactElem>(
         gbps: gbps((n as u64 * size) as f64, m.ms),
         roofline: Some(gbps(moved, m.ms) / ceilings.d2d_gbps),
         note: format!(
-            "{:.1} Gelem/s; kept {:.2}%; moved {:.0} MiB (mask + touched sectors + out); verified",
+            "{:.1} Gelem/s; kept {:.2}%; moved {:.0} MiB (mask + touched sectors + out){block_note}; \
+             verified",
             n as f64 / (m.ms * 1e6),
             100.0 * m.count as f64 / n.max(1) as f64,
             moved / (1u64 << 20) as f64
@@ -170,7 +178,10 @@ fn bench_gpu_type<T: CompactElem>(
     let nn = n as u64;
     for (name, density, mask) in mask_cases(n) {
         let expected = cpu_simd::select(&host, Mask::Bits(&mask))?;
-        let read = touched_sector_bytes::<T>(&mask, n);
+        let read = (
+            touched_block_bytes::<T>(&mask, n, 32),
+            touched_block_bytes::<T>(&mask, n, 64),
+        );
         let d_mask = gpu.upload(&mask)?;
         for &s in strategies {
             let label = format!("{} {} {name}", T::NAME, s.name());
@@ -225,7 +236,10 @@ fn bench_gpu_type<T: CompactElem>(
     for p in patterns()? {
         let expected = cpu_simd::select(&host, Mask::Pattern(&p))?;
         let bits = masks::from_pattern(p.flags(), n);
-        let read = touched_sector_bytes::<T>(&bits, n);
+        let read = (
+            touched_block_bytes::<T>(&bits, n, 32),
+            touched_block_bytes::<T>(&bits, n, 64),
+        );
         let dp = DevicePattern::new(gpu, &p)?;
         let flags: Vec<&str> = p
             .flags()

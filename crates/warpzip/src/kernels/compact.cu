@@ -19,6 +19,7 @@
 // Warps (one tile each) per block of the count kernel.
 #define COMPACT_COUNT_WARPS 8
 #define COMPACT_PATTERN_THREADS 256
+#define COMPACT_STAGE_UNROLL 4  // vectors each thread loads before storing them to shared memory
 
 // Component i (a compile-time constant after unrolling) of a vector.
 __device__ __forceinline__ u32 compact_word(const uint4& q, int i) {
@@ -567,8 +568,8 @@ __device__ __forceinline__ void compact_pattern_gather(const T* __restrict__ val
 
 // Staged pattern gather, for short periods that keep a good share of their elements: a block
 // makes COMPACT_PATTERN_THREADS output vectors. It loads the input span they come from with
-// coalesced 16-byte loads (only the vectors that hold a kept element: `need[r]` bit k says
-// that positions r .. r + 2^(k+1) - 1 of the period, cyclically, keep one) into shared memory,
+// coalesced 16-byte loads (only the 64-byte groups that hold a kept element: `need[r]` bit k
+// says that positions r .. r + 2^(k+1) - 1 of the period, cyclically, keep one) into shared memory,
 // padded by one word every 32 so that outputs a fixed stride apart in the input sit in
 // different banks, then every thread gathers its output vector from there and stores it whole.
 // The host sizes the dynamic shared memory for the largest span (compact_pattern_span_words).
@@ -600,7 +601,10 @@ __device__ __forceinline__ void compact_pattern_staged(const T* __restrict__ val
                                                        u32 period, T* __restrict__ out,
                                                        u64 count, u32 align) {
     constexpr u32 PER_VEC = 16 / sizeof(T);
-    constexpr u32 NEED_BIT = PER_VEC == 2 ? 0 : (PER_VEC == 4 ? 1 : (PER_VEC == 8 ? 2 : 3));
+    // DRAM moves 64-byte blocks: a vector is loaded when its aligned 64-byte group (4 vectors,
+    // 4 * PER_VEC elements) keeps an element, so a warp's loads stay contiguous wherever the
+    // memory would fetch the bytes anyway.
+    constexpr u32 NEED_BIT = PER_VEC == 2 ? 2 : (PER_VEC == 4 ? 3 : (PER_VEC == 8 ? 4 : 5));
     constexpr u32 OUT_PER_BLOCK = COMPACT_PATTERN_THREADS * PER_VEC;
     extern __shared__ u32 s_span[];
     const u32 t = threadIdx.x;
@@ -614,28 +618,45 @@ __device__ __forceinline__ void compact_pattern_staged(const T* __restrict__ val
     const bool vec_in = (align & COMPACT_ALIGN_VALUES) != 0;
 
     // Vector v of the span starts at element (v_lo + v) * PER_VEC, position r of the period.
+    // Threads step by a multiple of 4 vectors, so a thread's place in its 64-byte group (and
+    // the distance back to the group's start) never changes. Loads go in batches of
+    // COMPACT_STAGE_UNROLL so that each thread keeps several in flight.
     u32 r = (u32)(((v_lo + t) * PER_VEC) % period);
     const u32 step = (COMPACT_PATTERN_THREADS * PER_VEC) % period;
-    for (u32 v = t; v < nv; v += COMPACT_PATTERN_THREADS) {
-        if ((__ldg(need + r) >> NEED_BIT) & 1u) {
-            const u64 e0 = (v_lo + v) * PER_VEC;
-            uint4 q;
-            if (vec_in && e0 + PER_VEC <= n) {
-                q = __ldcs(reinterpret_cast<const uint4*>(values) + v_lo + v);
-            } else {
-                u32 w[4] = {0u, 0u, 0u, 0u};
+    const u32 off = (u32)((v_lo + t) & 3u) * PER_VEC % period;
+    for (u32 v0 = t; v0 < nv; v0 += COMPACT_PATTERN_THREADS * COMPACT_STAGE_UNROLL) {
+        uint4 q[COMPACT_STAGE_UNROLL];
+        bool got[COMPACT_STAGE_UNROLL];
 #pragma unroll
-                for (u32 j = 0; j < PER_VEC; j++)
-                    if (e0 + j < n) compact_put<T>(w, j, values[e0 + j]);
-                q = make_uint4(w[0], w[1], w[2], w[3]);
+        for (u32 u = 0; u < COMPACT_STAGE_UNROLL; u++) {
+            const u32 v = v0 + u * COMPACT_PATTERN_THREADS;
+            const u32 rg = r >= off ? r - off : r + period - off;
+            got[u] = v < nv && ((__ldg(need + rg) >> NEED_BIT) & 1u);
+            if (got[u]) {
+                const u64 e0 = (v_lo + v) * PER_VEC;
+                if (vec_in && e0 + PER_VEC <= n) {
+                    q[u] = __ldcs(reinterpret_cast<const uint4*>(values) + v_lo + v);
+                } else {
+                    u32 w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+                    for (u32 j = 0; j < PER_VEC; j++)
+                        if (e0 + j < n) compact_put<T>(w, j, values[e0 + j]);
+                    q[u] = make_uint4(w[0], w[1], w[2], w[3]);
+                }
             }
-            s_span[compact_pad(4u * v)] = q.x;
-            s_span[compact_pad(4u * v + 1u)] = q.y;
-            s_span[compact_pad(4u * v + 2u)] = q.z;
-            s_span[compact_pad(4u * v + 3u)] = q.w;
+            r += step;
+            if (r >= period) r -= period;
         }
-        r += step;
-        if (r >= period) r -= period;
+#pragma unroll
+        for (u32 u = 0; u < COMPACT_STAGE_UNROLL; u++) {
+            if (got[u]) {
+                const u32 v = v0 + u * COMPACT_PATTERN_THREADS;
+                s_span[compact_pad(4u * v)] = q[u].x;
+                s_span[compact_pad(4u * v + 1u)] = q[u].y;
+                s_span[compact_pad(4u * v + 2u)] = q[u].z;
+                s_span[compact_pad(4u * v + 3u)] = q[u].w;
+            }
+        }
     }
     __syncthreads();
 

@@ -103,8 +103,9 @@ enum LastCount {
 /// Which kernel gathers a patterned selection.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PatternKernel {
-    /// The staged kernel for patterns that keep at most half of their period and whose span
-    /// fits in shared memory (`staged_pattern_smem`), else the direct gather.
+    /// The staged kernel for patterns of elements up to 4 bytes that keep at most a quarter of
+    /// their period and whose span fits in shared memory (`staged_pattern_smem`), else the
+    /// direct gather.
     #[default]
     Auto,
     /// Every thread loads its outputs' sources straight from global memory.
@@ -175,13 +176,14 @@ impl DevicePattern {
 }
 
 /// Byte r, bit k: one of positions r .. r + 2^(k+1) - 1 of the period (cyclically) is kept,
-/// for k = 0..4 (vectors of 2, 4, 8 or 16 elements).
+/// for k = 0..6 (up to 128 elements; the staged kernel asks about 64-byte groups: 8 u64, 16 u32,
+/// 32 u16 or 64 u8).
 fn vector_need_table(flags: &[bool]) -> Vec<u8> {
     let p = flags.len();
     (0..p)
         .map(|r| {
             let mut byte = 0u8;
-            for k in 0..4 {
+            for k in 0..6 {
                 let width = 2usize << k;
                 if (0..width).any(|j| flags[(r + j) % p]) {
                     byte |= 1 << k;
@@ -323,13 +325,14 @@ impl<T: CompactElem> GpuCompactor<T> {
             return Ok(());
         }
         let per_vec = (16 / std::mem::size_of::<T>()) as u64;
-        // Auto stages patterns that keep at most half of their period: on an H100 the staged
-        // kernel took 1-of-8 from 82% to 93% of the roofline and 1,0,0,1 from 94% to 96%,
-        // but was slower on a 16-long pattern keeping 10 (90.5% against 91.9%).
+        // Auto stages patterns of elements up to 4 bytes that keep at most a quarter of their
+        // period. On an H200, u32 1-of-8 went from 79% of the roofline gathered to 93% staged,
+        // but the gather won where half or more is kept (1,0,0,1: 96% against 73%; a 16-long
+        // pattern keeping 10: 93% against 66%) and on u64 1-of-8 (0.292 against 0.305 ms).
         let stage = match kernel {
             PatternKernel::Staged => true,
             PatternKernel::Gather => false,
-            PatternKernel::Auto => 2 * p.ones() <= p.period(),
+            PatternKernel::Auto => std::mem::size_of::<T>() <= 4 && 4 * p.ones() <= p.period(),
         };
         if let (Some(smem), true) = (staged, stage) {
             return self.launch_pattern_staged(gpu, values, n, pattern, out, count, smem);
