@@ -457,3 +457,23 @@ fn staged_pattern_span_fits_its_shared_memory() {
     }
     assert!(staged > 150, "only {staged} staged cases");
 }
+
+/// Patterns whose cycle of 16-byte segment classes is at the shuffle table's limit (4096) and
+/// just past it (the mask-word path), over several chunks, for every element width.
+#[test]
+fn long_pattern_cycles_match_the_reference() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(77);
+    for period in [4095usize, 4096, 4099, 16 * 4096 + 3] {
+        let flags: Vec<bool> = (0..period).map(|i| (i * 7919) % 5 < 2).collect();
+        let p = Pattern::new(&flags).unwrap();
+        let n = 3 * CHUNK + 19;
+        let v8: Vec<u8> = random_values(&mut rng, n);
+        check_all_paths(&v8, Mask::Pattern(&p), &format!("u8 period {period}"));
+        let v16: Vec<u16> = random_values(&mut rng, n);
+        check_all_paths(&v16, Mask::Pattern(&p), &format!("u16 period {period}"));
+        let v32: Vec<f32> = random_values(&mut rng, n);
+        check_all_paths(&v32, Mask::Pattern(&p), &format!("f32 period {period}"));
+        let v64: Vec<u64> = random_values(&mut rng, n);
+        check_all_paths(&v64, Mask::Pattern(&p), &format!("u64 period {period}"));
+    }
+}

@@ -5,6 +5,7 @@
 //! chunks of `CHUNK` elements that rayon compacts in parallel, each into its own slice of the
 //! output (placed by a prefix sum of the chunks' popcounts).
 
+use super::cpu_pattern::{self, PatternShuffles};
 use super::{CompactElem, Mask, Width};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -181,6 +182,12 @@ fn compact_chunks<T: CompactElem>(
     if !rest.is_empty() {
         return Err(internal("chunk counts fall short of the output"));
     }
+    let shuffles = match mask {
+        Mask::Pattern(p) if level != Level::Portable && level.available() => {
+            PatternShuffles::new(p, std::mem::size_of::<T>()).map(|sh| (p, sh))
+        }
+        _ => None,
+    };
     regions
         .into_par_iter()
         .enumerate()
@@ -189,6 +196,17 @@ fn compact_chunks<T: CompactElem>(
             let chunk = values
                 .get(start..values.len().min(start + CHUNK))
                 .ok_or_else(|| internal("chunk out of range"))?;
+            if let Some((p, sh)) = &shuffles {
+                let expected = region.len();
+                let (used, wrote) = sh.compact(chunk, start, region);
+                return if cpu_pattern::finish_scalar(p, chunk, start, used, region, wrote)
+                    == expected
+                {
+                    Ok(())
+                } else {
+                    Err(internal("a chunk's pattern disagrees with its count"))
+                };
+            }
             let mut words = [0u64; CHUNK / 64];
             let words = words
                 .get_mut(..chunk.len().div_ceil(64))

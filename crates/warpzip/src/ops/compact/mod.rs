@@ -8,6 +8,7 @@
 //! than the values (the extra bits are ignored), never shorter.
 
 pub mod cpu;
+mod cpu_pattern;
 pub mod cpu_simd;
 pub mod gpu;
 pub mod masks;
