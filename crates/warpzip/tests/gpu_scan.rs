@@ -122,8 +122,10 @@ fn check_kernel<T: ScanElem + PartialEq + std::fmt::Debug>(
 fn gpu_scan_variants_match_cpu() {
     let gpu = gpu();
     let mut rng = rand::rngs::StdRng::seed_from_u64(3);
-    let u32_kernels: [(&str, u32, u64); 5] = [
+    let u32_kernels: [(&str, u32, u64); 7] = [
         ("scan_variant_u32_t256_v4", 256, 256 * 16),
+        ("scan_variant_u32_t128_v16_po", 128, 128 * 64),
+        ("scan_variant_u32_t512_v16_ps", 512, 512 * 64),
         ("scan_variant_u32_t256_v8", 256, 256 * 32),
         ("scan_variant_u32_t256_v8_p", 256, 256 * 32),
         ("scan_variant_u32_t128_v8_po", 128, 128 * 32),
@@ -135,8 +137,9 @@ fn gpu_scan_variants_match_cpu() {
             check_kernel(&gpu, &input, kernel, threads, tile, 0xdead_beef);
         }
     }
-    let u64_kernels: [(&str, u32, u64); 3] = [
+    let u64_kernels: [(&str, u32, u64); 4] = [
         ("scan_variant_u64_t128_v8_o", 128, 128 * 16),
+        ("scan_variant_u64_t256_v8_o", 256, 256 * 16),
         ("scan_variant_u64_t256_v4_o", 256, 256 * 8),
         ("scan_variant_u64_t256_v4", 256, 256 * 8),
     ];

@@ -110,7 +110,8 @@ fn sweep_rows<T: ScanElem + PartialEq>(
 }
 
 /// Times the scan.cu tuning variants against the defaults (`--codec scan-sweep`): suffix `_p`
-/// packs flag and value in one status word, `_o` takes tiles in block order.
+/// packs flag and value in one status word, `_o` takes tiles in block order, `_s` keeps the tile
+/// warp-striped in registers (no shared-memory staging, block order).
 pub(super) fn sweep_gpu(
     gpu: &GpuContext,
     opts: &BenchOptions,
@@ -125,7 +126,15 @@ pub(super) fn sweep_gpu(
         ("scan_variant_u32_t256_v8_po", 256, 8),
         ("scan_variant_u32_t128_v8_po", 128, 8),
         ("scan_variant_u32_t512_v4_po", 512, 4),
-        ("scan_exclusive_u32", 128, 16),
+        ("scan_variant_u32_t256_v8_ps", 256, 8),
+        ("scan_variant_u32_t256_v16_ps", 256, 16),
+        ("scan_variant_u32_t128_v32_ps", 128, 32),
+        ("scan_variant_u32_t256_v24_ps", 256, 24),
+        ("scan_variant_u32_t512_v16_ps", 512, 16),
+        ("scan_variant_u32_t64_v32_ps", 64, 32),
+        ("scan_variant_u32_t192_v32_ps", 192, 32),
+        ("scan_variant_u32_t128_v16_po", 128, 16),
+        ("scan_exclusive_u32", 256, 32),
     ];
     sweep_rows::<u32>(gpu, opts, ceilings, &v32, &u32_kernels, rows)?;
     drop(v32);
@@ -137,7 +146,10 @@ pub(super) fn sweep_gpu(
         ("scan_variant_u64_t256_v4", 256, 4),
         ("scan_variant_u64_t256_v4_o", 256, 4),
         ("scan_variant_u64_t128_v8_o", 128, 8),
-        ("scan_exclusive_u64", 256, 8),
+        ("scan_variant_u64_t256_v16_s", 256, 16),
+        ("scan_variant_u64_t128_v32_s", 128, 32),
+        ("scan_variant_u64_t256_v8_o", 256, 8),
+        ("scan_exclusive_u64", 256, 32),
     ];
     sweep_rows::<u64>(gpu, opts, ceilings, &v64, &u64_kernels, rows)
 }

@@ -1,7 +1,9 @@
-// Device-wide exclusive prefix sum in one pass (decoupled look-back). Each block scans one tile
-// of THREADS * items elements: coalesced 16-byte loads into shared memory, a per-thread
-// serial scan of a blocked run of items, a block scan of the thread totals, the look-back for
-// the tile's prefix, then coalesced 16-byte stores.
+// Device-wide exclusive prefix sum in one pass (decoupled look-back). The default kernels
+// (`scan_tile_striped`) keep each warp's run of the tile in registers, warp-striped, so loads
+// and stores are coalesced without shared-memory staging; each row of 32 vectors is scanned
+// across the warp with shuffles, the block combines its warps' totals, and warp 0 looks back
+// for the tile's prefix. `scan_tile` is the earlier staged design (coalesced 16-byte loads into
+// shared memory, a per-thread serial scan of a blocked run), kept as tuning variants.
 #include "common.cuh"
 
 
@@ -140,28 +142,165 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
     }
 }
 
-// Exclusive prefix sum of n u32 (wrapping): 128 threads x 16 vectors (8192 values a tile),
-// packed look-back status, tiles in block order: the fastest variant of the sweep on an H200.
+// The same scan without staging through shared memory: each warp owns a contiguous run of
+// 32 * VECS vectors of the tile and keeps it warp-striped in registers (lane l holds vectors
+// l, l + 32, ...), so loads and stores are coalesced straight from and to registers. Every row
+// of 32 vectors is scanned across the warp with shuffles (the VECS rows' shuffles are
+// independent, so they overlap), a running carry chains the rows, and only the warps' totals
+// and the tile's prefix go through shared memory.
+template <typename T, int THREADS, int VECS, bool PACKED>
+__device__ __forceinline__ void scan_tile_striped(const T* __restrict__ in, T* __restrict__ out,
+                                                  u64 n, u32* flags, T* aggregate, T* inclusive,
+                                                  T* total_out, int vector_ok) {
+    constexpr int PER_VEC = 16 / sizeof(T);
+    constexpr u32 WARP_ITEMS = 32u * VECS * PER_VEC;
+    constexpr u32 TILE = THREADS * VECS * PER_VEC;
+    constexpr int WARPS = THREADS / 32;
+    __shared__ T warp_totals[WARPS];
+    __shared__ T tile_prefix;
+
+    const u32 tile = blockIdx.x;
+    const u32 lane = wz_lane();
+    const u32 warp = threadIdx.x >> 5;
+    const u64 start = (u64)tile * TILE;
+    const u64 wstart = start + (u64)warp * WARP_ITEMS;
+    const bool full = vector_ok && start + TILE <= n;
+
+    uint4 q[VECS];
+    if (full) {
+        const uint4* src = reinterpret_cast<const uint4*>(in + wstart);
+#pragma unroll
+        for (int k = 0; k < VECS; k++) q[k] = __ldcs(src + k * 32 + lane);
+    } else {
+#pragma unroll
+        for (int k = 0; k < VECS; k++) {
+            T* e = reinterpret_cast<T*>(&q[k]);
+            const u64 at = wstart + ((u64)k * 32 + lane) * PER_VEC;
+#pragma unroll
+            for (int j = 0; j < PER_VEC; j++) e[j] = (at + j < n) ? in[at + j] : (T)0;
+        }
+    }
+
+    // Within each vector: exclusive sums in place, the vector's total aside.
+    T vsum[VECS];
+#pragma unroll
+    for (int k = 0; k < VECS; k++) {
+        T* e = reinterpret_cast<T*>(&q[k]);
+        T acc = 0;
+#pragma unroll
+        for (int j = 0; j < PER_VEC; j++) {
+            T x = e[j];
+            e[j] = acc;
+            acc += x;
+        }
+        vsum[k] = acc;
+    }
+    // Across the warp, row by row: vsum[k] becomes the exclusive prefix of vector k within the
+    // warp's run.
+    T incl[VECS];
+#pragma unroll
+    for (int k = 0; k < VECS; k++) incl[k] = vsum[k];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+#pragma unroll
+        for (int k = 0; k < VECS; k++) {
+            T o = __shfl_up_sync(WZ_FULL_MASK, incl[k], d);
+            if ((int)lane >= d) incl[k] += o;
+        }
+    }
+    T carry = 0;
+#pragma unroll
+    for (int k = 0; k < VECS; k++) {
+        const T row_total = __shfl_sync(WZ_FULL_MASK, incl[k], 31);
+        vsum[k] = carry + incl[k] - vsum[k];
+        carry += row_total;
+    }
+    if (lane == 0) warp_totals[warp] = carry;
+    __syncthreads();
+    T warp_prefix = 0;
+    T block_total = 0;
+#pragma unroll
+    for (int w = 0; w < WARPS; w++) {
+        T t = warp_totals[w];
+        if (w < (int)warp) warp_prefix += t;
+        block_total += t;
+    }
+
+    if (warp == 0) {
+        T prefix = 0;
+        if constexpr (PACKED) {
+            u64* status = reinterpret_cast<u64*>(flags);
+            if (tile == 0) {
+                if (lane == 0) wz_lookback_publish_packed(status, 0, (u32)block_total, WZ_LB_INCLUSIVE);
+            } else {
+                if (lane == 0) wz_lookback_publish_packed(status, tile, (u32)block_total, WZ_LB_AGGREGATE);
+                prefix = (T)wz_lookback_packed_warp(status, tile);
+                if (lane == 0)
+                    wz_lookback_publish_packed(status, tile, (u32)(prefix + block_total), WZ_LB_INCLUSIVE);
+            }
+        } else if (tile == 0) {
+            if (lane == 0) wz_lookback_publish<T>(flags, inclusive, 0, block_total, WZ_LB_INCLUSIVE);
+        } else {
+            if (lane == 0) wz_lookback_publish<T>(flags, aggregate, tile, block_total, WZ_LB_AGGREGATE);
+            prefix = wz_lookback_warp<T>(flags, aggregate, inclusive, tile);
+            if (lane == 0)
+                wz_lookback_publish<T>(flags, inclusive, tile, prefix + block_total, WZ_LB_INCLUSIVE);
+        }
+        if (lane == 0) {
+            tile_prefix = prefix;
+            if (start + TILE >= n) *total_out = prefix + block_total;
+        }
+    }
+    __syncthreads();
+    const T base = tile_prefix + warp_prefix;
+
+#pragma unroll
+    for (int k = 0; k < VECS; k++) {
+        T* e = reinterpret_cast<T*>(&q[k]);
+        const T b = base + vsum[k];
+#pragma unroll
+        for (int j = 0; j < PER_VEC; j++) e[j] += b;
+    }
+    if (full) {
+        uint4* dst = reinterpret_cast<uint4*>(out + wstart);
+#pragma unroll
+        for (int k = 0; k < VECS; k++) __stcs(dst + k * 32 + lane, q[k]);
+    } else {
+#pragma unroll
+        for (int k = 0; k < VECS; k++) {
+            const T* e = reinterpret_cast<const T*>(&q[k]);
+            const u64 at = wstart + ((u64)k * 32 + lane) * PER_VEC;
+#pragma unroll
+            for (int j = 0; j < PER_VEC; j++)
+                if (at + j < n) out[at + j] = e[j];
+        }
+    }
+}
+
+// Exclusive prefix sum of n u32 (wrapping): the shared-memory-free striped tile, 256 threads x
+// 32 vectors (32768 values a tile), packed look-back status, tiles in block order: the fastest
+// variant of the sweep on an H200 (73% of the roofline against 70% for the best staged one).
 // `flags` (two words per tile) must be zeroed.
-#define SCAN_U32_THREADS 128
-#define SCAN_U32_VECS 16
+#define SCAN_U32_THREADS 256
+#define SCAN_U32_VECS 32
 extern "C" __global__ void __launch_bounds__(SCAN_U32_THREADS)
     scan_exclusive_u32(const u32* __restrict__ in, u32* __restrict__ out, u64 n, u32* state,
                        u32* flags, u32* aggregate, u32* inclusive, u32* total_out, int vector_ok) {
-    scan_tile<u32, SCAN_U32_THREADS, SCAN_U32_VECS, true, true>(in, out, n, state, flags, aggregate,
-                                                                inclusive, total_out, vector_ok);
+    (void)state;
+    scan_tile_striped<u32, SCAN_U32_THREADS, SCAN_U32_VECS, true>(in, out, n, flags, aggregate,
+                                                                  inclusive, total_out, vector_ok);
 }
 
-// Exclusive prefix sum of n u64 (wrapping): 256 threads x 8 vectors (4096 values a tile),
-// flag and value in separate words, tiles in block order (the sweep's fastest u64 variant).
+// Exclusive prefix sum of n u64 (wrapping): striped, 256 threads x 32 vectors (16384 values a
+// tile), flag and value in separate words, block order (the sweep's fastest u64 variant).
 #define SCAN_U64_THREADS 256
-#define SCAN_U64_VECS 8
+#define SCAN_U64_VECS 32
 extern "C" __global__ void __launch_bounds__(SCAN_U64_THREADS)
     scan_exclusive_u64(const u64* __restrict__ in, u64* __restrict__ out, u64 n, u32* state,
                        u32* flags, u64* aggregate, u64* inclusive, u64* total_out, int vector_ok) {
-    scan_tile<u64, SCAN_U64_THREADS, SCAN_U64_VECS, false, true>(in, out, n, state, flags,
-                                                                 aggregate, inclusive, total_out,
-                                                                 vector_ok);
+    (void)state;
+    scan_tile_striped<u64, SCAN_U64_THREADS, SCAN_U64_VECS, false>(in, out, n, flags, aggregate,
+                                                                   inclusive, total_out, vector_ok);
 }
 
 // Tuning variants (threads x vectors per thread; _p packed status, _o block-ordered tiles), timed
@@ -174,6 +313,8 @@ extern "C" __global__ void __launch_bounds__(SCAN_U64_THREADS)
         scan_tile<T, THREADS, VECS, PACKED, ORDERED>(in, out, n, state, flags, aggregate,       \
                                                      inclusive, total_out, vector_ok);          \
     }
+SCAN_VARIANT(u32, 128, 16, true, true, _po)
+SCAN_VARIANT(u64, 256, 8, false, true, _o)
 SCAN_VARIANT(u32, 256, 4, false, false, )
 SCAN_VARIANT(u32, 256, 8, false, false, )
 SCAN_VARIANT(u32, 256, 8, true, true, _po)
@@ -183,3 +324,24 @@ SCAN_VARIANT(u32, 256, 8, true, false, _p)
 SCAN_VARIANT(u64, 128, 8, false, true, _o)
 SCAN_VARIANT(u64, 256, 4, false, true, _o)
 SCAN_VARIANT(u64, 256, 4, false, false, )
+
+// Shared-memory-free variants (registers warp-striped, tiles in block order), suffix _s.
+#define SCAN_STRIPED(T, THREADS, VECS, PACKED, SUFFIX)                                         \
+    extern "C" __global__ void __launch_bounds__(THREADS)                                       \
+        scan_variant_##T##_t##THREADS##_v##VECS##SUFFIX(                                        \
+            const T* __restrict__ in, T* __restrict__ out, u64 n, u32* state, u32* flags,        \
+            T* aggregate, T* inclusive, T* total_out, int vector_ok) {                          \
+        (void)state;                                                                            \
+        scan_tile_striped<T, THREADS, VECS, PACKED>(in, out, n, flags, aggregate, inclusive,    \
+                                                    total_out, vector_ok);                      \
+    }
+SCAN_STRIPED(u32, 256, 8, true, _ps)
+SCAN_STRIPED(u32, 256, 16, true, _ps)
+SCAN_STRIPED(u32, 128, 32, true, _ps)
+SCAN_STRIPED(u32, 256, 24, true, _ps)
+SCAN_STRIPED(u32, 512, 16, true, _ps)
+SCAN_STRIPED(u32, 64, 32, true, _ps)
+SCAN_STRIPED(u32, 192, 32, true, _ps)
+SCAN_STRIPED(u64, 256, 16, false, _s)
+SCAN_STRIPED(u64, 128, 32, false, _s)
+

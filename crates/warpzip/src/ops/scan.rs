@@ -26,8 +26,8 @@ pub trait ScanElem: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync 
 
 impl ScanElem for u32 {
     const KERNEL: &'static str = "scan_exclusive_u32";
-    const THREADS: u32 = 128;
-    const VECS: u32 = 16;
+    const THREADS: u32 = 256;
+    const VECS: u32 = 32;
     fn wrapping_add(self, other: Self) -> Self {
         u32::wrapping_add(self, other)
     }
@@ -36,7 +36,7 @@ impl ScanElem for u32 {
 impl ScanElem for u64 {
     const KERNEL: &'static str = "scan_exclusive_u64";
     const THREADS: u32 = 256;
-    const VECS: u32 = 8;
+    const VECS: u32 = 32;
     fn wrapping_add(self, other: Self) -> Self {
         u64::wrapping_add(self, other)
     }
