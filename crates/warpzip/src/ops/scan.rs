@@ -77,7 +77,8 @@ impl<T: ScanElem> GpuScan<T> {
         Ok(GpuScan {
             capacity,
             state: gpu.alloc_zeros::<u32>(1)?,
-            flags: gpu.alloc_zeros::<u32>(tiles)?,
+            // Two words per tile: the packed variants keep a 64-bit status per tile.
+            flags: gpu.alloc_zeros::<u32>(2 * tiles)?,
             aggregate: gpu.alloc::<T>(tiles)?,
             inclusive: gpu.alloc::<T>(tiles)?,
             total: gpu.alloc_zeros::<T>(1)?,
