@@ -213,13 +213,30 @@ fn compact_chunks<T: CompactElem>(
                 .ok_or_else(|| internal("chunk too long"))?;
             fill_words(level, mask, start, chunk.len(), words);
             let expected = region.len();
-            let written = compact_words(level, chunk, words, region);
+            let written = compact_words(
+                chunk_level::<T>(level, chunk.len(), expected),
+                chunk,
+                words,
+                region,
+            );
             if written == expected {
                 Ok(())
             } else {
                 Err(internal("a chunk's mask words disagree with its count"))
             }
         })
+}
+
+/// The level a chunk of `n` elements keeping `kept` runs at: 64-bit elements in chunks that keep
+/// more than 3/4 use the AVX2 kernel even where AVX-512 is there. On the AMD Zen machine this
+/// project measures on, `vpcompressq` made 99%-dense u64 selection slower than the scalar loop
+/// (6.0 against 5.2 ms for 64 MiB; AVX2 3.8 ms), while it wins at lower densities.
+fn chunk_level<T: CompactElem>(level: Level, n: usize, kept: usize) -> Level {
+    if matches!(T::WIDTH, Width::W64) && level >= Level::Avx512 && kept * 4 > n * 3 {
+        Level::Avx2
+    } else {
+        level
+    }
 }
 
 /// The mask words of elements `start .. start + n`: byte flags through SIMD compares where the
