@@ -215,20 +215,25 @@ fn gpu_rle_corrupt_payloads_match_cpu_verdicts() {
             .collect();
         let mut cpu_out = vec![0u8; data.len()];
         let cpu = chunked::decompress_into(&chunks, &mut cpu_out);
-        let mut gpu_out = vec![0u8; data.len()];
-        let gpu_res = rle_gpu::decompress_into(&gpu, &container, &mut gpu_out);
-        match (&cpu, &gpu_res) {
-            (Ok(()), Ok(())) => assert_eq!(
-                cpu_out, gpu_out,
-                "trial {trial}: both decoded, bytes differ"
-            ),
-            (
-                Err(warpzip::Error::Corrupt { chunk: a, .. }),
-                Err(warpzip::Error::Corrupt { chunk: b, .. }),
-            ) => {
-                assert_eq!(a, b, "trial {trial}: CPU and GPU blame different chunks")
+        for kernel in rle_gpu::DecodeKernel::ALL {
+            let mut gpu_out = vec![0u8; data.len()];
+            let gpu_res = rle_gpu::decompress_into_with(&gpu, &container, &mut gpu_out, kernel);
+            match (&cpu, &gpu_res) {
+                (Ok(()), Ok(())) => assert_eq!(
+                    cpu_out, gpu_out,
+                    "trial {trial} {kernel:?}: both decoded, bytes differ"
+                ),
+                (
+                    Err(warpzip::Error::Corrupt { chunk: a, .. }),
+                    Err(warpzip::Error::Corrupt { chunk: b, .. }),
+                ) => {
+                    assert_eq!(
+                        a, b,
+                        "trial {trial} {kernel:?}: CPU and GPU blame different chunks"
+                    )
+                }
+                _ => panic!("trial {trial} {kernel:?}: CPU said {cpu:?}, GPU said {gpu_res:?}"),
             }
-            _ => panic!("trial {trial}: CPU said {cpu:?}, GPU said {gpu_res:?}"),
         }
     }
     // Truncated chunk tables and payloads (sizes shrunk inside a valid container).
@@ -289,13 +294,7 @@ fn gpu_rle_pipeline_with_pinned_buffers_matches_cpu() {
         pin_out.as_mut_slice().unwrap().fill(0xC3);
         let out = &mut pin_out.as_mut_slice().unwrap()[..data.len()];
         pipeline
-            .decompress_into(
-                &gpu,
-                &container,
-                out,
-                rle_gpu::DecodeKernel::DEFAULT,
-                memory,
-            )
+            .decompress_into(&gpu, &container, out, rle_gpu::DecodeKernel::Window, memory)
             .unwrap();
         assert!(
             pin_out.as_slice().unwrap()[..data.len()] == data[..],

@@ -102,7 +102,7 @@ pub(super) fn bench_gpu(
             note: "device-resident; bytes equal CPU".into(),
         });
 
-        // Device-side decode, every decoder kernel (the default one is marked).
+        // Device-side decode, every decoder kernel (the one the library picks is marked).
         let file = container(n, &cpu_payload, &cpu_spans)?;
         let parsed = Container::parse(&file)?;
         let mut dec = rle_gpu::DecodeBuffers::from_container(gpu, &parsed)?;
@@ -117,8 +117,8 @@ pub(super) fn bench_gpu(
                     "rle bench: GPU decode ({kernel:?}) of {name} differs from the input"
                 )));
             }
-            let default = if kernel == rle_gpu::DecodeKernel::DEFAULT {
-                " (default)"
+            let default = if kernel == rle_gpu::DecodeKernel::pick(n as u64, comp as u64) {
+                " (picked)"
             } else {
                 ""
             };
@@ -166,7 +166,7 @@ pub(super) fn bench_gpu(
                 gpu,
                 &pinned_container,
                 out,
-                rle_gpu::DecodeKernel::DEFAULT,
+                rle_gpu::DecodeKernel::pick(n as u64, comp as u64),
                 HostMemory::Pinned,
             )
         })?;

@@ -1,8 +1,10 @@
 // Byte run-length encoding (codec `rle`, layout in codec/rle/format.rs and docs/format.md).
 // One warp per 4096-byte segment. The encoder finds the canonical tokens with bitmaps (run
 // heads, short-run bytes, token starts) so that every lane works on its own tokens; segments
-// are stitched in one pass by a decoupled look-back over their compressed sizes. The decoder
-// runs the token parser in every lane (no broadcasts) and lets the lanes share the writes.
+// are stitched in one pass by a decoupled look-back over their compressed sizes. The decoders
+// run the token parser in every lane (no broadcasts) and let the lanes share the writes; the
+// window decoder reads token headers from a 32-byte register window, and the host picks it for
+// compressible data (DecodeKernel::pick).
 #include "common.cuh"
 
 #define RLE_SEG 4096u
@@ -417,6 +419,99 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
         return;
     }
     u8* dst = out + seg_start;
+    if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
+        const uint4* src = reinterpret_cast<const uint4*>(sout);
+        uint4* d = reinterpret_cast<uint4*>(dst);
+        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) __stcs(d + v, src[v]);
+    } else {
+        for (u32 j = lane; j < seg_len; j += 32u) dst[j] = sout[j];
+    }
+}
+
+// The staged decoder with the token stream read through a register window: lane l holds byte
+// `wbase + l` of the segment's tokens, so a token's header bytes (at most 5: control, up to 3
+// varint bytes, value) are shuffles instead of dependent loads, and one coalesced byte load
+// refills 32 bytes. The parse, its checks and their order are those of rle_decode_segments.
+__device__ __forceinline__ u32 rle_win_byte(u32 win, u32 wbase, u32 x) {
+    return __shfl_sync(WZ_FULL_MASK, win, (int)(x - wbase));
+}
+
+extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
+    rle_decode_win(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
+                   const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
+                   u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out, u32* status) {
+    __shared__ __align__(16) u8 stage[RLE_DEC_WARPS][RLE_SEG];
+    const u32 lane = wz_lane();
+    const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
+    if (g >= total_segments) return;
+    u8* sout = stage[threadIdx.x >> 5];
+    const RleSegment seg = rle_locate_segment(payload, chunk_offset, chunk_csize, total_len,
+                                              chunk_size, segs_per_chunk, g);
+    const u32 c = seg.chunk;
+    const u32 seg_len = seg.out_len;
+    const u8* tok = seg.tok;
+    const u32 n_in = seg.n_in;
+    u32 st = seg.status;
+    u32 ip = 0, o = 0;
+    u32 wbase = 0;
+    u32 win = (lane < n_in) ? (u32)__ldg(tok + lane) : 0u;
+    while (st == WZ_STATUS_OK && o < seg_len) {
+        if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
+        if (ip + 5u > wbase + 32u) {
+            wbase = ip;
+            win = (wbase + lane < n_in) ? (u32)__ldg(tok + wbase + lane) : 0u;
+        }
+        const u32 ctl = rle_win_byte(win, wbase, ip);
+        const u32 b1 = rle_win_byte(win, wbase, ip + 1u);
+        if (ctl < 128u) {
+            const u32 len = ctl + 1u;
+            if (ip + 1u + len > n_in) { st = WZ_STATUS_TRUNCATED; break; }
+            if (o + len > seg_len) { st = WZ_STATUS_OVERFLOW; break; }
+            for (u32 j = lane; j < len; j += 32u) sout[o + j] = __ldg(tok + ip + 1u + j);
+            ip += 1u + len;
+            o += len;
+        } else {
+            u32 q = ip + 1u;
+            u32 len;
+            u32 value;
+            if (ctl == 0xffu) {
+                u32 v = 0, shift = 0;
+                bool done = false;
+                for (u32 b = 0; b < 3u; b++) {
+                    if (q >= n_in) break;
+                    const u32 byte = rle_win_byte(win, wbase, q);
+                    q++;
+                    v |= (byte & 0x7fu) << shift;
+                    shift += 7u;
+                    if (!(byte & 0x80u)) { done = true; break; }
+                }
+                if (!done) { st = (q >= n_in) ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT; break; }
+                len = v + 130u;
+                if (q >= n_in) { st = WZ_STATUS_TRUNCATED; break; }
+                value = rle_win_byte(win, wbase, q);
+            } else {
+                len = ctl - 0x80u + 3u;
+                if (q >= n_in) { st = WZ_STATUS_TRUNCATED; break; }
+                value = b1;
+            }
+            q++;
+            if (o + len > seg_len) { st = WZ_STATUS_OVERFLOW; break; }
+            if (len <= 32u) {
+                if (lane < len) sout[o + lane] = (u8)value;
+            } else {
+                for (u32 j = lane; j < len; j += 32u) sout[o + j] = (u8)value;
+            }
+            ip = q;
+            o += len;
+        }
+    }
+    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
+    __syncwarp();
+    if (st != WZ_STATUS_OK) {
+        if (lane == 0) atomicMax(&status[c], st);
+        return;
+    }
+    u8* dst = out + seg.out_start;
     if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
         const uint4* src = reinterpret_cast<const uint4*>(sout);
         uint4* d = reinterpret_cast<uint4*>(dst);
