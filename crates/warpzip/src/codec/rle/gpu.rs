@@ -460,9 +460,15 @@ mod pick_tests {
 
     #[test]
     fn compressible_data_takes_the_window_decoder() {
-        assert_eq!(DecodeKernel::pick(1 << 30, 83_000_000), DecodeKernel::Window);
+        assert_eq!(
+            DecodeKernel::pick(1 << 30, 83_000_000),
+            DecodeKernel::Window
+        );
         assert_eq!(DecodeKernel::pick(125, 100), DecodeKernel::Window);
         assert_eq!(DecodeKernel::pick(124, 100), DecodeKernel::Staged);
-        assert_eq!(DecodeKernel::pick(1 << 30, 1_083_000_000), DecodeKernel::Staged);
+        assert_eq!(
+            DecodeKernel::pick(1 << 30, 1_083_000_000),
+            DecodeKernel::Staged
+        );
     }
 }
