@@ -161,6 +161,7 @@ mod x86 {
         while (seg + 1) * 16 <= src_len && pos + 16 <= dst_len && class < classes {
             // SAFETY: the segment lies inside src (checked above); the control is 16 bytes.
             let v = unsafe { _mm_loadu_si128(src.add(seg * 16).cast()) };
+            // SAFETY: a control row is 16 bytes and `class` is below `classes`.
             let c = unsafe { _mm_loadu_si128(ctrl[class].as_ptr().cast()) };
             // SAFETY: pos + 16 <= dst_len (checked above).
             unsafe { _mm_storeu_si128(dst.add(pos).cast(), _mm_shuffle_epi8(v, c)) };

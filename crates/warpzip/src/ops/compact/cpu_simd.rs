@@ -566,6 +566,7 @@ mod x86 {
                         // slots are writable.
                         let v = unsafe { _mm512_loadu_si512(at.cast()) };
                         let c = _mm512_maskz_compress_epi32(k, v);
+                        // SAFETY: roomy: pos + 16 lies within the 64 slots from the word's start.
                         unsafe { _mm512_storeu_si512(out.add(pos).cast(), c) };
                     } else {
                         // SAFETY: a set lane of k is an element below n (word in bounds), so
@@ -606,6 +607,7 @@ mod x86 {
                         // SAFETY: as in w32_avx512: roomy, so whole vectors are in bounds.
                         let v = unsafe { _mm512_loadu_si512(at.cast()) };
                         let c = _mm512_maskz_compress_epi64(k, v);
+                        // SAFETY: roomy: pos + 8 lies within the 64 slots from the word's start.
                         unsafe { _mm512_storeu_si512(out.add(pos).cast(), c) };
                     } else {
                         // SAFETY: as in w32_avx512: only kept lanes (all below n) are read.
