@@ -543,5 +543,6 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
     cpu_copy_ceiling(opts, bytes, &one, rows)?;
     bench_cpu_type::<u32>(opts, bytes / 4, &one, rows)?;
     bench_cpu_type::<u64>(opts, bytes / 8, &one, rows)?;
+    bench_cpu_type::<u16>(opts, bytes / 2, &one, rows)?;
     bench_cpu_type::<u8>(opts, bytes, &one, rows)
 }

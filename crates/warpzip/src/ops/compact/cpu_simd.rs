@@ -630,23 +630,40 @@ mod x86 {
     /// The CPU supports AVX-512F, AVX-512BW and AVX-512 VBMI2.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
     unsafe fn w16_vbmi2(values: &[u16], words: &[u64], dst: &mut [MaybeUninit<u16>]) -> usize {
-        let body = |src: *const u16, base: usize, w: u64, out: *mut u16, mut pos: usize, _| {
-            for q in 0..2 {
-                let k = (w >> (32 * q)) as u32;
-                if k == 0 {
-                    continue;
+        let body =
+            |src: *const u16, base: usize, w: u64, out: *mut u16, mut pos: usize, roomy: bool| {
+                for q in 0..2 {
+                    let k = (w >> (32 * q)) as u32;
+                    if k == 0 {
+                        continue;
+                    }
+                    let m = k.count_ones();
+                    // SAFETY: the word is in bounds, so its 32-element group starts inside values.
+                    let at = unsafe { src.add(base + 32 * q) };
+                    if roomy {
+                        // Plain loads and stores where there is room (masked ones are slow on
+                        // AMD Zen), as in w32_avx512.
+                        // SAFETY: roomy: the word's 64 elements are readable.
+                        let v = unsafe { _mm512_loadu_si512(at.cast()) };
+                        let c = _mm512_maskz_compress_epi16(k, v);
+                        // SAFETY: roomy: pos + 32 lies within the 64 slots from the word's start.
+                        unsafe { _mm512_storeu_si512(out.add(pos).cast(), c) };
+                    } else {
+                        // SAFETY: only kept lanes (all below n) are read.
+                        let v = unsafe { _mm512_maskz_loadu_epi16(k, at.cast()) };
+                        let c = _mm512_maskz_compress_epi16(k, v);
+                        // SAFETY: writes m lanes at pos, within the word's popcount.
+                        unsafe {
+                            _mm512_mask_storeu_epi16(out.add(pos).cast(), low_mask(m) as u32, c)
+                        };
+                    }
+                    pos += m as usize;
                 }
-                // SAFETY: only kept lanes (all below n) are read.
-                let v = unsafe { _mm512_maskz_loadu_epi16(k, src.add(base + 32 * q).cast()) };
-                let c = _mm512_maskz_compress_epi16(k, v);
-                let m = k.count_ones();
-                // SAFETY: writes m lanes at pos, within the word's popcount.
-                unsafe { _mm512_mask_storeu_epi16(out.add(pos).cast(), low_mask(m) as u32, c) };
-                pos += m as usize;
-            }
-            pos
-        };
-        // SAFETY: `body` reads only kept lanes and writes exactly the word's popcount.
+                pos
+            };
+        // SAFETY: `body` reads only kept lanes, or whole vectors when roomy; it writes the
+        // word's popcount, or when roomy stores below pos + 64 whose spare lanes are overwritten
+        // by later stores or lie past the end of the selection.
         unsafe { for_each_word(values, words, dst, 3, body) }
     }
 
@@ -654,16 +671,26 @@ mod x86 {
     /// The CPU supports AVX-512F, AVX-512BW and AVX-512 VBMI2.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2")]
     unsafe fn w8_vbmi2(values: &[u8], words: &[u64], dst: &mut [MaybeUninit<u8>]) -> usize {
-        let body = |src: *const u8, base: usize, w: u64, out: *mut u8, pos: usize, _| {
-            // SAFETY: only kept lanes (all below n) are read.
-            let v = unsafe { _mm512_maskz_loadu_epi8(w, src.add(base).cast()) };
-            let c = _mm512_maskz_compress_epi8(w, v);
+        let body = |src: *const u8, base: usize, w: u64, out: *mut u8, pos: usize, roomy: bool| {
             let m = w.count_ones();
-            // SAFETY: writes m lanes at pos, the word's popcount.
-            unsafe { _mm512_mask_storeu_epi8(out.add(pos).cast(), low_mask(m), c) };
+            if roomy {
+                // SAFETY: roomy: the word's 64 bytes are readable.
+                let v = unsafe { _mm512_loadu_si512(src.add(base).cast()) };
+                let c = _mm512_maskz_compress_epi8(w, v);
+                // SAFETY: roomy: 64 slots from pos are writable.
+                unsafe { _mm512_storeu_si512(out.add(pos).cast(), c) };
+            } else {
+                // SAFETY: only kept lanes (all below n) are read.
+                let v = unsafe { _mm512_maskz_loadu_epi8(w, src.add(base).cast()) };
+                let c = _mm512_maskz_compress_epi8(w, v);
+                // SAFETY: writes m lanes at pos, the word's popcount.
+                unsafe { _mm512_mask_storeu_epi8(out.add(pos).cast(), low_mask(m), c) };
+            }
             pos + m as usize
         };
-        // SAFETY: `body` reads only kept lanes and writes exactly the word's popcount.
+        // SAFETY: `body` reads only kept lanes, or the whole word when roomy; it writes the
+        // word's popcount, or when roomy 64 bytes from pos whose spare lanes are overwritten by
+        // later stores or lie past the end of the selection.
         unsafe { for_each_word(values, words, dst, 2, body) }
     }
 
