@@ -353,6 +353,27 @@ __device__ __forceinline__ RleSegment rle_locate_segment(const u8* __restrict__ 
     return r;
 }
 
+// End of a decoded segment, whole warp: tokens left over are corrupt; a failing segment raises
+// its chunk's status (the largest code wins), a good one goes from the shared-memory stage
+// `sout` to `dst` (16-byte streaming stores when whole and aligned).
+__device__ __forceinline__ void rle_finish_segment(u32 st, u32 ip, u32 n_in, const u8* sout,
+                                                   u8* dst, u32 seg_len, u32* chunk_status) {
+    const u32 lane = wz_lane();
+    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
+    __syncwarp();
+    if (st != WZ_STATUS_OK) {
+        if (lane == 0) atomicMax(chunk_status, st);
+        return;
+    }
+    if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
+        const uint4* src = reinterpret_cast<const uint4*>(sout);
+        uint4* d = reinterpret_cast<uint4*>(dst);
+        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) __stcs(d + v, src[v]);
+    } else {
+        for (u32 j = lane; j < seg_len; j += 32u) dst[j] = sout[j];
+    }
+}
+
 // Decodes every segment of every chunk. chunk_offset/chunk_size_c come from the validated
 // container table; statuses are per chunk (the largest code of its failing segments wins).
 extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
@@ -412,20 +433,7 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
             o += len;
         }
     }
-    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
-    __syncwarp();
-    if (st != WZ_STATUS_OK) {
-        if (lane == 0) atomicMax(&status[c], st);
-        return;
-    }
-    u8* dst = out + seg_start;
-    if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
-        const uint4* src = reinterpret_cast<const uint4*>(sout);
-        uint4* d = reinterpret_cast<uint4*>(dst);
-        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) __stcs(d + v, src[v]);
-    } else {
-        for (u32 j = lane; j < seg_len; j += 32u) dst[j] = sout[j];
-    }
+    rle_finish_segment(st, ip, n_in, sout, out + seg_start, seg_len, &status[c]);
 }
 
 // The staged decoder with the token stream read through a register window: lane l holds byte
@@ -505,20 +513,7 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
             o += len;
         }
     }
-    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
-    __syncwarp();
-    if (st != WZ_STATUS_OK) {
-        if (lane == 0) atomicMax(&status[c], st);
-        return;
-    }
-    u8* dst = out + seg.out_start;
-    if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
-        const uint4* src = reinterpret_cast<const uint4*>(sout);
-        uint4* d = reinterpret_cast<uint4*>(dst);
-        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) __stcs(d + v, src[v]);
-    } else {
-        for (u32 j = lane; j < seg_len; j += 32u) dst[j] = sout[j];
-    }
+    rle_finish_segment(st, ip, n_in, sout, out + seg.out_start, seg_len, &status[c]);
 }
 
 // Decoder that parses up to 32 short tokens at once: every position of a 64-byte window of the
@@ -706,18 +701,5 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
         o += adv_out;
         __syncwarp();
     }
-    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
-    __syncwarp();
-    if (st != WZ_STATUS_OK) {
-        if (lane == 0) atomicMax(&status[c], st);
-        return;
-    }
-    u8* dst = out + seg_start;
-    if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
-        const uint4* src = reinterpret_cast<const uint4*>(w.out);
-        uint4* d = reinterpret_cast<uint4*>(dst);
-        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) __stcs(d + v, src[v]);
-    } else {
-        for (u32 j = lane; j < seg_len; j += 32u) dst[j] = w.out[j];
-    }
+    rle_finish_segment(st, ip, n_in, w.out, out + seg_start, seg_len, &status[c]);
 }

@@ -11,6 +11,40 @@
 // free of bank conflicts.
 __device__ __forceinline__ u32 scan_pad(u32 v) { return v + (v >> 3); }
 
+// The tile's look-back, by one whole warp: publishes the tile's aggregate, finds the sum of
+// every earlier tile, publishes the inclusive prefix, and (lane 0) leaves the tile's exclusive
+// prefix in `*tile_prefix` and, for the last tile, the grand total in `*total_out`. PACKED
+// keeps flag and 32-bit value in one 64-bit word per tile (`flags` then holds two words a tile).
+template <typename T, bool PACKED>
+__device__ __forceinline__ void scan_tile_lookback(u32* flags, T* aggregate, T* inclusive,
+                                                   u32 tile, T block_total, bool last,
+                                                   T* total_out, T* tile_prefix) {
+    const u32 lane = wz_lane();
+    T prefix = 0;
+    if constexpr (PACKED) {
+        u64* status = reinterpret_cast<u64*>(flags);
+        if (tile == 0) {
+            if (lane == 0) wz_lookback_publish_packed(status, 0, (u32)block_total, WZ_LB_INCLUSIVE);
+        } else {
+            if (lane == 0) wz_lookback_publish_packed(status, tile, (u32)block_total, WZ_LB_AGGREGATE);
+            prefix = (T)wz_lookback_packed_warp(status, tile);
+            if (lane == 0)
+                wz_lookback_publish_packed(status, tile, (u32)(prefix + block_total), WZ_LB_INCLUSIVE);
+        }
+    } else if (tile == 0) {
+        if (lane == 0) wz_lookback_publish<T>(flags, inclusive, 0, block_total, WZ_LB_INCLUSIVE);
+    } else {
+        if (lane == 0) wz_lookback_publish<T>(flags, aggregate, tile, block_total, WZ_LB_AGGREGATE);
+        prefix = wz_lookback_warp<T>(flags, aggregate, inclusive, tile);
+        if (lane == 0)
+            wz_lookback_publish<T>(flags, inclusive, tile, prefix + block_total, WZ_LB_INCLUSIVE);
+    }
+    if (lane == 0) {
+        *tile_prefix = prefix;
+        if (last) *total_out = prefix + block_total;
+    }
+}
+
 // PACKED: one 64-bit status word per tile (32-bit values only; `flags` then holds 2 words per
 // tile). ORDERED: the tile is blockIdx.x (blocks start in index order on every CUDA GPU, as
 // CUB also assumes) instead of a ticket from an atomic counter.
@@ -90,31 +124,9 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
     T thread_prefix = warp_prefix + incl - thread_sum;
 
     // Look-back across tiles, by warp 0.
-    if (warp == 0) {
-        T prefix = 0;
-        if constexpr (PACKED) {
-            u64* status = reinterpret_cast<u64*>(flags);
-            if (tile == 0) {
-                if (lane == 0) wz_lookback_publish_packed(status, 0, (u32)block_total, WZ_LB_INCLUSIVE);
-            } else {
-                if (lane == 0) wz_lookback_publish_packed(status, tile, (u32)block_total, WZ_LB_AGGREGATE);
-                prefix = (T)wz_lookback_packed_warp(status, tile);
-                if (lane == 0)
-                    wz_lookback_publish_packed(status, tile, (u32)(prefix + block_total), WZ_LB_INCLUSIVE);
-            }
-        } else if (tile == 0) {
-            if (lane == 0) wz_lookback_publish<T>(flags, inclusive, 0, block_total, WZ_LB_INCLUSIVE);
-        } else {
-            if (lane == 0) wz_lookback_publish<T>(flags, aggregate, tile, block_total, WZ_LB_AGGREGATE);
-            prefix = wz_lookback_warp<T>(flags, aggregate, inclusive, tile);
-            if (lane == 0)
-                wz_lookback_publish<T>(flags, inclusive, tile, prefix + block_total, WZ_LB_INCLUSIVE);
-        }
-        if (lane == 0) {
-            tile_prefix = prefix;
-            if (start + TILE >= n) *total_out = prefix + block_total;
-        }
-    }
+    if (warp == 0)
+        scan_tile_lookback<T, PACKED>(flags, aggregate, inclusive, tile, block_total,
+                                      start + TILE >= n, total_out, &tile_prefix);
     __syncthreads();
     const T base = tile_prefix + thread_prefix;
 
@@ -226,31 +238,9 @@ __device__ __forceinline__ void scan_tile_striped(const T* __restrict__ in, T* _
         block_total += t;
     }
 
-    if (warp == 0) {
-        T prefix = 0;
-        if constexpr (PACKED) {
-            u64* status = reinterpret_cast<u64*>(flags);
-            if (tile == 0) {
-                if (lane == 0) wz_lookback_publish_packed(status, 0, (u32)block_total, WZ_LB_INCLUSIVE);
-            } else {
-                if (lane == 0) wz_lookback_publish_packed(status, tile, (u32)block_total, WZ_LB_AGGREGATE);
-                prefix = (T)wz_lookback_packed_warp(status, tile);
-                if (lane == 0)
-                    wz_lookback_publish_packed(status, tile, (u32)(prefix + block_total), WZ_LB_INCLUSIVE);
-            }
-        } else if (tile == 0) {
-            if (lane == 0) wz_lookback_publish<T>(flags, inclusive, 0, block_total, WZ_LB_INCLUSIVE);
-        } else {
-            if (lane == 0) wz_lookback_publish<T>(flags, aggregate, tile, block_total, WZ_LB_AGGREGATE);
-            prefix = wz_lookback_warp<T>(flags, aggregate, inclusive, tile);
-            if (lane == 0)
-                wz_lookback_publish<T>(flags, inclusive, tile, prefix + block_total, WZ_LB_INCLUSIVE);
-        }
-        if (lane == 0) {
-            tile_prefix = prefix;
-            if (start + TILE >= n) *total_out = prefix + block_total;
-        }
-    }
+    if (warp == 0)
+        scan_tile_lookback<T, PACKED>(flags, aggregate, inclusive, tile, block_total,
+                                      start + TILE >= n, total_out, &tile_prefix);
     __syncthreads();
     const T base = tile_prefix + warp_prefix;
 
