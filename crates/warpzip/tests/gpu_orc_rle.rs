@@ -35,7 +35,11 @@ const ELEMS: [ElemType; 8] = [
     ElemType::U64,
 ];
 const VERSIONS: [RleVersion; 2] = [RleVersion::V1, RleVersion::V2];
-const PARS: [Parallelism; 2] = [Parallelism::WarpPerChunk, Parallelism::LeaderPerBlock];
+const PARS: [Parallelism; 3] = [
+    Parallelism::WarpPerChunk,
+    Parallelism::LeaderPerBlock,
+    Parallelism::Split,
+];
 
 /// Values of `elem` (as raw little-endian bytes) in one of several shapes that steer the
 /// encoders into every sub-encoding: constant runs, linear runs, sorted keys with repeats,
@@ -543,7 +547,7 @@ fn codag_framework_matches_its_cpu_interpreter() {
         expect.extend_from_slice(&out);
     }
     let total = expect.len() + 4;
-    for name in ["codag_ops_smem", "codag_ops_reg"] {
+    for name in ["codag_ops_smem", "codag_ops_reg", "codag_ops_ring"] {
         let mut batch = DecodeBatch::new(&g, &buf, &chunks, total, 1).unwrap();
         batch.poison_output(&g, 0x5a).unwrap();
         batch
@@ -571,20 +575,22 @@ fn codag_framework_matches_its_cpu_interpreter() {
     for c in cut.iter_mut().filter(|c| c.in_len > 1) {
         c.in_len -= 1 + rng.gen_range(0..c.in_len / 2);
     }
-    let mut batch = DecodeBatch::new(&g, &buf, &cut, total, 1).unwrap();
-    batch
-        .launch_kernel(
-            &g,
-            g.stream(),
-            &kernels::CODAG_TEST,
-            "codag_ops_smem",
-            Parallelism::WarpPerChunk,
-        )
-        .unwrap();
-    let status = batch.statuses(&g).unwrap();
-    for (i, c) in chunks.iter().enumerate() {
-        if c.in_len > 1 && c.count > 0 {
-            assert_ne!(status[i], 0, "cut chunk {i} decoded");
+    for name in ["codag_ops_smem", "codag_ops_ring"] {
+        let mut batch = DecodeBatch::new(&g, &buf, &cut, total, 1).unwrap();
+        batch
+            .launch_kernel(
+                &g,
+                g.stream(),
+                &kernels::CODAG_TEST,
+                name,
+                Parallelism::WarpPerChunk,
+            )
+            .unwrap();
+        let status = batch.statuses(&g).unwrap();
+        for (i, c) in chunks.iter().enumerate() {
+            if c.in_len > 1 && c.count > 0 {
+                assert_ne!(status[i], 0, "{name}: cut chunk {i} decoded");
+            }
         }
     }
     assert_eq!(INPUT_ALIGN % 8, 0);

@@ -5,12 +5,15 @@
 //
 //   CodagIn<Window>  the input stream of one chunk: bit and byte reads, varints, big-endian
 //                    fields, every read checked against the chunk's length. Bytes are staged in
-//                    a 256-byte window (two 128-byte blocks), refilled by the whole warp with one
-//                    coalesced 128-byte load. `CodagSmemWindow` keeps it in shared memory (64
-//                    words per warp), `CodagRegWindow` in registers (two words per lane, read
-//                    with shuffles) for kernels short of shared memory. Bulk fields (long
-//                    bit-packed arrays) are read by each lane straight from global memory with
-//                    `lane_bits_be` / `lane_bits_le`, one coalesced word load per lane.
+//                    a window of 128-byte blocks, each refilled by the whole warp with one
+//                    coalesced 128-byte load: `CodagSmemWindow` (two blocks in shared memory,
+//                    loaded when the reader gets there), `CodagRegWindow` (two blocks in
+//                    registers, two words per lane, read with shuffles, for kernels short of
+//                    shared memory) and `CodagRingWindow<SLOTS>` (4 or 8 blocks in shared
+//                    memory, fetched ahead of the reader with asynchronous copies, so the warp
+//                    rarely waits for memory). Bulk fields (bit-packed arrays) are read per lane
+//                    with `window_bits_be` where they fit the window, and from global memory
+//                    with `lane_bits_be` / `lane_bits_le` (one word load per lane) otherwise.
 //   CodagOut<T>      the output stream of one chunk: `write_literal` (one value per lane),
 //                    `write_run(first, count, delta)` (32 consecutive values per step) and, for
 //                    byte outputs, `copy_back(distance, length)` (4 bytes per lane per step,
@@ -37,7 +40,6 @@
 #include "common.cuh"
 
 #define CODAG_BLOCK 128u   // bytes per coalesced refill: 32 lanes x 4 bytes
-#define CODAG_WINDOW 256u  // bytes staged: two blocks
 
 __device__ __forceinline__ u32 codag_lanemask_lt() { return (1u << wz_lane()) - 1u; }
 
@@ -47,32 +49,85 @@ __device__ __forceinline__ u64 codag_bswap64(u64 x) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Windows: where the staged input bytes live. Block k of the input (bytes [128k, 128k + 128) of
-// the allocation) goes to slot k & 1, so absolute byte a sits at window byte a & 255.
+// Windows: where the staged input bytes live, and how they are refilled. Block k of the input
+// (bytes [128k, 128k + 128) of the allocation) goes to slot k % SLOTS, so absolute word w sits
+// at window word w % (32 SLOTS). Every window offers the same three calls, made by all 32
+// lanes together:
+//   open(buf, start, end, first)        stage from block `first` on (a chunk's start, a jump);
+//   ensure(buf, start, end, first, last) make blocks first..last (last - first < SLOTS)
+//                                        readable by every lane; reading only runs forward, so
+//                                        blocks before `first` may be dropped;
+//   word(i)                              absolute word i, which an earlier ensure covered.
+// A block that holds no byte of [start, end) is never loaded: its words read as zeros.
 
-// Shared-memory window: 64 words per warp, given by the kernel.
+// Lane l's word of block k, or zero when the block holds no byte of the chunk.
+__device__ __forceinline__ u32 codag_block_word(const u8* buf, u64 start, u64 end, u64 k) {
+    if (k * CODAG_BLOCK < end && (k + 1) * CODAG_BLOCK > start) {
+        return reinterpret_cast<const u32*>(buf + k * CODAG_BLOCK)[wz_lane()];
+    }
+    return 0;
+}
+
+// Shared-memory window: two slots (64 words per warp, given by the kernel), loaded
+// synchronously: the warp waits for a refill when the read position enters a new block.
 struct CodagSmemWindow {
+    static constexpr u32 SLOTS = 2;
     u32* words;
-    __device__ __forceinline__ explicit CodagSmemWindow(u32* w) : words(w) {}
-    // Lane l's word of the block going to `slot` (all lanes, then a warp barrier).
-    __device__ __forceinline__ void put(u32 slot, u32 word) {
+    u64 blocks;  // the window holds blocks `blocks` and `blocks + 1`
+    __device__ __forceinline__ explicit CodagSmemWindow(u32* w) : words(w), blocks(0) {}
+    __device__ __forceinline__ void load(const u8* buf, u64 start, u64 end, u64 k) {
+        const u32 w = codag_block_word(buf, start, end, k);
         __syncwarp();
-        words[slot * 32u + wz_lane()] = word;
+        words[(u32)(k & 1ull) * 32u + wz_lane()] = w;
         __syncwarp();
     }
-    // Window word `i` (0..63), the same for every lane (a broadcast read).
+    __device__ __forceinline__ void open(const u8* buf, u64 start, u64 end, u64 first) {
+        load(buf, start, end, first);
+        load(buf, start, end, first + 1);
+        blocks = first;
+    }
+    // Slides by one block (one refill) when reading runs forward, reloads both after a jump.
+    __device__ __forceinline__ void ensure(const u8* buf, u64 start, u64 end, u64 first,
+                                           u64 last) {
+        if (first >= blocks && last <= blocks + 1) return;
+        if (first == blocks + 1) {
+            load(buf, start, end, blocks + 2);
+            blocks += 1;
+        } else {
+            open(buf, start, end, first);
+        }
+    }
+    // Window word `i`, the same for every lane (a broadcast read).
     __device__ __forceinline__ u32 word(u32 i) const { return words[i & 63u]; }
 };
 
-// Register window: lane l holds word l of each slot; reads are shuffles. Needs no shared memory
-// but costs two registers per lane and a shuffle per word read.
+// Register window: two slots, lane l holds word l of each; reads are shuffles. Needs no shared
+// memory but costs two registers per lane and a shuffle per word read.
 struct CodagRegWindow {
+    static constexpr u32 SLOTS = 2;
     u32 slot0 = 0, slot1 = 0;
-    __device__ __forceinline__ void put(u32 slot, u32 word) {
-        if (slot == 0) {
-            slot0 = word;
+    u64 blocks = 0;
+    __device__ __forceinline__ void load(const u8* buf, u64 start, u64 end, u64 k) {
+        const u32 w = codag_block_word(buf, start, end, k);
+        if ((k & 1ull) == 0) {
+            slot0 = w;
         } else {
-            slot1 = word;
+            slot1 = w;
+        }
+    }
+    __device__ __forceinline__ void open(const u8* buf, u64 start, u64 end, u64 first) {
+        load(buf, start, end, first);
+        load(buf, start, end, first + 1);
+        blocks = first;
+    }
+    __device__ __forceinline__ void ensure(const u8* buf, u64 start, u64 end, u64 first,
+                                           u64 last) {
+        if (first >= blocks && last <= blocks + 1) return;
+        if (first == blocks + 1) {
+            load(buf, start, end, blocks + 2);
+            blocks += 1;
+        } else {
+            open(buf, start, end, first);
         }
     }
     __device__ __forceinline__ u32 word(u32 i) const {
@@ -80,6 +135,95 @@ struct CodagRegWindow {
         const u32 b = __shfl_sync(WZ_FULL_MASK, slot1, i & 31u);
         return (i & 32u) ? b : a;
     }
+};
+
+// Asynchronous ring window: SLOTS (a power of two, 4 to 8) blocks in shared memory (32 SLOTS
+// words per warp, given by the kernel), kept full ahead of the read position with `cp.async`
+// copies (one commit group per block) that land while the warp decodes: a refill costs the warp
+// a wait only when the decoder outruns the memory. Blocks [lo, hi) are issued, those below
+// `ready` have landed and are visible to every lane.
+__device__ __forceinline__ void codag_cp_async4(u32* dst, const void* src) {
+#if __CUDA_ARCH__ >= 800
+    const u32 d = (u32)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
+#else
+    *dst = *reinterpret_cast<const u32*>(src);
+#endif
+}
+__device__ __forceinline__ void codag_cp_async_commit() {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+// Waits until at most `newer` (0..7) of this lane's most recent groups are still in flight.
+__device__ __forceinline__ void codag_cp_async_wait(u32 newer) {
+#if __CUDA_ARCH__ >= 800
+    switch (newer) {
+        case 0: asm volatile("cp.async.wait_group 0;\n" ::: "memory"); break;
+        case 1: asm volatile("cp.async.wait_group 1;\n" ::: "memory"); break;
+        case 2: asm volatile("cp.async.wait_group 2;\n" ::: "memory"); break;
+        case 3: asm volatile("cp.async.wait_group 3;\n" ::: "memory"); break;
+        case 4: asm volatile("cp.async.wait_group 4;\n" ::: "memory"); break;
+        case 5: asm volatile("cp.async.wait_group 5;\n" ::: "memory"); break;
+        case 6: asm volatile("cp.async.wait_group 6;\n" ::: "memory"); break;
+        default: asm volatile("cp.async.wait_group 7;\n" ::: "memory"); break;
+    }
+#endif
+}
+
+template <u32 RING_SLOTS>
+struct CodagRingWindow {
+    static_assert(RING_SLOTS >= 4 && RING_SLOTS <= 8 && (RING_SLOTS & (RING_SLOTS - 1)) == 0,
+                  "ring slots: 4 or 8");
+    static constexpr u32 SLOTS = RING_SLOTS;
+    u32* words;
+    u64 lo, hi, ready;
+    __device__ __forceinline__ explicit CodagRingWindow(u32* w) : words(w), lo(0), hi(0), ready(0) {}
+
+    // Issues block `hi` into its slot (a block outside the chunk is zero-filled at once) and
+    // commits it as one group, so that group counts are block counts.
+    __device__ __forceinline__ void issue(const u8* buf, u64 start, u64 end) {
+        u32* dst = words + (u32)(hi & (SLOTS - 1)) * 32u + wz_lane();
+        if (hi * CODAG_BLOCK < end && (hi + 1) * CODAG_BLOCK > start) {
+            codag_cp_async4(dst, buf + hi * CODAG_BLOCK + 4u * wz_lane());
+        } else {
+            *dst = 0;
+        }
+        codag_cp_async_commit();
+        ++hi;
+    }
+    // Fills every free slot: blocks up to lo + SLOTS (the slots of blocks below `lo` have
+    // landed, and no lane reads them any more).
+    __device__ __forceinline__ void top_up(const u8* buf, u64 start, u64 end) {
+        __syncwarp();
+        while (hi < lo + SLOTS) issue(buf, start, end);
+    }
+    // Waits until block `last` (issued) and every earlier one have landed.
+    __device__ __forceinline__ void wait_through(u64 last) {
+        codag_cp_async_wait((u32)(hi - 1ull - last));
+        __syncwarp();
+        ready = last + 1;
+    }
+    __device__ __forceinline__ void open(const u8* buf, u64 start, u64 end, u64 first) {
+        codag_cp_async_wait(0);  // no copy of the old position may land in a reused slot
+        __syncwarp();
+        lo = hi = ready = first;
+        top_up(buf, start, end);
+    }
+    __device__ __forceinline__ void ensure(const u8* buf, u64 start, u64 end, u64 first,
+                                           u64 last) {
+        if (first < lo || first >= hi) {
+            open(buf, start, end, first);
+        } else if (first > lo) {
+            // Blocks lo..first-1 are done with; their slots take the next blocks once their
+            // own copies have landed.
+            if (ready < first) wait_through(first - 1);
+            lo = first;
+            top_up(buf, start, end);
+        }
+        if (last >= ready) wait_through(last);
+    }
+    __device__ __forceinline__ u32 word(u32 i) const { return words[i & (SLOTS * 32u - 1u)]; }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -91,14 +235,13 @@ struct CodagIn {
     u64 start;      // the chunk's first byte, as an offset into `buf`
     u64 end;        // one past its last byte
     u64 bit;        // the read position, in bits from the start of `buf`
-    u64 blocks;     // window holds blocks `blocks` and `blocks + 1` (a block index, 128 bytes)
     u32 status;     // sticky: WZ_STATUS_OK until a read fails
     Window win;
 
     __device__ __forceinline__ CodagIn(const u8* in, u64 offset, u64 len, Window w)
         : buf(in), start(offset), end(offset + len), bit(offset * 8ull), status(WZ_STATUS_OK),
           win(w) {
-        load_window(offset / CODAG_BLOCK);
+        win.open(buf, start, end, offset / CODAG_BLOCK);
     }
 
     __device__ __forceinline__ bool ok() const { return status == WZ_STATUS_OK; }
@@ -113,33 +256,19 @@ struct CodagIn {
     // Absolute offset of the next whole byte.
     __device__ __forceinline__ u64 abs_byte() const { return bit >> 3; }
 
-    // Loads block `k` into its slot with one coalesced 128-byte load; a block that holds no
-    // byte of the chunk is never loaded (zeros instead).
-    __device__ __forceinline__ void load_block(u64 k) {
-        u32 w = 0;
-        if (k * CODAG_BLOCK < end && (k + 1) * CODAG_BLOCK > start) {
-            w = reinterpret_cast<const u32*>(buf + k * CODAG_BLOCK)[wz_lane()];
-        }
-        win.put((u32)(k & 1ull), w);
-    }
-    __device__ __forceinline__ void load_window(u64 first) {
-        load_block(first);
-        load_block(first + 1);
-        blocks = first;
-    }
-
-    // Makes the window hold bytes [abs, abs + n) for n <= 129 - (abs % 128): slides it by one
-    // block (one refill) when reading runs forward, reloads both blocks after a jump.
+    // Makes the window hold bytes [abs, abs + n), which must lie in SLOTS consecutive blocks
+    // (n <= 129 - (abs % 128) with two slots).
     __device__ __forceinline__ void ensure_at(u64 abs, u32 n) {
-        const u64 first = abs / CODAG_BLOCK;
-        const u64 last = (abs + n - 1) / CODAG_BLOCK;
-        if (first >= blocks && last <= blocks + 1) return;
-        if (first == blocks + 1) {
-            load_block(blocks + 2);
-            blocks += 1;
-        } else {
-            load_window(first);
-        }
+        win.ensure(buf, start, end, abs / CODAG_BLOCK, (abs + n - 1) / CODAG_BLOCK);
+    }
+    // Whether `n` bytes from the current byte fit the window at once (ensure_span may be
+    // called for them).
+    __device__ __forceinline__ bool spans_window(u64 n) const {
+        const u64 abs = bit >> 3;
+        return n == 0 || (abs + n - 1) / CODAG_BLOCK - abs / CODAG_BLOCK < Window::SLOTS;
+    }
+    __device__ __forceinline__ void ensure_span(u64 n) {
+        if (n > 0) ensure_at(bit >> 3, (u32)n);
     }
     // Makes the window hold the next `n` (<= 128) bytes from the current byte.
     __device__ __forceinline__ void ensure(u32 n) { ensure_at(bit >> 3, n); }
@@ -153,6 +282,20 @@ struct CodagIn {
     __device__ __forceinline__ u64 window_u64(u64 abs) const {
         const u32 w = (u32)(abs >> 2);
         return (u64)win.word(w) | ((u64)win.word(w + 1u) << 32);
+    }
+
+    // `width` (1..64) bits at absolute bit `abs_bit`, most significant first (ORC's bit
+    // packing), read by each lane from the window, which must hold the 12 bytes from the
+    // aligned word holding bit `abs_bit` on (all lanes call it together).
+    __device__ __forceinline__ u64 window_bits_be(u64 abs_bit, u32 width) const {
+        const u32 w = (u32)(abs_bit >> 5);
+        const u64 hi = ((u64)__byte_perm(win.word(w), 0, 0x0123) << 32) |
+                       (u64)__byte_perm(win.word(w + 1u), 0, 0x0123);
+        const u32 lo = __byte_perm(win.word(w + 2u), 0, 0x0123);
+        const u32 off = (u32)(abs_bit & 31ull);  // 0..31
+        // The 64 bits from `off` on: hi's low 64 - off bits, then lo's top off bits.
+        const u64 top = off == 0 ? hi : (hi << off) | ((u64)lo >> (32u - off));
+        return top >> (64u - width);
     }
 
     // Checks that `nbits` more bits exist; records TRUNCATED otherwise.

@@ -1,6 +1,6 @@
 // A small byte-oriented test codec ("ops") that exercises every part of the CODAG framework, so
 // that tests can check the framework itself against a CPU interpreter (`gpu::codag_test` in
-// Rust), with both input windows. Each chunk is a list of operations:
+// Rust), with every input window. Each chunk is a list of operations:
 //   0x00 n  b[n]              n (1..32) literal bytes            write_literal
 //   0x01 varint(n) first dlt  n bytes first, first+dlt, ...      write_run
 //   0x02 varint(d) varint(n)  n bytes copied from d back         copy_back
@@ -76,27 +76,35 @@ __device__ void ops_decode(CodagIn<Window>& in, CodagOut<u8>& out) {
     }
 }
 
-template <bool REG>
+// WIN: 0 the two-slot shared-memory window, 1 the register window, 2 the asynchronous ring.
+template <typename Window>
+__device__ __forceinline__ u32 ops_chunk(const u8* in, const OrcRleChunk& ch, CodagOut<u8>& o,
+                                         Window w) {
+    CodagIn<Window> s(in, ch.in_offset, ch.in_len, w);
+    ops_decode(s, o);
+    return codag_status(s, o);
+}
+
+template <int WIN>
 __device__ __forceinline__ void ops_kernel(ORC_KERNEL_PARAMS) {
-    __shared__ u32 windows[OPS_WARPS][64];
+    __shared__ u32 windows[OPS_WARPS][8 * 32];
+    u32* mine = windows[threadIdx.x / 32u];
     for (u32 c = codag_next_chunk(next_chunk); c < n_chunks; c = codag_next_chunk(next_chunk)) {
         const OrcRleChunk ch = chunks[c];
         CodagOut<u8> o(reinterpret_cast<u8*>(out) + ch.out_offset, 0, ch.count, true);
         u32 st;
-        if (REG) {
-            CodagIn<CodagRegWindow> s(in, ch.in_offset, ch.in_len, CodagRegWindow());
-            ops_decode(s, o);
-            st = codag_status(s, o);
+        if (WIN == 1) {
+            st = ops_chunk(in, ch, o, CodagRegWindow());
+        } else if (WIN == 2) {
+            st = ops_chunk(in, ch, o, CodagRingWindow<8>(mine));
         } else {
-            CodagIn<CodagSmemWindow> s(in, ch.in_offset, ch.in_len,
-                                       CodagSmemWindow(windows[threadIdx.x / 32u]));
-            ops_decode(s, o);
-            st = codag_status(s, o);
+            st = ops_chunk(in, ch, o, CodagSmemWindow(mine));
         }
         if (st == WZ_STATUS_OK && !o.done()) st = WZ_STATUS_UNDERFLOW;
         if (wz_lane() == 0) status[c] = st;
     }
 }
 
-extern "C" __global__ void codag_ops_smem(ORC_KERNEL_PARAMS) { ops_kernel<false>(ORC_KERNEL_ARGS); }
-extern "C" __global__ void codag_ops_reg(ORC_KERNEL_PARAMS) { ops_kernel<true>(ORC_KERNEL_ARGS); }
+extern "C" __global__ void codag_ops_smem(ORC_KERNEL_PARAMS) { ops_kernel<0>(ORC_KERNEL_ARGS); }
+extern "C" __global__ void codag_ops_reg(ORC_KERNEL_PARAMS) { ops_kernel<1>(ORC_KERNEL_ARGS); }
+extern "C" __global__ void codag_ops_ring(ORC_KERNEL_PARAMS) { ops_kernel<2>(ORC_KERNEL_ARGS); }
