@@ -35,11 +35,7 @@ const ELEMS: [ElemType; 8] = [
     ElemType::U64,
 ];
 const VERSIONS: [RleVersion; 2] = [RleVersion::V1, RleVersion::V2];
-const PARS: [Parallelism; 3] = [
-    Parallelism::WarpPerChunk,
-    Parallelism::LeaderPerBlock,
-    Parallelism::Split,
-];
+const PARS: [Parallelism; 2] = [Parallelism::WarpPerChunk, Parallelism::LeaderPerBlock];
 
 /// Values of `elem` (as raw little-endian bytes) in one of several shapes that steer the
 /// encoders into every sub-encoding: constant runs, linear runs, sorted keys with repeats,

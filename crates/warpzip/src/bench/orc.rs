@@ -163,11 +163,7 @@ pub(super) fn bench_gpu(
             let mut batch = DecodeBatch::new(gpu, &payload, &chunks, col.data.len(), size)?;
             let moved = (payload.len() + col.data.len()) as f64;
             let mut warp_ms = 0.0;
-            for par in [
-                Parallelism::WarpPerChunk,
-                Parallelism::LeaderPerBlock,
-                Parallelism::Split,
-            ] {
+            for par in [Parallelism::WarpPerChunk, Parallelism::LeaderPerBlock] {
                 let codec = StreamCodec::Int(version);
                 batch.poison_output(gpu, 0xa5)?;
                 batch.launch(gpu, &stream, codec, col.elem, par)?;
@@ -179,8 +175,8 @@ pub(super) fn bench_gpu(
                     });
                 }
                 let runs = match par {
+                    Parallelism::WarpPerChunk => opts.runs(),
                     Parallelism::LeaderPerBlock => 3,
-                    _ => opts.runs(),
                 };
                 let times =
                     gpu.time_ms(1, runs, || batch.launch(gpu, &stream, codec, col.elem, par))?;
@@ -196,10 +192,6 @@ pub(super) fn bench_gpu(
                     Parallelism::LeaderPerBlock => (
                         "decode (leader thread, block per chunk)",
                         format!("ablation; warp per chunk is {:.1}x faster", ms / warp_ms),
-                    ),
-                    Parallelism::Split => (
-                        "decode (split: thread per segment)",
-                        format!("{:.2}x warp per chunk", warp_ms / ms),
                     ),
                 };
                 rows.push(BenchRow {

@@ -283,18 +283,6 @@ __device__ __forceinline__ void v2_delta(OrcIn& in, CodagOut<T>& out, u32 h) {
 
 #define V2_LANE_MAX 32u  // most values a lane decodes alone
 
-// Bits [abs_bit, abs_bit + width) of the window, most significant first (width 1..64). The
-// window must hold the bytes those bits lie in. Per lane: shared-memory window only.
-__device__ __forceinline__ u64 v2_window_bits(const OrcIn& in, u64 abs_bit, u32 width) {
-    const u64 b = abs_bit >> 3;
-    const u32 w = (u32)(b >> 2);
-    const unsigned __int128 x = ((unsigned __int128)__byte_perm(in.win.word(w), 0, 0x0123) << 64) |
-                                ((unsigned __int128)__byte_perm(in.win.word(w + 1u), 0, 0x0123) << 32) |
-                                (unsigned __int128)__byte_perm(in.win.word(w + 2u), 0, 0x0123);
-    const u32 off = (u32)(b & 3ull) * 8u + (u32)(abs_bit & 7ull);  // 0..31 bits into x's top
-    return (u64)((x << (32u + off)) >> (128u - width));
-}
-
 // A varint inside the window at `*at` (absolute), no further than `end`; false if it does not
 // end there within ten bytes or is too long for 64 bits. Per lane.
 __device__ __forceinline__ bool v2_window_varint(const OrcIn& in, u64& at, u64 end, u64& v) {
@@ -403,7 +391,7 @@ __device__ __forceinline__ u32 v2_short_groups(OrcIn& in, CodagOut<T>& out) {
         } else if (type == 1) {
             const u64 bit0 = (at0 + 2) * 8ull;
             for (u32 i = 0; i < len; ++i) {
-                const u64 raw = v2_window_bits(in, bit0 + (u64)i * width, width);
+                const u64 raw = in.window_bits_be(bit0 + (u64)i * width, width);
                 const u64 v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
                 bad |= !orc_fits<T, SIGNED>(v);
                 out.put(first + i, (T)v);
@@ -422,7 +410,8 @@ __device__ __forceinline__ u32 v2_short_groups(OrcIn& in, CodagOut<T>& out) {
                     if (width == 0) {
                         v += d;
                     } else {
-                        const i128 step = (i128)v2_window_bits(in, bit0 + (u64)(i - 2) * width, width);
+                        const u64 at = bit0 + (u64)(i - 2) * width;
+                        const i128 step = (i128)in.window_bits_be(at, width);
                         v = d < 0 ? v - step : v + step;
                     }
                 }
@@ -506,16 +495,11 @@ __device__ __forceinline__ u32 orc_finish(const OrcIn& in, const CodagOut<T>& ou
     return WZ_STATUS_OK;
 }
 
-// A chunk the split decoder (below) left to the warp decoder.
-#define ORC_PENDING 0xffffffffu
-
-// PENDING_ONLY: decode only the chunks whose status is ORC_PENDING (the split decoder's rest).
-template <typename T, bool SIGNED, int VERSION, bool PENDING_ONLY = false>
+template <typename T, bool SIGNED, int VERSION>
 __device__ __forceinline__ void orc_int_warp(ORC_KERNEL_PARAMS) {
     __shared__ u32 windows[ORC_WARPS][64];
     CodagSmemWindow window(windows[threadIdx.x / 32u]);
     for (u32 c = codag_next_chunk(next_chunk); c < n_chunks; c = codag_next_chunk(next_chunk)) {
-        if (PENDING_ONLY && status[c] != ORC_PENDING) continue;
         const OrcRleChunk ch = chunks[c];
         OrcIn s(in, ch.in_offset, ch.in_len, window);
         CodagOut<T> o(reinterpret_cast<T*>(out) + ch.out_offset, ch.skip, ch.count, ch.exact != 0);
@@ -534,223 +518,8 @@ __device__ void orc_v1_warp(ORC_KERNEL_PARAMS) { orc_int_warp<T, SIGNED, 1>(ORC_
 template <typename T, bool SIGNED>
 __device__ void orc_v2_warp(ORC_KERNEL_PARAMS) { orc_int_warp<T, SIGNED, 2>(ORC_KERNEL_ARGS); }
 
-template <typename T, bool SIGNED>
-__device__ void orc_v2_rest(ORC_KERNEL_PARAMS) { orc_int_warp<T, SIGNED, 2, true>(ORC_KERNEL_ARGS); }
-
 ORC_INT_KERNELS(orc_rle_v1, orc_v1_warp)
 ORC_INT_KERNELS(orc_rle_v2, orc_v2_warp)
-ORC_INT_KERNELS(orc_rle_v2_rest, orc_v2_rest)
-
-// ---------------------------------------------------------------------------------------------
-// Split decoding of RLEv2 `.wz` chunks (exact chunks, nothing skipped). Short groups cost the
-// warp decoder about a hundred warp instructions each, however it parallelises them (Nsight
-// Compute: 2,300 instructions for a batch of 23 groups of dates), because the serial chain of
-// group lengths runs in every lane at once. Here the chain runs once per chunk in one thread,
-// and the values are decoded by many threads, each on its own stretch of the stream:
-//   1. orc_v2_split, a thread per chunk, follows the group headers only (lengths in bytes and
-//      values) and records a segment start (byte, value) at the first group boundary after
-//      every ORC_SEG_VALUES values. A chunk it cannot follow (PATCHED_BASE, a group the chunk
-//      cuts short, a bad varint, a value count other than the chunk's) is left ORC_PENDING.
-//   2. orc_v2_seg_*, a thread per segment, decodes its groups serially, as the CPU does, with
-//      the same range checks; a failed check marks its chunk ORC_PENDING.
-//   3. orc_rle_v2_rest_* (the warp decoder) decodes the ORC_PENDING chunks again from their
-//      start and gives them their verdict, so statuses are the warp decoder's exactly.
-
-#define ORC_SEG_VALUES 1024u
-
-// A segment's start: byte offset into the chunk's stream, and value offset.
-struct OrcSeg {
-    u32 in_off;
-    u32 out_off;
-};
-
-// The length (1..10) of the varint at byte i of a stream of `len` bytes; 0 when it does not
-// end within ten bytes and the stream, or a ten-byte one is too long for 64 bits.
-__device__ __forceinline__ u32 seg_varint_len(const u8* p, u32 i, u32 len) {
-    for (u32 k = 0; k < 10u; ++k) {
-        if (i + k >= len) return 0;
-        const u32 b = p[i + k];
-        if (b < 0x80u) return (k == 9u && b > 1u) ? 0u : k + 1u;
-    }
-    return 0;
-}
-
-__device__ __forceinline__ u64 seg_varint(const u8* p, u32 i, u32 n) {
-    u64 v = 0;
-    for (u32 k = 0; k < n; ++k) v |= (u64)(p[i + k] & 0x7fu) << (7u * k);
-    return v;
-}
-
-// The group at byte i: its length in bytes and in values; false when the split decoder leaves
-// the chunk to the warp decoder.
-__device__ __forceinline__ bool seg_group_len(const u8* p, u32 i, u32 len, u32& bytes,
-                                              u32& count) {
-    const u32 b0 = p[i];
-    const u32 type = b0 >> 6;
-    u64 n = 0;
-    if (type == 0) {
-        n = 2u + ((b0 >> 3) & 7u);
-        count = (b0 & 7u) + 3u;
-    } else {
-        if (i + 1u >= len) return false;
-        count = v2_len(b0, p[i + 1u]);
-        if (type == 1) {
-            n = 2u + (((u64)orc_decode_width(b0 >> 1) * count + 7u) >> 3);
-        } else if (type == 3) {
-            const u32 l1 = seg_varint_len(p, i + 2u, len);
-            const u32 l2 = l1 ? seg_varint_len(p, i + 2u + l1, len) : 0u;
-            if (l2 == 0) return false;
-            const u32 code = (b0 >> 1) & 31u;
-            const u64 width = code == 0 ? 0u : orc_decode_width(code);
-            const u64 steps = count > 2u ? count - 2u : 0u;
-            n = 2u + l1 + l2 + ((width * steps + 7u) >> 3);
-        } else {
-            return false;  // PATCHED_BASE
-        }
-    }
-    bytes = (u32)n;
-    return (u64)i + n <= len;
-}
-
-// Pass 1: a thread per chunk.
-extern "C" __global__ void orc_v2_split(const u8* __restrict__ in,
-                                        const OrcRleChunk* __restrict__ chunks, u32 n_chunks,
-                                        OrcSeg* __restrict__ segs, u32 max_segs,
-                                        u32* __restrict__ seg_count, u32* __restrict__ status) {
-    const u32 c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= n_chunks) return;
-    const OrcRleChunk ch = chunks[c];
-    const u8* p = in + ch.in_offset;
-    OrcSeg* mine = segs + (u64)c * max_segs;
-    bool ok = ch.exact != 0 && ch.skip == 0;
-    u32 n = 0, i = 0;
-    u64 out = 0, mark = 0;
-    while (ok && i < ch.in_len) {
-        if (out >= mark) {
-            if (n == max_segs) {
-                ok = false;
-                break;
-            }
-            mine[n].in_off = i;
-            mine[n].out_off = (u32)out;
-            ++n;
-            mark = out + ORC_SEG_VALUES;
-        }
-        u32 bytes = 0, count = 0;
-        ok = seg_group_len(p, i, ch.in_len, bytes, count);
-        i += bytes;
-        out += count;
-        ok = ok && out <= ch.count;
-    }
-    ok = ok && out == ch.count;
-    seg_count[c] = ok ? n : 0u;
-    status[c] = ok ? WZ_STATUS_OK : ORC_PENDING;
-}
-
-// `width` (1..64) bits at absolute bit `abs_bit` of the input, most significant first, by one
-// thread; `end` is the chunk's absolute end (words past it are not read).
-__device__ __forceinline__ u64 seg_bits_be(const u8* in, u64 abs_bit, u32 width, u64 end) {
-    const u64 word = abs_bit >> 6;
-    const u64* w = reinterpret_cast<const u64*>(in);
-    const u64 hi = codag_bswap64(w[word]);
-    const u32 s = (u32)(abs_bit & 63ull);
-    if (s + width <= 64u) return (hi << s) >> (64u - width);
-    const u64 lo = ((word + 1ull) * 8ull < end) ? codag_bswap64(w[word + 1ull]) : 0ull;
-    return ((hi << s) | (lo >> (64u - s))) >> (64u - width);
-}
-
-// Pass 2: a thread per segment, decoding serially.
-template <typename T, bool SIGNED>
-__device__ __forceinline__ void orc_v2_seg(const u8* __restrict__ in,
-                                           const OrcRleChunk* __restrict__ chunks, u32 n_chunks,
-                                           const OrcSeg* __restrict__ segs, u32 max_segs,
-                                           const u32* __restrict__ seg_count,
-                                           void* __restrict__ out, u32* __restrict__ status) {
-    const u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
-    const u64 c = t / max_segs;
-    const u32 sidx = (u32)(t % max_segs);
-    if (c >= n_chunks) return;
-    const u32 n = seg_count[c];
-    if (sidx >= n) return;
-    const OrcRleChunk ch = chunks[c];
-    const OrcSeg sg = segs[c * max_segs + sidx];
-    const u32 in_end = sidx + 1u < n ? segs[c * max_segs + sidx + 1u].in_off : ch.in_len;
-    const u8* p = in + ch.in_offset;
-    const u64 end = ch.in_offset + ch.in_len;
-    T* o = reinterpret_cast<T*>(out) + ch.out_offset + sg.out_off;
-    u32 i = sg.in_off, k = 0;
-    bool bad = false;
-    // Pass 1 checked every group's length against the chunk.
-    while (i < in_end && !bad) {
-        const u32 b0 = p[i];
-        const u32 type = b0 >> 6;
-        if (type == 0) {
-            const u32 bytes = ((b0 >> 3) & 7u) + 1u;
-            const u32 count = (b0 & 7u) + 3u;
-            u64 raw = 0;
-            for (u32 j = 0; j < bytes; ++j) raw = (raw << 8) | p[i + 1u + j];
-            const u64 v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
-            bad = !orc_fits<T, SIGNED>(v);
-            for (u32 j = 0; j < count; ++j) o[k + j] = (T)v;
-            i += 1u + bytes;
-            k += count;
-        } else if (type == 1) {
-            const u32 width = orc_decode_width(b0 >> 1);
-            const u32 count = v2_len(b0, p[i + 1u]);
-            const u64 bit0 = (ch.in_offset + i + 2u) * 8ull;
-            for (u32 j = 0; j < count; ++j) {
-                const u64 raw = seg_bits_be(in, bit0 + (u64)j * width, width, end);
-                const u64 v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
-                bad |= !orc_fits<T, SIGNED>(v);
-                o[k + j] = (T)v;
-            }
-            i += 2u + (u32)(((u64)width * count + 7u) >> 3);
-            k += count;
-        } else {
-            const u32 code = (b0 >> 1) & 31u;
-            const u32 width = code == 0 ? 0u : orc_decode_width(code);
-            const u32 count = v2_len(b0, p[i + 1u]);
-            const u32 l1 = seg_varint_len(p, i + 2u, ch.in_len);
-            const u32 l2 = seg_varint_len(p, i + 2u + l1, ch.in_len);
-            const i128 base = orc_stream_value<SIGNED>(seg_varint(p, i + 2u, l1));
-            const i128 delta = (i128)orc_unzigzag(seg_varint(p, i + 2u + l1, l2));
-            const u32 steps = count > 2u ? count - 2u : 0u;
-            const u64 bit0 = (ch.in_offset + i + 2u + l1 + l2) * 8ull;
-            i128 v = base;
-            for (u32 j = 0; j < count; ++j) {
-                if (j == 1 || (j >= 2 && width == 0)) {
-                    v += delta;
-                } else if (j >= 2) {
-                    const i128 step = (i128)seg_bits_be(in, bit0 + (u64)(j - 2u) * width, width, end);
-                    v = delta < 0 ? v - step : v + step;
-                }
-                bad |= !orc_fits_wide<T, SIGNED>(v);
-                o[k + j] = (T)(u64)v;
-            }
-            i += 2u + l1 + l2 + (u32)(((u64)width * steps + 7u) >> 3);
-            k += count;
-        }
-    }
-    if (bad) status[c] = ORC_PENDING;
-}
-
-#define ORC_SEG_PARAMS                                                                          \
-    const u8 *__restrict__ in, const OrcRleChunk *__restrict__ chunks, u32 n_chunks,            \
-        const OrcSeg *__restrict__ segs, u32 max_segs, const u32 *__restrict__ seg_count,       \
-        void *__restrict__ out, u32 *__restrict__ status
-#define ORC_SEG_ARGS in, chunks, n_chunks, segs, max_segs, seg_count, out, status
-#define ORC_SEG_KERNEL(suffix, T, SIGNED)                                                       \
-    extern "C" __global__ void orc_v2_seg_##suffix(ORC_SEG_PARAMS) {                            \
-        orc_v2_seg<T, SIGNED>(ORC_SEG_ARGS);                                                    \
-    }
-ORC_SEG_KERNEL(i8, u8, true)
-ORC_SEG_KERNEL(i16, u16, true)
-ORC_SEG_KERNEL(i32, u32, true)
-ORC_SEG_KERNEL(i64, u64, true)
-ORC_SEG_KERNEL(u8, u8, false)
-ORC_SEG_KERNEL(u16, u16, false)
-ORC_SEG_KERNEL(u32, u32, false)
-ORC_SEG_KERNEL(u64, u64, false)
 
 extern "C" __global__ void orc_byte_rle(ORC_KERNEL_PARAMS) {
     __shared__ u32 windows[ORC_WARPS][64];

@@ -59,22 +59,13 @@ pub enum Parallelism {
     WarpPerChunk,
     /// The ablation: one thread block per chunk, a leader thread parsing and the block writing.
     LeaderPerBlock,
-    /// RLEv2 `.wz` chunks split into segments: a thread per chunk follows the group headers and
-    /// marks a segment every [`SEG_VALUES`] values, a thread per segment decodes it, and the
-    /// warp decoder takes every chunk that path leaves (PATCHED_BASE, damage), so statuses are
-    /// the warp decoder's. Other codecs, and row groups, run [`Parallelism::WarpPerChunk`].
-    Split,
 }
-
-/// Values per segment of [`Parallelism::Split`] (at least; a segment ends at a group boundary);
-/// must match `ORC_SEG_VALUES` in orc_rle.cu.
-pub const SEG_VALUES: u32 = 1024;
 
 /// The kernel entry point for a codec, element type and parallelisation.
 pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Result<String> {
     match codec {
         StreamCodec::Byte => match par {
-            Parallelism::WarpPerChunk | Parallelism::Split => Ok("orc_byte_rle".to_string()),
+            Parallelism::WarpPerChunk => Ok("orc_byte_rle".to_string()),
             Parallelism::LeaderPerBlock => Err(Error::Unsupported(
                 "the leader-thread ablation decodes integer RLE only".into(),
             )),
@@ -85,10 +76,9 @@ pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Resu
                 RleVersion::V1 => "v1",
                 RleVersion::V2 => "v2",
             };
-            let p = match (par, version) {
-                (Parallelism::WarpPerChunk, _) | (Parallelism::Split, RleVersion::V1) => "",
-                (Parallelism::LeaderPerBlock, _) => "_leader",
-                (Parallelism::Split, RleVersion::V2) => "_rest",
+            let p = match par {
+                Parallelism::WarpPerChunk => "",
+                Parallelism::LeaderPerBlock => "_leader",
             };
             Ok(format!("orc_rle_{v}{p}_{}", elem.name()))
         }
@@ -106,11 +96,6 @@ pub struct DecodeBatch {
     pub out_len: usize,
     pub status: CudaSlice<u32>,
     counter: CudaSlice<u32>,
-    /// The most values of any chunk (sizes the split decoder's segment table).
-    max_count: u32,
-    /// The split decoder's segment table (one `OrcSeg`, 8 bytes, per entry) and segment counts,
-    /// allocated at its first launch.
-    split: Option<(CudaSlice<u64>, CudaSlice<u32>)>,
 }
 
 /// `bytes` copied into a vector padded with zeros to a multiple of [`INPUT_ALIGN`].
@@ -143,8 +128,6 @@ impl DecodeBatch {
             out_len,
             status: gpu.alloc_zeros(chunks.len().max(1))?,
             counter: gpu.alloc_zeros(1)?,
-            max_count: chunks.iter().map(|c| c.count).max().unwrap_or(0),
-            split: None,
         })
     }
 
@@ -159,86 +142,10 @@ impl DecodeBatch {
     ) -> Result<()> {
         let name = kernel_name(codec, elem, par)?;
         let source = match par {
-            Parallelism::WarpPerChunk | Parallelism::Split => &kernels::ORC_RLE,
+            Parallelism::WarpPerChunk => &kernels::ORC_RLE,
             Parallelism::LeaderPerBlock => &kernels::ORC_RLE_LEADER,
         };
-        if par == Parallelism::Split && codec == StreamCodec::Int(RleVersion::V2) {
-            self.launch_split(gpu, stream, elem)?;
-        }
         self.launch_kernel(gpu, stream, source, &name, par)
-    }
-
-    /// Segments per chunk in the split decoder's table.
-    fn max_segs(&self) -> u32 {
-        self.max_count / SEG_VALUES + 2
-    }
-
-    /// Passes 1 and 2 of the split decoder (pass 3 is the `_rest` warp kernel).
-    fn launch_split(
-        &mut self,
-        gpu: &GpuContext,
-        stream: &Arc<CudaStream>,
-        elem: ElemType,
-    ) -> Result<()> {
-        if self.n_chunks == 0 {
-            return Ok(());
-        }
-        let max_segs = self.max_segs();
-        let entries = u64::from(self.n_chunks) * u64::from(max_segs);
-        if self.split.is_none() {
-            let table = gpu.alloc_zeros(entries as usize)?;
-            let counts = gpu.alloc_zeros(self.n_chunks as usize)?;
-            self.split = Some((table, counts));
-        }
-        let Some((table, counts)) = self.split.as_mut() else {
-            return Err(Error::InvalidArgument("split tables missing".into()));
-        };
-        const THREADS: u32 = 128;
-        let split = gpu.function(&kernels::ORC_RLE, "orc_v2_split")?;
-        let cfg = LaunchConfig {
-            grid_dim: (self.n_chunks.div_ceil(THREADS), 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut launch = stream.launch_builder(&split);
-        launch
-            .arg(&self.input)
-            .arg(&self.chunks)
-            .arg(&self.n_chunks)
-            .arg(&mut *table)
-            .arg(&max_segs)
-            .arg(&mut *counts)
-            .arg(&mut self.status);
-        // SAFETY: the arguments match orc_v2_split's parameters (input, chunks, count, segment
-        // table of n_chunks x max_segs 8-byte entries, max_segs, one count and one status per
-        // chunk). `check_chunks` proved every chunk lies inside the padded input; the kernel
-        // bounds every read by the chunk's `in_len` and writes at most max_segs entries per
-        // chunk.
-        unsafe { launch.launch(cfg) }?;
-        let seg = gpu.function(&kernels::ORC_RLE, &format!("orc_v2_seg_{}", elem.name()))?;
-        let blocks = u32::try_from(entries.div_ceil(u64::from(THREADS)))
-            .map_err(|_| Error::InvalidArgument("too many segments for one GPU batch".into()))?;
-        let cfg = LaunchConfig {
-            grid_dim: (blocks.max(1), 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut launch = stream.launch_builder(&seg);
-        launch
-            .arg(&self.input)
-            .arg(&self.chunks)
-            .arg(&self.n_chunks)
-            .arg(&*table)
-            .arg(&max_segs)
-            .arg(&*counts)
-            .arg(&mut self.out)
-            .arg(&mut self.status);
-        // SAFETY: the arguments match ORC_SEG_PARAMS. Pass 1 recorded segments only for chunks
-        // whose every group it followed to the chunk's exact end and value count, so each
-        // segment's reads stay inside its chunk and its writes inside the chunk's values, which
-        // `check_chunks` proved lie inside the output.
-        unsafe { launch.launch(cfg) }?;
-        Ok(())
     }
 
     /// Queues entry point `name` of `source`, which must take `ORC_KERNEL_PARAMS` and follow
@@ -256,7 +163,7 @@ impl DecodeBatch {
         }
         let function = gpu.function(source, name)?;
         let blocks = match par {
-            Parallelism::WarpPerChunk | Parallelism::Split => self.n_chunks.div_ceil(WARPS),
+            Parallelism::WarpPerChunk => self.n_chunks.div_ceil(WARPS),
             Parallelism::LeaderPerBlock => self.n_chunks,
         };
         let cfg = LaunchConfig {
@@ -411,13 +318,6 @@ mod tests {
             .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok())
             .unwrap_or_else(|| panic!("orc_rle.cu defines no ORC_WARPS"));
         assert_eq!(WARPS, warps);
-        let seg = src
-            .lines()
-            .find_map(|l| l.strip_prefix("#define ORC_SEG_VALUES "))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok())
-            .unwrap_or_else(|| panic!("orc_rle.cu defines no ORC_SEG_VALUES"));
-        assert_eq!(SEG_VALUES, seg);
         assert_eq!(std::mem::size_of::<OrcRleChunk>(), 32);
     }
 
