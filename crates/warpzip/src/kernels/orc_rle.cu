@@ -66,9 +66,26 @@ __device__ __forceinline__ void v1_literals(OrcIn& in, CodagOut<T>& out, u32 len
     }
 }
 
+// Short runs and literal groups, one lane each (defined with the RLEv2 batches below).
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 v1_short_groups(OrcIn& in, CodagOut<T>& out);
+
+// Groups decoded one at a time after a batch that held a single group, or found no short group
+// (RLEv1 random or small values are long literal groups with the odd short run: there the
+// attempts cost more than the batches save).
+#define V1_BACKOFF 8u
+
 template <typename T, bool SIGNED>
 __device__ void decode_v1(OrcIn& in, CodagOut<T>& out) {
+    u32 backoff = 0;
     while (in.ok() && out.ok() && !in.at_end() && !(out.done() && !out.exact)) {
+        if (backoff == 0) {
+            const u32 batch = v1_short_groups<T, SIGNED>(in, out);
+            if (batch <= 1) backoff = V1_BACKOFF;
+            if (batch > 0) continue;
+        } else {
+            --backoff;
+        }
         const u32 control = in.fetch_byte();
         if (control < 0x80u) {
             // A run of control + 3 values, each `delta` (an i8) more than the last.
@@ -417,6 +434,131 @@ __device__ __forceinline__ u32 v2_short_groups(OrcIn& in, CodagOut<T>& out) {
                 }
                 bad |= !orc_fits_wide<T, SIGNED>(v);
                 out.put(first + i, (T)(u64)v);
+            }
+        }
+    }
+    if (__ballot_sync(WZ_FULL_MASK, bad)) {
+        out.fail(WZ_STATUS_CORRUPT);
+        return 1;
+    }
+    out.advance(total);
+    in.skip_bytes(k);
+    return __popc(starts);
+}
+
+// ---- RLEv1 short groups, one lane each ----
+// The same batches for version 1: every lane parses a group as if it started at its byte of the
+// next 32: a run (control < 128: control + 3 values, a delta byte, a base varint) of at most
+// V1_LANE_RUN values, or a literal group (256 - control varints) of at most V1_LANE_LITERALS
+// values, that ends within the next 128 bytes with well-formed varints. The real starts are
+// followed from lane 0, and each lane holding one decodes it alone; anything else ends the batch
+// and goes to the cooperative code above, which also reports errors.
+
+#define V1_LANE_RUN 32u
+#define V1_LANE_LITERALS 8u
+
+// The length of the varint at `at` if it ends before `end` within ten bytes and fits 64 bits,
+// else 0 (per lane; the window must hold [at, end)).
+__device__ __forceinline__ u32 v1_window_varint_len(const OrcIn& in, u64 at, u64 end) {
+    for (u32 i = 0; i < 10u; ++i) {
+        if (at + i >= end) return 0;
+        const u32 byte = in.window_byte(at + i);
+        if (byte < 0x80u) return (i == 9u && byte > 1u) ? 0u : i + 1u;
+    }
+    return 0;
+}
+
+// The value of a varint of `len` bytes at `at` in the window (per lane).
+__device__ __forceinline__ u64 v1_window_varint(const OrcIn& in, u64 at, u32 len) {
+    u64 v = 0;
+    for (u32 i = 0; i < len; ++i) v |= (u64)(in.window_byte(at + i) & 0x7fu) << (7u * i);
+    return v;
+}
+
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 v1_short_groups(OrcIn& in, CodagOut<T>& out) {
+    const u64 left = in.remaining();
+    if (left < 2ull) return 0;
+    // A long run or literal group here goes to the cooperative code at once.
+    in.ensure(1);
+    const u32 c0 = in.window_byte(in.abs_byte());
+    if (c0 < 0x80u ? c0 + 3u > V1_LANE_RUN : 256u - c0 > V1_LANE_LITERALS) return 0;
+    const u64 avail = left < 128ull ? left : 128ull;
+    in.ensure(128);
+    const u64 base = in.abs_byte();
+    const u64 end = base + avail;
+    const u32 lane = wz_lane();
+    const u64 at0 = base + lane;
+    const u32 control = in.window_byte(at0);
+    u32 len = 0;
+    u64 after = 0;
+    bool fits = false;
+    if (lane < avail) {
+        if (control < 0x80u) {
+            len = control + 3u;
+            const u32 vl = len <= V1_LANE_RUN ? v1_window_varint_len(in, at0 + 2, end) : 0u;
+            after = at0 + 2 + vl;
+            fits = vl != 0;
+        } else {
+            len = 256u - control;
+            if (len <= V1_LANE_LITERALS) {
+                u64 q = at0 + 1;
+                fits = true;
+                for (u32 k = 0; k < len && fits; ++k) {
+                    const u32 vl = v1_window_varint_len(in, q, end);
+                    fits = vl != 0;
+                    q += vl;
+                }
+                after = q;
+            }
+        }
+        fits = fits && after <= end;
+    }
+    // Follow the chain of real group starts from lane 0.
+    const u32 next = fits ? (u32)(after - base) : 0u;
+    u32 starts = 0, k = 0;
+    while (k < 32u) {
+        if (!__shfl_sync(WZ_FULL_MASK, fits, k)) break;
+        starts |= 1u << k;
+        k = __shfl_sync(WZ_FULL_MASK, next, k);
+    }
+    if (starts == 0) return 0;
+    bool mine = (starts >> lane) & 1u;
+    u32 count = mine ? len : 0u;
+    u32 incl = wz_warp_inclusive_sum(count);
+    if (!out.exact) {
+        // A row group stops where its values end: later groups are not touched.
+        const u64 need = out.limit - out.pos;
+        const u32 keep = __ballot_sync(WZ_FULL_MASK, mine && (u64)(incl - count) < need);
+        if (keep != starts) {
+            starts = keep;
+            k = __shfl_sync(WZ_FULL_MASK, next, 31u - __clz(keep));
+            mine = (starts >> lane) & 1u;
+            count = mine ? len : 0u;
+            incl = wz_warp_inclusive_sum(count);
+        }
+    }
+    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+    if (!out.reserve(total)) return 1;
+    const u32 first = incl - count;
+    bool bad = false;
+    if (mine) {
+        if (control < 0x80u) {
+            const i64 delta = (i64)(signed char)(u8)in.window_byte(at0 + 1);
+            const u32 vl = (u32)(after - (at0 + 2));
+            const i128 b = orc_stream_value<SIGNED>(v1_window_varint(in, at0 + 2, vl));
+            bad = !orc_fits_wide<T, SIGNED>(b) ||
+                  !orc_fits_wide<T, SIGNED>(b + (i128)delta * (i128)(len - 1));
+            for (u32 i = 0; i < len; ++i) out.put(first + i, (T)((u64)b + (u64)(delta * (i64)i)));
+        } else {
+            u64 q = at0 + 1;
+            for (u32 i = 0; i < len; ++i) {
+                const u32 vl = v1_window_varint_len(in, q, end);
+                const u64 raw = v1_window_varint(in, q, vl);
+                const u64 v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+                bad |= !orc_fits<T, SIGNED>(v);
+                out.put(first + i, (T)v);
+                q += vl;
             }
         }
     }
