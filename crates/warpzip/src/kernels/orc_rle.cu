@@ -301,12 +301,12 @@ __device__ __forceinline__ void v2_delta(OrcIn& in, CodagOut<T>& out, u32 h) {
 #define V2_LANE_MAX 32u  // most values a lane decodes alone
 
 // A varint inside the window at `*at` (absolute), no further than `end`; false if it does not
-// end there within ten bytes or is too long for 64 bits. Per lane.
-__device__ __forceinline__ bool v2_window_varint(const OrcIn& in, u64& at, u64 end, u64& v) {
+// end there within ten bytes or is too long for 64 bits. Per lane. (RLEv1 batches too.)
+__device__ __forceinline__ bool orc_window_varint(const OrcIn& in, u64& at, u64 end, u64& v) {
     v = 0;
     for (u32 i = 0; i < 10u; ++i) {
         if (at + i >= end) return false;
-        const u32 byte = (in.win.word((u32)((at + i) >> 2)) >> (((at + i) & 3ull) * 8u)) & 0xffu;
+        const u32 byte = in.window_byte(at + i);
         v |= (u64)(byte & 0x7fu) << (7u * i);
         if (byte < 0x80u) {
             if (i == 9 && byte > 1u) return false;
@@ -315,6 +315,51 @@ __device__ __forceinline__ bool v2_window_varint(const OrcIn& in, u64& at, u64 e
         }
     }
     return false;
+}
+
+// The real groups of a lane-per-group batch (RLEv1 and RLEv2). Every lane has parsed a
+// candidate group at its byte of the batch: `fits` (one a lane decodes alone), `next` (the byte
+// after it, relative to the batch) and `len` (its values). The chain of group starts is
+// followed from lane 0, one shuffle per group; a row group (not exact) keeps only the groups
+// that start before its last wanted value, so later groups are not touched.
+struct OrcLaneBatch {
+    u32 starts;  // lanes holding a real group (0: no batch here)
+    u32 bytes;   // bytes the batch consumes
+    u32 first;   // this lane's first value in the batch
+    u32 total;   // values in the batch
+    bool mine;   // this lane holds a real group
+};
+
+template <typename T>
+__device__ __forceinline__ OrcLaneBatch orc_lane_batch(const CodagOut<T>& out, bool fits, u32 next,
+                                                       u32 len) {
+    OrcLaneBatch b;
+    u32 starts = 0, k = 0;
+    while (k < 32u) {
+        if (!__shfl_sync(WZ_FULL_MASK, fits, k)) break;
+        starts |= 1u << k;
+        k = __shfl_sync(WZ_FULL_MASK, next, k);
+    }
+    bool mine = (starts >> wz_lane()) & 1u;
+    u32 count = mine ? len : 0u;
+    u32 incl = wz_warp_inclusive_sum(count);
+    if (starts != 0 && !out.exact) {
+        const u64 need = out.limit - out.pos;
+        const u32 keep = __ballot_sync(WZ_FULL_MASK, mine && (u64)(incl - count) < need);
+        if (keep != starts) {
+            starts = keep;
+            k = __shfl_sync(WZ_FULL_MASK, next, 31u - __clz(keep));
+            mine = (starts >> wz_lane()) & 1u;
+            count = mine ? len : 0u;
+            incl = wz_warp_inclusive_sum(count);
+        }
+    }
+    b.starts = starts;
+    b.bytes = k;
+    b.first = incl - count;
+    b.total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+    b.mine = mine;
+    return b;
 }
 
 // Decodes a batch of short groups from the current byte and returns how many it decoded: 0
@@ -360,42 +405,19 @@ __device__ __forceinline__ u32 v2_short_groups(OrcIn& in, CodagOut<T>& out) {
             width = code == 0 ? 0u : orc_decode_width(code);
             len = v2_len(b0, b1);
             u64 at = at0 + 2;
-            fits = len <= V2_LANE_MAX && v2_window_varint(in, at, end, dbase) &&
-                   v2_window_varint(in, at, end, ddelta);
+            fits = len <= V2_LANE_MAX && orc_window_varint(in, at, end, dbase) &&
+                   orc_window_varint(in, at, end, ddelta);
             const u32 steps = len > 2u ? len - 2u : 0u;
             after = at + (width == 0 ? 0ull : (((u64)width * steps + 7ull) >> 3));
         }
         fits = fits && after <= end;
     }
-    // Follow the chain of real group starts from lane 0.
-    const u32 next = fits ? (u32)(after - base) : 0u;
-    u32 starts = 0, k = 0;
-    while (k < 32u) {
-        if (!__shfl_sync(WZ_FULL_MASK, fits, k)) break;
-        starts |= 1u << k;
-        k = __shfl_sync(WZ_FULL_MASK, next, k);
-    }
-    if (starts == 0) return 0;
-    bool mine = (starts >> lane) & 1u;
-    u32 count = mine ? len : 0u;
-    u32 incl = wz_warp_inclusive_sum(count);
-    if (!out.exact) {
-        // A row group stops where its values end: later groups are not touched.
-        const u64 need = out.limit - out.pos;
-        const u32 keep = __ballot_sync(WZ_FULL_MASK, mine && (u64)(incl - count) < need);
-        if (keep != starts) {
-            starts = keep;
-            k = __shfl_sync(WZ_FULL_MASK, next, 31u - __clz(keep));
-            mine = (starts >> lane) & 1u;
-            count = mine ? len : 0u;
-            incl = wz_warp_inclusive_sum(count);
-        }
-    }
-    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
-    if (!out.reserve(total)) return 1;
-    const u32 first = incl - count;
+    const OrcLaneBatch batch = orc_lane_batch(out, fits, fits ? (u32)(after - base) : 0u, len);
+    if (batch.starts == 0) return 0;
+    if (!out.reserve(batch.total)) return 1;
+    const u32 first = batch.first;
     bool bad = false;
-    if (mine) {
+    if (batch.mine) {
         if (type == 0) {
             u64 raw = 0;
             for (u32 i = 0; i < width; ++i) {
@@ -441,9 +463,9 @@ __device__ __forceinline__ u32 v2_short_groups(OrcIn& in, CodagOut<T>& out) {
         out.fail(WZ_STATUS_CORRUPT);
         return 1;
     }
-    out.advance(total);
-    in.skip_bytes(k);
-    return __popc(starts);
+    out.advance(batch.total);
+    in.skip_bytes(batch.bytes);
+    return __popc(batch.starts);
 }
 
 // ---- RLEv1 short groups, one lane each ----
@@ -456,24 +478,6 @@ __device__ __forceinline__ u32 v2_short_groups(OrcIn& in, CodagOut<T>& out) {
 
 #define V1_LANE_RUN 32u
 #define V1_LANE_LITERALS 8u
-
-// The length of the varint at `at` if it ends before `end` within ten bytes and fits 64 bits,
-// else 0 (per lane; the window must hold [at, end)).
-__device__ __forceinline__ u32 v1_window_varint_len(const OrcIn& in, u64 at, u64 end) {
-    for (u32 i = 0; i < 10u; ++i) {
-        if (at + i >= end) return 0;
-        const u32 byte = in.window_byte(at + i);
-        if (byte < 0x80u) return (i == 9u && byte > 1u) ? 0u : i + 1u;
-    }
-    return 0;
-}
-
-// The value of a varint of `len` bytes at `at` in the window (per lane).
-__device__ __forceinline__ u64 v1_window_varint(const OrcIn& in, u64 at, u32 len) {
-    u64 v = 0;
-    for (u32 i = 0; i < len; ++i) v |= (u64)(in.window_byte(at + i) & 0x7fu) << (7u * i);
-    return v;
-}
 
 template <typename T, bool SIGNED>
 __device__ __forceinline__ u32 v1_short_groups(OrcIn& in, CodagOut<T>& out) {
@@ -491,74 +495,42 @@ __device__ __forceinline__ u32 v1_short_groups(OrcIn& in, CodagOut<T>& out) {
     const u64 at0 = base + lane;
     const u32 control = in.window_byte(at0);
     u32 len = 0;
-    u64 after = 0;
+    u64 after = 0, run_base = 0;  // a run's base varint
     bool fits = false;
     if (lane < avail) {
         if (control < 0x80u) {
             len = control + 3u;
-            const u32 vl = len <= V1_LANE_RUN ? v1_window_varint_len(in, at0 + 2, end) : 0u;
-            after = at0 + 2 + vl;
-            fits = vl != 0;
+            after = at0 + 2;
+            fits = len <= V1_LANE_RUN && orc_window_varint(in, after, end, run_base);
         } else {
             len = 256u - control;
-            if (len <= V1_LANE_LITERALS) {
-                u64 q = at0 + 1;
-                fits = true;
-                for (u32 k = 0; k < len && fits; ++k) {
-                    const u32 vl = v1_window_varint_len(in, q, end);
-                    fits = vl != 0;
-                    q += vl;
-                }
-                after = q;
-            }
+            after = at0 + 1;
+            fits = len <= V1_LANE_LITERALS;
+            u64 v = 0;
+            for (u32 k = 0; k < len && fits; ++k) fits = orc_window_varint(in, after, end, v);
         }
         fits = fits && after <= end;
     }
-    // Follow the chain of real group starts from lane 0.
-    const u32 next = fits ? (u32)(after - base) : 0u;
-    u32 starts = 0, k = 0;
-    while (k < 32u) {
-        if (!__shfl_sync(WZ_FULL_MASK, fits, k)) break;
-        starts |= 1u << k;
-        k = __shfl_sync(WZ_FULL_MASK, next, k);
-    }
-    if (starts == 0) return 0;
-    bool mine = (starts >> lane) & 1u;
-    u32 count = mine ? len : 0u;
-    u32 incl = wz_warp_inclusive_sum(count);
-    if (!out.exact) {
-        // A row group stops where its values end: later groups are not touched.
-        const u64 need = out.limit - out.pos;
-        const u32 keep = __ballot_sync(WZ_FULL_MASK, mine && (u64)(incl - count) < need);
-        if (keep != starts) {
-            starts = keep;
-            k = __shfl_sync(WZ_FULL_MASK, next, 31u - __clz(keep));
-            mine = (starts >> lane) & 1u;
-            count = mine ? len : 0u;
-            incl = wz_warp_inclusive_sum(count);
-        }
-    }
-    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
-    if (!out.reserve(total)) return 1;
-    const u32 first = incl - count;
+    const OrcLaneBatch batch = orc_lane_batch(out, fits, fits ? (u32)(after - base) : 0u, len);
+    if (batch.starts == 0) return 0;
+    if (!out.reserve(batch.total)) return 1;
+    const u32 first = batch.first;
     bool bad = false;
-    if (mine) {
+    if (batch.mine) {
         if (control < 0x80u) {
             const i64 delta = (i64)(signed char)(u8)in.window_byte(at0 + 1);
-            const u32 vl = (u32)(after - (at0 + 2));
-            const i128 b = orc_stream_value<SIGNED>(v1_window_varint(in, at0 + 2, vl));
+            const i128 b = orc_stream_value<SIGNED>(run_base);
             bad = !orc_fits_wide<T, SIGNED>(b) ||
                   !orc_fits_wide<T, SIGNED>(b + (i128)delta * (i128)(len - 1));
             for (u32 i = 0; i < len; ++i) out.put(first + i, (T)((u64)b + (u64)(delta * (i64)i)));
         } else {
             u64 q = at0 + 1;
             for (u32 i = 0; i < len; ++i) {
-                const u32 vl = v1_window_varint_len(in, q, end);
-                const u64 raw = v1_window_varint(in, q, vl);
+                u64 raw = 0;
+                orc_window_varint(in, q, end, raw);  // parsed above: it ends and fits
                 const u64 v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
                 bad |= !orc_fits<T, SIGNED>(v);
                 out.put(first + i, (T)v);
-                q += vl;
             }
         }
     }
@@ -566,9 +538,9 @@ __device__ __forceinline__ u32 v1_short_groups(OrcIn& in, CodagOut<T>& out) {
         out.fail(WZ_STATUS_CORRUPT);
         return 1;
     }
-    out.advance(total);
-    in.skip_bytes(k);
-    return __popc(starts);
+    out.advance(batch.total);
+    in.skip_bytes(batch.bytes);
+    return __popc(batch.starts);
 }
 
 // Groups decoded one at a time after a batch that held a single short group: where short
