@@ -68,25 +68,22 @@ __device__ __forceinline__ u32 codag_block_word(const u8* buf, u64 start, u64 en
     return 0;
 }
 
-// Shared-memory window: two slots (64 words per warp, given by the kernel), loaded
-// synchronously: the warp waits for a refill when the read position enters a new block.
-struct CodagSmemWindow {
+// The two-slot windows share one refill policy, loaded synchronously (the warp waits for a
+// refill when the read position enters a new block): slide by one block when reading runs
+// forward, reload both slots after a jump. `Slots` stores a loaded block (`put`) and reads words.
+template <typename Slots>
+struct CodagTwoSlotWindow {
     static constexpr u32 SLOTS = 2;
-    u32* words;
-    u64 blocks;  // the window holds blocks `blocks` and `blocks + 1`
-    __device__ __forceinline__ explicit CodagSmemWindow(u32* w) : words(w), blocks(0) {}
+    Slots slots;
+    u64 blocks = 0;  // the window holds blocks `blocks` and `blocks + 1`
     __device__ __forceinline__ void load(const u8* buf, u64 start, u64 end, u64 k) {
-        const u32 w = codag_block_word(buf, start, end, k);
-        __syncwarp();
-        words[(u32)(k & 1ull) * 32u + wz_lane()] = w;
-        __syncwarp();
+        slots.put((u32)(k & 1ull), codag_block_word(buf, start, end, k));
     }
     __device__ __forceinline__ void open(const u8* buf, u64 start, u64 end, u64 first) {
         load(buf, start, end, first);
         load(buf, start, end, first + 1);
         blocks = first;
     }
-    // Slides by one block (one refill) when reading runs forward, reloads both after a jump.
     __device__ __forceinline__ void ensure(const u8* buf, u64 start, u64 end, u64 first,
                                            u64 last) {
         if (first >= blocks && last <= blocks + 1) return;
@@ -97,37 +94,29 @@ struct CodagSmemWindow {
             open(buf, start, end, first);
         }
     }
-    // Window word `i`, the same for every lane (a broadcast read).
+    __device__ __forceinline__ u32 word(u32 i) const { return slots.word(i); }
+};
+
+// Shared-memory slots: 64 words per warp, given by the kernel; a read is a broadcast load.
+struct CodagSmemSlots {
+    u32* words = nullptr;
+    __device__ __forceinline__ void put(u32 slot, u32 w) {
+        __syncwarp();
+        words[slot * 32u + wz_lane()] = w;
+        __syncwarp();
+    }
     __device__ __forceinline__ u32 word(u32 i) const { return words[i & 63u]; }
 };
 
-// Register window: two slots, lane l holds word l of each; reads are shuffles. Needs no shared
-// memory but costs two registers per lane and a shuffle per word read.
-struct CodagRegWindow {
-    static constexpr u32 SLOTS = 2;
+// Register slots: lane l holds word l of each; reads are shuffles. Needs no shared memory but
+// costs two registers per lane and a shuffle per word read.
+struct CodagRegSlots {
     u32 slot0 = 0, slot1 = 0;
-    u64 blocks = 0;
-    __device__ __forceinline__ void load(const u8* buf, u64 start, u64 end, u64 k) {
-        const u32 w = codag_block_word(buf, start, end, k);
-        if ((k & 1ull) == 0) {
+    __device__ __forceinline__ void put(u32 slot, u32 w) {
+        if (slot == 0) {
             slot0 = w;
         } else {
             slot1 = w;
-        }
-    }
-    __device__ __forceinline__ void open(const u8* buf, u64 start, u64 end, u64 first) {
-        load(buf, start, end, first);
-        load(buf, start, end, first + 1);
-        blocks = first;
-    }
-    __device__ __forceinline__ void ensure(const u8* buf, u64 start, u64 end, u64 first,
-                                           u64 last) {
-        if (first >= blocks && last <= blocks + 1) return;
-        if (first == blocks + 1) {
-            load(buf, start, end, blocks + 2);
-            blocks += 1;
-        } else {
-            open(buf, start, end, first);
         }
     }
     __device__ __forceinline__ u32 word(u32 i) const {
@@ -136,6 +125,11 @@ struct CodagRegWindow {
         return (i & 32u) ? b : a;
     }
 };
+
+struct CodagSmemWindow : CodagTwoSlotWindow<CodagSmemSlots> {
+    __device__ __forceinline__ explicit CodagSmemWindow(u32* w) { slots.words = w; }
+};
+struct CodagRegWindow : CodagTwoSlotWindow<CodagRegSlots> {};
 
 // Asynchronous ring window: SLOTS (a power of two, 4 to 8) blocks in shared memory (32 SLOTS
 // words per warp, given by the kernel), kept full ahead of the read position with `cp.async`

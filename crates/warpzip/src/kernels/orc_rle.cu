@@ -362,6 +362,20 @@ __device__ __forceinline__ OrcLaneBatch orc_lane_batch(const CodagOut<T>& out, b
     return b;
 }
 
+// Ends a lane-per-group batch: a failed check in any lane is CORRUPT (and the batch returns 1);
+// otherwise its values and bytes are consumed and its group count returned.
+template <typename T>
+__device__ __forceinline__ u32 orc_lane_batch_end(OrcIn& in, CodagOut<T>& out,
+                                                  const OrcLaneBatch& b, bool bad) {
+    if (__ballot_sync(WZ_FULL_MASK, bad)) {
+        out.fail(WZ_STATUS_CORRUPT);
+        return 1;
+    }
+    out.advance(b.total);
+    in.skip_bytes(b.bytes);
+    return __popc(b.starts);
+}
+
 // Decodes a batch of short groups from the current byte and returns how many it decoded: 0
 // (nothing consumed) when the group there is not one. After a failed check it returns 1 with the
 // status recorded.
@@ -459,13 +473,7 @@ __device__ __forceinline__ u32 v2_short_groups(OrcIn& in, CodagOut<T>& out) {
             }
         }
     }
-    if (__ballot_sync(WZ_FULL_MASK, bad)) {
-        out.fail(WZ_STATUS_CORRUPT);
-        return 1;
-    }
-    out.advance(batch.total);
-    in.skip_bytes(batch.bytes);
-    return __popc(batch.starts);
+    return orc_lane_batch_end(in, out, batch, bad);
 }
 
 // ---- RLEv1 short groups, one lane each ----
@@ -534,13 +542,7 @@ __device__ __forceinline__ u32 v1_short_groups(OrcIn& in, CodagOut<T>& out) {
             }
         }
     }
-    if (__ballot_sync(WZ_FULL_MASK, bad)) {
-        out.fail(WZ_STATUS_CORRUPT);
-        return 1;
-    }
-    out.advance(batch.total);
-    in.skip_bytes(batch.bytes);
-    return __popc(batch.starts);
+    return orc_lane_batch_end(in, out, batch, bad);
 }
 
 // Groups decoded one at a time after a batch that held a single short group: where short
