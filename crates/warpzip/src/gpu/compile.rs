@@ -244,7 +244,7 @@ mod tests {
             text.contains("#include \"other.h\""),
             "unknown headers stay"
         );
-        assert_eq!(text.matches("struct CodagSmemWindow {").count(), 1);
+        assert_eq!(text.matches("struct CodagSmemSlots {").count(), 1);
         assert_eq!(text.matches("#define WZ_FULL_MASK").count(), 1);
         assert!(text.ends_with("int x;\n"));
     }
