@@ -138,3 +138,40 @@ __device__ __forceinline__ u32 wz_lookback_packed_warp(const u64* status, u32 ti
     }
     return exclusive;
 }
+
+// Look-back whose status is one 64-bit word: the flag in the top two bits and a value below
+// 2^62 in the rest, for sums (byte offsets) that can pass 4 GiB. The value travels inside the
+// flag's word, so publication and polling are relaxed (no fences, no L1 invalidation), and a
+// waiting lane sleeps briefly between polls instead of taking issue slots from working warps.
+// `status` must be zero before the launch.
+#define WZ_LB62_SHIFT 62
+#define WZ_LB62_VALUE ((1ull << WZ_LB62_SHIFT) - 1ull)
+
+__device__ __forceinline__ void wz_lookback_publish62(u64* status, u32 tile, u64 v, u32 flag) {
+    u64 word = ((u64)flag << WZ_LB62_SHIFT) | (v & WZ_LB62_VALUE);
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(status + tile), "l"(word) : "memory");
+}
+
+__device__ __forceinline__ u64 wz_lookback62_warp(const u64* status, u32 tile) {
+    u64 exclusive = 0;
+    long long base = (long long)tile - 1;
+    while (true) {
+        long long pred = base - (long long)wz_lane();
+        u64 word = (u64)WZ_LB_INCLUSIVE << WZ_LB62_SHIFT;  // before tile 0: an inclusive zero
+        if (pred >= 0) {
+            word = wz_load_relaxed_u64(status + pred);
+            while ((word >> WZ_LB62_SHIFT) == 0) {
+                __nanosleep(64);
+                word = wz_load_relaxed_u64(status + pred);
+            }
+        }
+        const u32 f = (u32)(word >> WZ_LB62_SHIFT);
+        const u32 inc_mask = __ballot_sync(WZ_FULL_MASK, f == WZ_LB_INCLUSIVE);
+        const u32 stop = inc_mask ? (u32)(__ffs(inc_mask) - 1) : 32u;
+        const u64 v = (wz_lane() <= stop) ? (word & WZ_LB62_VALUE) : 0ull;
+        exclusive += wz_warp_sum<u64>(v);
+        if (inc_mask) break;
+        base -= 32;
+    }
+    return exclusive;
+}

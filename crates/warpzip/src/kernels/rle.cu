@@ -17,23 +17,50 @@
 
 struct __align__(16) RleEncodeWarp {
     u8 out[RLE_MAX_SEG_OUT + 16];
-    u32 head[RLE_WORDS + 1];   // run heads, plus the sentinel head at position n
     u32 cover[RLE_WORDS];      // bytes inside runs of 3 or more
-    u32 event[RLE_WORDS];      // first byte of every token group (run or literal stretch)
-    u32 prefix[RLE_WORDS + 1];  // events before each word
+    u32 head[RLE_WORDS + 1];   // run heads, plus the sentinel head at position n
 };
+
+// What the encoder knows about a segment once its bitmaps are built. Lane l owns the 128 bytes
+// [128 l, 128 l + 128): bit i of `ev` says a token group (a run of 3 or more, or a literal
+// stretch) starts at byte 128 l + i, bit i of `cov` that the byte is inside a run; `next` is
+// where the first group after the lane's bytes starts (or n), `off` the output offset of the
+// lane's first group.
+struct RlePlan {
+    u64 ev_lo, ev_hi;
+    u64 cov_lo, cov_hi;
+    u32 next;
+    u32 off;
+    u32 total;  // the segment's encoded length
+};
+
+// Lowest set bit of the 128-bit mask (hi:lo), 128 when empty.
+__device__ __forceinline__ u32 rle_first_bit(u64 lo, u64 hi) {
+    if (lo) return (u32)(__ffsll((long long)lo) - 1);
+    if (hi) return 64u + (u32)(__ffsll((long long)hi) - 1);
+    return 128u;
+}
+
+// Takes the lowest group start of the lane's mask; returns its byte, its length and whether it
+// is a run.
+__device__ __forceinline__ void rle_next_group(u64& lo, u64& hi, const RlePlan& plan, u32 lane,
+                                               u32& start, u32& len, bool& is_run) {
+    const u32 b = rle_first_bit(lo, hi);
+    if (lo) lo &= lo - 1ull; else hi &= hi - 1ull;
+    const u32 nb = rle_first_bit(lo, hi);
+    start = 128u * lane + b;
+    const u32 end = nb < 128u ? 128u * lane + nb : plan.next;
+    len = end - start;
+    is_run = ((b < 64u ? plan.cov_lo >> b : plan.cov_hi >> (b - 64u)) & 1ull) != 0;
+}
 
 __device__ __forceinline__ u32 rle_varint_len(u32 v) { return v < 128u ? 1u : (v < 16384u ? 2u : 3u); }
 
-// Position of event `i` (0 <= i < total) by binary search over the word prefix counts.
-__device__ __forceinline__ u32 rle_select(const RleEncodeWarp& w, u32 i) {
-    u32 lo = 0, hi = RLE_WORDS;  // prefix[lo] <= i < prefix[hi]
-    while (hi - lo > 1) {
-        u32 mid = (lo + hi) >> 1;
-        if (w.prefix[mid] <= i) lo = mid; else hi = mid;
-    }
-    u32 r = i - w.prefix[lo];
-    return lo * 32u + (u32)__fns(w.event[lo], 0u, (int)r + 1);
+// Encoded size of a token group: a run of `len` bytes, or a literal stretch of `len` bytes
+// (one control byte per 128).
+__device__ __forceinline__ u32 rle_group_size(bool is_run, u32 len) {
+    if (is_run) return len <= 129u ? 2u : 2u + rle_varint_len(len - 130u);
+    return len + (len + 127u) / 128u;
 }
 
 // Bits of word `wd` of "head at p+shift", using the sentinel head at n.
@@ -65,9 +92,9 @@ __device__ __forceinline__ u32 rle_load_word(const u8* __restrict__ seg, u32 off
     return x;
 }
 
-// Encodes seg[0..n) (global memory, read through the cache) into w.out; returns the encoded
-// length. Whole warp.
-__device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, const u8* __restrict__ seg, u32 n) {
+// Builds the bitmaps of seg[0..n) (global memory, read through the cache) and the plan: every
+// group's size, summed per word and scanned in word order. Whole warp.
+__device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u32 n, RlePlan& plan) {
     const u32 lane = wz_lane();
     // Run heads. Lane l reads the 16-byte vectors l, l + 32, ... (coalesced: each load
     // instruction covers 512 contiguous bytes), compares every byte with the one before it (the
@@ -124,97 +151,120 @@ __device__ u32 rle_encode_segment_warp(RleEncodeWarp& w, const u8* __restrict__ 
     }
     __syncwarp();
     // Token groups start at a long run's head, or at a short byte after a long run (or at 0).
-    u32 my_counts[RLE_WORDS / 32];
+    const uint4 cq = *reinterpret_cast<const uint4*>(&w.cover[4u * lane]);
+    const uint4 hq = *reinterpret_cast<const uint4*>(&w.head[4u * lane]);
+    const u32 cw[4] = {cq.x, cq.y, cq.z, cq.w};
+    const u32 hw[4] = {hq.x, hq.y, hq.z, hq.w};
+    u32 prev_c = lane ? w.cover[4u * lane - 1u] : 0x80000000u;  // "long before 0": a stretch may start at 0
+    u32 ev[4];
 #pragma unroll
-    for (u32 k = 0; k < RLE_WORDS / 32u; k++) {
-        u32 wd = lane + 32u * k;
-        u32 valid = rle_valid_mask(wd, n);
-        u32 c = w.cover[wd];
-        u32 prev_c = (wd > 0) ? w.cover[wd - 1] : 0x80000000u;  // "long before 0": a stretch may start at 0
-        u32 c_before = __funnelshift_l(prev_c, c, 1);
-        u32 h = w.head[wd] & valid;
-        u32 short_bytes = valid & ~c;
-        u32 ev = (h & c) | (short_bytes & c_before);
-        if (wd == 0 && n > 0) ev |= 1u;  // position 0 always starts a group
-        w.event[wd] = ev;
-        my_counts[k] = __popc(ev);
+    for (u32 k = 0; k < 4u; k++) {
+        const u32 wd = 4u * lane + k;
+        const u32 valid = rle_valid_mask(wd, n);
+        const u32 c = cw[k];
+        const u32 c_before = __funnelshift_l(prev_c, c, 1);
+        const u32 h = hw[k] & valid;
+        const u32 short_bytes = valid & ~c;
+        ev[k] = (h & c) | (short_bytes & c_before);
+        prev_c = c;
     }
-    // Exclusive prefix of event counts over the words, in word order.
-    u32 running = 0;
+    if (lane == 0 && n > 0) ev[0] |= 1u;  // position 0 always starts a group
+    plan.ev_lo = (u64)ev[0] | ((u64)ev[1] << 32);
+    plan.ev_hi = (u64)ev[2] | ((u64)ev[3] << 32);
+    plan.cov_lo = (u64)cw[0] | ((u64)cw[1] << 32);
+    plan.cov_hi = (u64)cw[2] | ((u64)cw[3] << 32);
+    // Where the next group starts after each lane's bytes: a suffix minimum over the lanes.
+    const u32 fb = rle_first_bit(plan.ev_lo, plan.ev_hi);
+    u32 v = fb < 128u ? 128u * lane + fb : n;
 #pragma unroll
-    for (u32 k = 0; k < RLE_WORDS / 32u; k++) {
-        u32 incl = wz_warp_inclusive_sum<u32>(my_counts[k]);
-        w.prefix[lane + 32u * k] = running + incl - my_counts[k];
-        running += __shfl_sync(WZ_FULL_MASK, incl, 31);
+    for (u32 d = 1; d < 32u; d <<= 1) {
+        const u32 o = __shfl_down_sync(WZ_FULL_MASK, v, d);
+        if (lane + d < 32u) v = min(v, o);
     }
-    if (lane == 0) w.prefix[RLE_WORDS] = running;
-    __syncwarp();
-    const u32 events = running;
+    const u32 after = __shfl_down_sync(WZ_FULL_MASK, v, 1);
+    plan.next = (lane == 31u) ? n : min(after, n);
+    // Every group's size, summed per lane; output offsets by a scan over the lanes.
+    u64 lo = plan.ev_lo, hi = plan.ev_hi;
+    u32 sum = 0;
+    while (lo | hi) {
+        u32 start, len;
+        bool is_run;
+        rle_next_group(lo, hi, plan, lane, start, len, is_run);
+        sum += rle_group_size(is_run, len);
+    }
+    const u32 incl = wz_warp_inclusive_sum<u32>(sum);
+    plan.off = incl - sum;
+    plan.total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+}
 
-    u32 out_len = 0;
-    for (u32 base = 0; base < events; base += 32u) {
-        u32 i = base + lane;
-        bool active = i < events;
-        u32 start = 0, end = 0, size = 0;
-        bool is_run = false;
-        if (active) start = rle_select(w, i);
-        // A group ends where the next begins: the next lane's start, or one more select.
-        end = __shfl_down_sync(WZ_FULL_MASK, start, 1);
-        if (lane == 31u || i + 1u >= events) end = (i + 1u < events) ? rle_select(w, i + 1u) : n;
-        if (active) {
-            u32 len = end - start;
-            is_run = (w.cover[start >> 5] >> (start & 31u)) & 1u;
-            if (is_run) {
-                size = (len <= 129u) ? 2u : 2u + rle_varint_len(len - 130u);
-            } else {
-                size = len + (len + 127u) / 128u;
+// Writes a literal stretch of `len` bytes from seg[start..] as tokens of 128 at out[off..]:
+// every lane moves 4 bytes of a piece (one aligned word load, or two and a funnel shift).
+// Whole warp.
+__device__ __forceinline__ void rle_copy_literal_warp(u8* out, const u8* __restrict__ seg, u32 start,
+                                                      u32 len, u32 off, u32 n) {
+    const u32 lane = wz_lane();
+    const u32 shift = (start & 3u) * 8u;
+    for (u32 p0 = 0; p0 < len; p0 += 128u) {
+        const u32 plen = min(128u, len - p0);
+        u8* d = out + off + p0 + p0 / 128u;
+        if (lane == 0) d[0] = (u8)(plen - 1u);
+        const u32 j = 4u * lane;
+        if (j < plen) {
+            const u32 a = (start + p0 + j) & ~3u;
+            const u32 lo = rle_load_word(seg, a, n);
+            const u32 word = shift ? __funnelshift_r(lo, rle_load_word(seg, a + 4u, n), shift) : lo;
+            const u32 cnt = min(4u, plen - j);
+#pragma unroll
+            for (u32 t = 0; t < 4u; t++) {
+                if (t < cnt) d[1u + j + t] = (u8)(word >> (8u * t));
             }
         }
-        u32 incl = wz_warp_inclusive_sum<u32>(size);
-        u32 off = out_len + incl - size;
-        out_len += __shfl_sync(WZ_FULL_MASK, incl, 31);
-        u32 len = end - start;
+    }
+}
+
+// Writes the segment's tokens into w.out following the plan. Whole warp.
+__device__ void rle_encode_write(RleEncodeWarp& w, const u8* __restrict__ seg, u32 n,
+                                 const RlePlan& plan) {
+    const u32 lane = wz_lane();
+    u64 lo = plan.ev_lo, hi = plan.ev_hi;
+    u32 o = plan.off;
+    while (__any_sync(WZ_FULL_MASK, (lo | hi) != 0ull)) {
+        const bool active = (lo | hi) != 0ull;
+        u32 start = 0, len = 0;
+        bool is_run = false;
+        if (active) rle_next_group(lo, hi, plan, lane, start, len, is_run);
         if (active && is_run) {
-            u8 value = __ldg(seg + start);
+            const u8 value = __ldg(seg + start);
             if (len <= 129u) {
-                w.out[off] = (u8)(0x80u + len - 3u);
-                w.out[off + 1] = value;
+                w.out[o] = (u8)(0x80u + len - 3u);
+                w.out[o + 1] = value;
             } else {
-                u32 v = len - 130u;
-                u32 p = off;
+                u32 x = len - 130u;
+                u32 p = o;
                 w.out[p++] = 0xffu;
-                while (v >= 128u) {
-                    w.out[p++] = (u8)(v | 0x80u);
-                    v >>= 7;
+                while (x >= 128u) {
+                    w.out[p++] = (u8)(x | 0x80u);
+                    x >>= 7;
                 }
-                w.out[p++] = (u8)v;
+                w.out[p++] = (u8)x;
                 w.out[p] = value;
             }
         } else if (active && len <= RLE_LANE_STRETCH) {
-            w.out[off] = (u8)(len - 1u);
-            for (u32 j = 0; j < len; j++) w.out[off + 1u + j] = __ldg(seg + start + j);
+            w.out[o] = (u8)(len - 1u);
+            for (u32 j = 0; j < len; j++) w.out[o + 1u + j] = __ldg(seg + start + j);
         }
-        // Long literal stretches: the whole warp writes each one.
+        // Longer literal stretches: the whole warp writes each one.
         u32 big = __ballot_sync(WZ_FULL_MASK, active && !is_run && len > RLE_LANE_STRETCH);
         while (big) {
-            u32 src = (u32)(__ffs(big) - 1);
+            const u32 src = (u32)(__ffs(big) - 1);
             big &= big - 1u;
-            u32 s_start = __shfl_sync(WZ_FULL_MASK, start, src);
-            u32 s_len = __shfl_sync(WZ_FULL_MASK, len, src);
-            u32 s_off = __shfl_sync(WZ_FULL_MASK, off, src);
-            for (u32 j = lane; j < s_len; j += 32u) {
-                u32 piece = j >> 7;
-                w.out[s_off + j + piece + 1u] = __ldg(seg + s_start + j);
-                if ((j & 127u) == 0u) {
-                    u32 left = s_len - j;
-                    w.out[s_off + j + piece] = (u8)((left >= 128u ? 128u : left) - 1u);
-                }
-            }
+            rle_copy_literal_warp(w.out, seg, __shfl_sync(WZ_FULL_MASK, start, src),
+                                  __shfl_sync(WZ_FULL_MASK, len, src),
+                                  __shfl_sync(WZ_FULL_MASK, o, src), n);
         }
-        __syncwarp();
+        if (active) o += rle_group_size(is_run, len);
     }
     __syncwarp();
-    return out_len;
 }
 
 // Copies len bytes from (16-byte aligned) shared memory to any global address with 4-byte
@@ -251,8 +301,8 @@ __device__ __forceinline__ u32 rle_segments_in_chunk(u64 total_len, u32 chunk_si
 extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32, 8)
     rle_encode_segments(const u8* __restrict__ in, u64 total_len, u32 chunk_size,
                         u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
-                        u64 out_capacity, u32* tile_counter, u32* flags, u64* aggregate,
-                        u64* inclusive, u64* seg_end, u64* chunk_start, u32* error_flag) {
+                        u64 out_capacity, u32* tile_counter, u64* status, u64* seg_end,
+                        u64* chunk_start, u32* error_flag) {
     __shared__ RleEncodeWarp warps[RLE_ENC_WARPS];
     RleEncodeWarp& w = warps[threadIdx.x >> 5];
     const u32 lane = wz_lane();
@@ -266,17 +316,19 @@ extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32, 8)
     const u64 left = total_len - seg_start;
     const u32 n = left < RLE_SEG ? (u32)left : RLE_SEG;
 
-    const u32 tokens = rle_encode_segment_warp(w, in + seg_start, n);
+    // The segment's size is known from its plan, before any token is written: publish it
+    // first, so that successors can go on while this warp writes its tokens.
+    RlePlan plan;
+    rle_encode_plan(w, in + seg_start, n, plan);
+    const u32 tokens = plan.total;
     const u32 table = (s == 0) ? 4u * rle_segments_in_chunk(total_len, chunk_size, c) : 0u;
     const u64 my_size = (u64)tokens + table;
-
+    if (lane == 0) wz_lookback_publish62(status, g, my_size, g == 0 ? WZ_LB_INCLUSIVE : WZ_LB_AGGREGATE);
+    rle_encode_write(w, in + seg_start, n, plan);
     u64 prefix = 0;
-    if (g == 0) {
-        if (lane == 0) wz_lookback_publish<u64>(flags, inclusive, 0, my_size, WZ_LB_INCLUSIVE);
-    } else {
-        if (lane == 0) wz_lookback_publish<u64>(flags, aggregate, g, my_size, WZ_LB_AGGREGATE);
-        prefix = wz_lookback_warp<u64>(flags, aggregate, inclusive, g);
-        if (lane == 0) wz_lookback_publish<u64>(flags, inclusive, g, prefix + my_size, WZ_LB_INCLUSIVE);
+    if (g != 0) {
+        prefix = wz_lookback62_warp(status, g);
+        if (lane == 0) wz_lookback_publish62(status, g, prefix + my_size, WZ_LB_INCLUSIVE);
     }
     const u64 dst = prefix + table;
     if (dst + tokens > out_capacity) {

@@ -71,9 +71,8 @@ pub struct EncodeBuffers {
     pub geometry: Geometry,
     pub out: CudaSlice<u8>,
     state: CudaSlice<u32>,
-    flags: CudaSlice<u32>,
-    aggregate: CudaSlice<u64>,
-    inclusive: CudaSlice<u64>,
+    /// Look-back status per segment (flag and prefix in one word, see common.cuh).
+    status: CudaSlice<u64>,
     seg_end: CudaSlice<u64>,
     chunk_start: CudaSlice<u64>,
     error: CudaSlice<u32>,
@@ -87,9 +86,7 @@ impl EncodeBuffers {
             geometry,
             out: gpu.alloc::<u8>(geometry.max_payload())?,
             state: gpu.alloc_zeros::<u32>(1)?,
-            flags: gpu.alloc_zeros::<u32>(segs)?,
-            aggregate: gpu.alloc::<u64>(segs)?,
-            inclusive: gpu.alloc::<u64>(segs)?,
+            status: gpu.alloc_zeros::<u64>(segs)?,
             seg_end: gpu.alloc::<u64>(segs)?,
             chunk_start: gpu.alloc::<u64>(geometry.chunks as usize)?,
             error: gpu.alloc_zeros::<u32>(1)?,
@@ -118,7 +115,7 @@ pub fn encode_on_stream(
     if g.total_segments == 0 {
         return Ok(());
     }
-    if b.flags.len() < g.total_segments as usize
+    if b.status.len() < g.total_segments as usize
         || b.chunk_start.len() < g.chunks as usize
         || b.out.len() < g.max_payload()
     {
@@ -140,7 +137,7 @@ pub fn encode_on_stream(
         ));
     }
     stream.memset_zeros(&mut b.state)?;
-    stream.memset_zeros(&mut b.flags)?;
+    stream.memset_zeros(&mut b.status)?;
     stream.memset_zeros(&mut b.error)?;
     let capacity = b.out.len() as u64;
     let encode = gpu.function(&kernels::RLE, "rle_encode_segments")?;
@@ -159,9 +156,7 @@ pub fn encode_on_stream(
         .arg(&mut b.out)
         .arg(&capacity)
         .arg(&mut b.state)
-        .arg(&mut b.flags)
-        .arg(&mut b.aggregate)
-        .arg(&mut b.inclusive)
+        .arg(&mut b.status)
         .arg(&mut b.seg_end)
         .arg(&mut b.chunk_start)
         .arg(&mut b.error);
