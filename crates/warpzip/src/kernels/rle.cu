@@ -12,26 +12,43 @@
 #define RLE_MAX_SEG_OUT (RLE_SEG + RLE_SEG / 128u)
 #define RLE_ENC_WARPS 4
 #define RLE_DEC_WARPS 8
-// Stretches up to this long are written by their own lane; longer ones by the whole warp.
-#define RLE_LANE_STRETCH 16u
+
+// The segment's bytes in shared memory: byte p sits in word (p / 4) + (p / 128), one pad word
+// after every 128 bytes, so that lanes reading their own 128-byte ranges hit distinct banks.
+#define RLE_IN_WORDS (RLE_WORDS * 8u + RLE_WORDS / 4u + 4u)
 
 struct __align__(16) RleEncodeWarp {
-    u8 out[RLE_MAX_SEG_OUT + 16];
-    u32 cover[RLE_WORDS];      // bytes inside runs of 3 or more
-    u32 head[RLE_WORDS + 1];   // run heads, plus the sentinel head at position n
+    u32 in[RLE_IN_WORDS];
+    union {
+        u8 out[RLE_MAX_SEG_OUT + 16];  // the segment's tokens, written after the plan
+        struct {
+            u32 cover[RLE_WORDS];     // bytes inside runs of 3 or more
+            u32 head[RLE_WORDS + 1];  // run heads, plus the sentinel head at position n
+        };
+    };
 };
+
+// Word `wi` (bytes 4 wi .. 4 wi + 3) of the segment in shared memory.
+__device__ __forceinline__ u32 rle_in_word(const RleEncodeWarp& w, u32 wi) { return w.in[wi + (wi >> 5)]; }
+
+__device__ __forceinline__ u32 rle_in_byte(const RleEncodeWarp& w, u32 p) {
+    return (rle_in_word(w, p >> 2) >> (8u * (p & 3u))) & 0xffu;
+}
 
 // What the encoder knows about a segment once its bitmaps are built. Lane l owns the 128 bytes
 // [128 l, 128 l + 128): bit i of `ev` says a token group (a run of 3 or more, or a literal
 // stretch) starts at byte 128 l + i, bit i of `cov` that the byte is inside a run; `next` is
 // where the first group after the lane's bytes starts (or n), `off` the output offset of the
-// lane's first group.
+// lane's first group; `open_*` describe the group that is open where the lane's bytes begin
+// (the last group of an earlier lane), whose literal bytes in this range the lane copies.
 struct RlePlan {
     u64 ev_lo, ev_hi;
     u64 cov_lo, cov_hi;
     u32 next;
     u32 off;
     u32 total;  // the segment's encoded length
+    u32 open_start, open_off, open_len;
+    bool open_run;
 };
 
 // Lowest set bit of the 128-bit mask (hi:lo), 128 when empty.
@@ -114,6 +131,14 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
             q.z = rle_load_word(seg, off + 8u, n);
             q.w = rle_load_word(seg, off + 12u, n);
         }
+        {
+            const u32 v = lane + 32u * i;
+            u32* dst = &w.in[4u * v + (v >> 3)];
+            dst[0] = q.x;
+            dst[1] = q.y;
+            dst[2] = q.z;
+            dst[3] = q.w;
+        }
         const u32 last = q.w >> 24;
         u32 prev = __shfl_up_sync(WZ_FULL_MASK, last, 1);
         if (lane == 0) prev = carry;
@@ -137,6 +162,7 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
         }
     }
     if (lane == 0) w.head[RLE_WORDS] = (n == RLE_SEG) ? 1u : 0u;
+    if (lane < RLE_IN_WORDS - RLE_WORDS * 8u - RLE_WORDS / 4u) w.in[RLE_WORDS * 8u + RLE_WORDS / 4u + lane] = 0u;
     __syncwarp();
     // Bytes of runs shorter than 3 (S), their complement inside the segment (cover).
     for (u32 wd = lane; wd < RLE_WORDS; wd += 32u) {
@@ -185,84 +211,110 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     plan.next = (lane == 31u) ? n : min(after, n);
     // Every group's size, summed per lane; output offsets by a scan over the lanes.
     u64 lo = plan.ev_lo, hi = plan.ev_hi;
-    u32 sum = 0;
+    u32 sum = 0, last_start = 0, last_len = 0, last_rel = 0;
+    bool last_run = false;
     while (lo | hi) {
-        u32 start, len;
-        bool is_run;
-        rle_next_group(lo, hi, plan, lane, start, len, is_run);
-        sum += rle_group_size(is_run, len);
+        rle_next_group(lo, hi, plan, lane, last_start, last_len, last_run);
+        last_rel = sum;
+        sum += rle_group_size(last_run, last_len);
     }
     const u32 incl = wz_warp_inclusive_sum<u32>(sum);
     plan.off = incl - sum;
     plan.total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+    // The group open at each lane's first byte is the last group of the nearest earlier lane
+    // that has one (lane 0 always does: a group starts at byte 0).
+    int src = (plan.ev_lo | plan.ev_hi) ? (int)lane : -1;
+#pragma unroll
+    for (u32 d = 1; d < 32u; d <<= 1) {
+        const int o = __shfl_up_sync(WZ_FULL_MASK, src, d);
+        if (lane >= d) src = max(src, o);
+    }
+    src = __shfl_up_sync(WZ_FULL_MASK, src, 1);
+    const u32 from = (lane == 0 || src < 0) ? 0u : (u32)src;
+    const u32 last_off = plan.off + last_rel;
+    plan.open_start = __shfl_sync(WZ_FULL_MASK, last_start, from);
+    plan.open_off = __shfl_sync(WZ_FULL_MASK, last_off, from);
+    plan.open_len = __shfl_sync(WZ_FULL_MASK, last_len, from);
+    plan.open_run = __shfl_sync(WZ_FULL_MASK, (u32)last_run, from) != 0u;
+    if (lane == 0) {  // nothing is open before byte 0
+        plan.open_start = 0;
+        plan.open_len = 0;
+    }
+    __syncwarp();  // the bitmaps (which share memory with w.out) are no longer read
 }
 
-// Writes a literal stretch of `len` bytes from seg[start..] as tokens of 128 at out[off..]:
-// every lane moves 4 bytes of a piece (one aligned word load, or two and a funnel shift).
-// Whole warp.
-__device__ __forceinline__ void rle_copy_literal_warp(u8* out, const u8* __restrict__ seg, u32 start,
-                                                      u32 len, u32 off, u32 n) {
-    const u32 lane = wz_lane();
-    const u32 shift = (start & 3u) * 8u;
-    for (u32 p0 = 0; p0 < len; p0 += 128u) {
-        const u32 plen = min(128u, len - p0);
-        u8* d = out + off + p0 + p0 / 128u;
-        if (lane == 0) d[0] = (u8)(plen - 1u);
-        const u32 j = 4u * lane;
-        if (j < plen) {
-            const u32 a = (start + p0 + j) & ~3u;
-            const u32 lo = rle_load_word(seg, a, n);
-            const u32 word = shift ? __funnelshift_r(lo, rle_load_word(seg, a + 4u, n), shift) : lo;
-            const u32 cnt = min(4u, plen - j);
-#pragma unroll
-            for (u32 t = 0; t < 4u; t++) {
-                if (t < cnt) d[1u + j + t] = (u8)(word >> (8u * t));
-            }
+// Copies segment bytes [a, b) to w.out[d..]: single bytes until the destination is aligned,
+// then whole words assembled from two source words with a funnel shift, then the tail.
+__device__ __forceinline__ void rle_copy_bytes(RleEncodeWarp& w, u32 a, u32 b, u32 d) {
+    while (a < b && (d & 3u)) w.out[d++] = (u8)rle_in_byte(w, a++);
+    if (a + 4u <= b) {
+        const u32 sh = 8u * (a & 3u);
+        u32 wi = a >> 2;
+        u32 lo = rle_in_word(w, wi);
+        for (; a + 4u <= b; a += 4u, d += 4u) {
+            const u32 hi = rle_in_word(w, ++wi);
+            *reinterpret_cast<u32*>(&w.out[d]) = __funnelshift_r(lo, hi, sh);
+            lo = hi;
         }
+    }
+    while (a < b) w.out[d++] = (u8)rle_in_byte(w, a++);
+}
+
+// Copies the part [p, e) of the literal stretch (start s, length len, output offset o) that lies
+// in one lane's bytes, with the control byte of every 128-byte piece that begins there.
+__device__ __forceinline__ void rle_copy_literal_part(RleEncodeWarp& w, u32 p, u32 e, u32 s,
+                                                      u32 len, u32 o) {
+    while (p < e) {
+        const u32 j = p - s;
+        const u32 piece_end = min(e, s + (j / 128u + 1u) * 128u);
+        const u32 d = o + j + j / 128u;
+        if ((j & 127u) == 0u) w.out[d] = (u8)(min(128u, len - j) - 1u);
+        rle_copy_bytes(w, p, piece_end, d + 1u);
+        p = piece_end;
     }
 }
 
-// Writes the segment's tokens into w.out following the plan. Whole warp.
-__device__ void rle_encode_write(RleEncodeWarp& w, const u8* __restrict__ seg, u32 n,
-                                 const RlePlan& plan) {
+// Writes the run token of `len` bytes of `value` at w.out[o].
+__device__ __forceinline__ void rle_write_run(RleEncodeWarp& w, u32 o, u32 len, u32 value) {
+    if (len <= 129u) {
+        w.out[o] = (u8)(0x80u + len - 3u);
+        w.out[o + 1] = (u8)value;
+    } else {
+        u32 x = len - 130u;
+        w.out[o++] = 0xffu;
+        while (x >= 128u) {
+            w.out[o++] = (u8)(x | 0x80u);
+            x >>= 7;
+        }
+        w.out[o++] = (u8)x;
+        w.out[o] = (u8)value;
+    }
+}
+
+// Writes the segment's tokens into w.out following the plan. Every lane handles its own 128
+// bytes: the run tokens of the groups that start there, and the literal bytes (with their
+// control bytes) that lie there, whichever lane's group they belong to. Whole warp.
+__device__ void rle_encode_write(RleEncodeWarp& w, u32 n, const RlePlan& plan) {
     const u32 lane = wz_lane();
-    u64 lo = plan.ev_lo, hi = plan.ev_hi;
-    u32 o = plan.off;
-    while (__any_sync(WZ_FULL_MASK, (lo | hi) != 0ull)) {
-        const bool active = (lo | hi) != 0ull;
-        u32 start = 0, len = 0;
-        bool is_run = false;
-        if (active) rle_next_group(lo, hi, plan, lane, start, len, is_run);
-        if (active && is_run) {
-            const u8 value = __ldg(seg + start);
-            if (len <= 129u) {
-                w.out[o] = (u8)(0x80u + len - 3u);
-                w.out[o + 1] = value;
-            } else {
-                u32 x = len - 130u;
-                u32 p = o;
-                w.out[p++] = 0xffu;
-                while (x >= 128u) {
-                    w.out[p++] = (u8)(x | 0x80u);
-                    x >>= 7;
-                }
-                w.out[p++] = (u8)x;
-                w.out[p] = value;
-            }
-        } else if (active && len <= RLE_LANE_STRETCH) {
-            w.out[o] = (u8)(len - 1u);
-            for (u32 j = 0; j < len; j++) w.out[o + 1u + j] = __ldg(seg + start + j);
+    const u32 r0 = 128u * lane;
+    const u32 r1 = min(r0 + 128u, n);
+    if (r0 < n) {
+        u64 lo = plan.ev_lo, hi = plan.ev_hi;
+        // The group open at r0 (if the lane's first group starts later).
+        u32 s = plan.open_start, len = plan.open_len, o = plan.open_off;
+        bool is_run = plan.open_run;
+        u32 next_off = plan.off;
+        u32 p = r0;
+        while (true) {
+            const u32 e = min(s + len, r1);
+            if (!is_run && p < e) rle_copy_literal_part(w, p, e, s, len, o);
+            if (!(lo | hi)) break;
+            rle_next_group(lo, hi, plan, lane, s, len, is_run);
+            o = next_off;
+            next_off += rle_group_size(is_run, len);
+            p = s;
+            if (is_run) rle_write_run(w, o, len, rle_in_byte(w, s));
         }
-        // Longer literal stretches: the whole warp writes each one.
-        u32 big = __ballot_sync(WZ_FULL_MASK, active && !is_run && len > RLE_LANE_STRETCH);
-        while (big) {
-            const u32 src = (u32)(__ffs(big) - 1);
-            big &= big - 1u;
-            rle_copy_literal_warp(w.out, seg, __shfl_sync(WZ_FULL_MASK, start, src),
-                                  __shfl_sync(WZ_FULL_MASK, len, src),
-                                  __shfl_sync(WZ_FULL_MASK, o, src), n);
-        }
-        if (active) o += rle_group_size(is_run, len);
     }
     __syncwarp();
 }
@@ -324,7 +376,7 @@ extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32, 8)
     const u32 table = (s == 0) ? 4u * rle_segments_in_chunk(total_len, chunk_size, c) : 0u;
     const u64 my_size = (u64)tokens + table;
     if (lane == 0) wz_lookback_publish62(status, g, my_size, g == 0 ? WZ_LB_INCLUSIVE : WZ_LB_AGGREGATE);
-    rle_encode_write(w, in + seg_start, n, plan);
+    rle_encode_write(w, n, plan);
     u64 prefix = 0;
     if (g != 0) {
         prefix = wz_lookback62_warp(status, g);
