@@ -58,15 +58,15 @@ __device__ __forceinline__ u32 rle_first_bit(u64 lo, u64 hi) {
     return 128u;
 }
 
-// Takes the lowest group start of the lane's mask; returns its byte, its length and whether it
-// is a run.
-__device__ __forceinline__ void rle_next_group(u64& lo, u64& hi, const RlePlan& plan, u32 lane,
-                                               u32& start, u32& len, bool& is_run) {
-    const u32 b = rle_first_bit(lo, hi);
+// Takes the lowest group start `cur` of the lane's mask (hi:lo); returns its byte, its length and
+// whether it is a run, and leaves the following start in `cur` (128 when none is left).
+__device__ __forceinline__ void rle_next_group(u64& lo, u64& hi, u32& cur, const RlePlan& plan,
+                                               u32 lane, u32& start, u32& len, bool& is_run) {
+    const u32 b = cur;
     if (lo) lo &= lo - 1ull; else hi &= hi - 1ull;
-    const u32 nb = rle_first_bit(lo, hi);
+    cur = rle_first_bit(lo, hi);
     start = 128u * lane + b;
-    const u32 end = nb < 128u ? 128u * lane + nb : plan.next;
+    const u32 end = cur < 128u ? 128u * lane + cur : plan.next;
     len = end - start;
     is_run = ((b < 64u ? plan.cov_lo >> b : plan.cov_hi >> (b - 64u)) & 1ull) != 0;
 }
@@ -211,10 +211,11 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     plan.next = (lane == 31u) ? n : min(after, n);
     // Every group's size, summed per lane; output offsets by a scan over the lanes.
     u64 lo = plan.ev_lo, hi = plan.ev_hi;
+    u32 cur = fb;
     u32 sum = 0, last_start = 0, last_len = 0, last_rel = 0;
     bool last_run = false;
-    while (lo | hi) {
-        rle_next_group(lo, hi, plan, lane, last_start, last_len, last_run);
+    while (cur < 128u) {
+        rle_next_group(lo, hi, cur, plan, lane, last_start, last_len, last_run);
         last_rel = sum;
         sum += rle_group_size(last_run, last_len);
     }
@@ -300,6 +301,7 @@ __device__ void rle_encode_write(RleEncodeWarp& w, u32 n, const RlePlan& plan) {
     const u32 r1 = min(r0 + 128u, n);
     if (r0 < n) {
         u64 lo = plan.ev_lo, hi = plan.ev_hi;
+        u32 cur = rle_first_bit(lo, hi);
         // The group open at r0 (if the lane's first group starts later).
         u32 s = plan.open_start, len = plan.open_len, o = plan.open_off;
         bool is_run = plan.open_run;
@@ -308,8 +310,8 @@ __device__ void rle_encode_write(RleEncodeWarp& w, u32 n, const RlePlan& plan) {
         while (true) {
             const u32 e = min(s + len, r1);
             if (!is_run && p < e) rle_copy_literal_part(w, p, e, s, len, o);
-            if (!(lo | hi)) break;
-            rle_next_group(lo, hi, plan, lane, s, len, is_run);
+            if (cur >= 128u) break;
+            rle_next_group(lo, hi, cur, plan, lane, s, len, is_run);
             o = next_off;
             next_off += rle_group_size(is_run, len);
             p = s;
