@@ -49,6 +49,7 @@ struct RlePlan {
     u32 total;  // the segment's encoded length
     u32 open_start, open_off, open_len;
     bool open_run;
+    u32 first_off;  // output offset of the first group that starts in the lane's bytes
 };
 
 // Lowest set bit of the 128-bit mask (hi:lo), 128 when empty.
@@ -150,7 +151,8 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
             const u32 x = words[t];
             const u32 y = (x << 8) | (prev & 0xffu);
             const u32 ne = __vcmpne4(x, y);
-            bits16 |= (((ne >> 7) & 1u) | ((ne >> 14) & 2u) | ((ne >> 21) & 4u) | ((ne >> 28) & 8u)) << (4u * t);
+            // The four byte flags (bits 7, 15, 23, 31) gathered into bits 28..31 by one multiply.
+            bits16 |= (((ne & 0x80808080u) * 0x00204081u) >> 28) << (4u * t);
             prev = x >> 24;
         }
         const u32 high = __shfl_down_sync(WZ_FULL_MASK, bits16, 1);
@@ -182,7 +184,7 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     const u32 cw[4] = {cq.x, cq.y, cq.z, cq.w};
     const u32 hw[4] = {hq.x, hq.y, hq.z, hq.w};
     u32 prev_c = lane ? w.cover[4u * lane - 1u] : 0x80000000u;  // "long before 0": a stretch may start at 0
-    u32 ev[4];
+    u32 ev[4], vw[4];
 #pragma unroll
     for (u32 k = 0; k < 4u; k++) {
         const u32 wd = 4u * lane + k;
@@ -192,6 +194,7 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
         const u32 h = hw[k] & valid;
         const u32 short_bytes = valid & ~c;
         ev[k] = (h & c) | (short_bytes & c_before);
+        vw[k] = valid;
         prev_c = c;
     }
     if (lane == 0 && n > 0) ev[0] |= 1u;  // position 0 always starts a group
@@ -199,9 +202,12 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     plan.ev_hi = (u64)ev[2] | ((u64)ev[3] << 32);
     plan.cov_lo = (u64)cw[0] | ((u64)cw[1] << 32);
     plan.cov_hi = (u64)cw[2] | ((u64)cw[3] << 32);
+    const u64 lit_lo = ((u64)vw[0] | ((u64)vw[1] << 32)) & ~plan.cov_lo;
+    const u64 lit_hi = ((u64)vw[2] | ((u64)vw[3] << 32)) & ~plan.cov_hi;
+    const u32 r0 = 128u * lane;
     // Where the next group starts after each lane's bytes: a suffix minimum over the lanes.
     const u32 fb = rle_first_bit(plan.ev_lo, plan.ev_hi);
-    u32 v = fb < 128u ? 128u * lane + fb : n;
+    u32 v = fb < 128u ? r0 + fb : n;
 #pragma unroll
     for (u32 d = 1; d < 32u; d <<= 1) {
         const u32 o = __shfl_down_sync(WZ_FULL_MASK, v, d);
@@ -209,22 +215,16 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     }
     const u32 after = __shfl_down_sync(WZ_FULL_MASK, v, 1);
     plan.next = (lane == 31u) ? n : min(after, n);
-    // Every group's size, summed per lane; output offsets by a scan over the lanes.
-    u64 lo = plan.ev_lo, hi = plan.ev_hi;
-    u32 cur = fb;
-    u32 sum = 0, last_start = 0, last_len = 0, last_rel = 0;
-    bool last_run = false;
-    while (cur < 128u) {
-        rle_next_group(lo, hi, cur, plan, lane, last_start, last_len, last_run);
-        last_rel = sum;
-        sum += rle_group_size(last_run, last_len);
-    }
-    const u32 incl = wz_warp_inclusive_sum<u32>(sum);
-    plan.off = incl - sum;
-    plan.total = __shfl_sync(WZ_FULL_MASK, incl, 31);
-    // The group open at each lane's first byte is the last group of the nearest earlier lane
-    // that has one (lane 0 always does: a group starts at byte 0).
-    int src = (plan.ev_lo | plan.ev_hi) ? (int)lane : -1;
+    // The lane's last group (it may reach past the lane's bytes), and the group open at each
+    // lane's first byte: the last group of the nearest earlier lane that has one (lane 0
+    // always has one: a group starts at byte 0).
+    const bool has = fb < 128u;
+    const u32 lb = plan.ev_hi ? 127u - (u32)__clzll((long long)plan.ev_hi)
+                              : (plan.ev_lo ? 63u - (u32)__clzll((long long)plan.ev_lo) : 0u);
+    const u32 last_start = r0 + lb;
+    const u32 last_len = plan.next - last_start;
+    const bool last_run = ((lb < 64u ? plan.cov_lo >> lb : plan.cov_hi >> (lb - 64u)) & 1ull) != 0;
+    int src = has ? (int)lane : -1;
 #pragma unroll
     for (u32 d = 1; d < 32u; d <<= 1) {
         const int o = __shfl_up_sync(WZ_FULL_MASK, src, d);
@@ -232,15 +232,43 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     }
     src = __shfl_up_sync(WZ_FULL_MASK, src, 1);
     const u32 from = (lane == 0 || src < 0) ? 0u : (u32)src;
-    const u32 last_off = plan.off + last_rel;
     plan.open_start = __shfl_sync(WZ_FULL_MASK, last_start, from);
-    plan.open_off = __shfl_sync(WZ_FULL_MASK, last_off, from);
     plan.open_len = __shfl_sync(WZ_FULL_MASK, last_len, from);
     plan.open_run = __shfl_sync(WZ_FULL_MASK, (u32)last_run, from) != 0u;
     if (lane == 0) {  // nothing is open before byte 0
         plan.open_start = 0;
         plan.open_len = 0;
     }
+    // The output bytes each lane's bytes account for, in closed form: every literal byte, one
+    // control byte per literal group starting here, two bytes per run starting here (plus the
+    // varint of a long run, which can only be the lane's last group), and the control byte of
+    // the open literal group's next 128-byte piece if that piece begins here.
+    const u32 r1 = min(r0 + 128u, n);
+    const u32 open_end = min(plan.open_start + plan.open_len, r1);
+    u32 piece = 0;
+    if (!plan.open_run && r0 < open_end) {
+        const u32 j = r0 - plan.open_start;
+        const u32 q = plan.open_start + (j + 127u) / 128u * 128u;
+        piece = q < open_end ? 1u : 0u;
+    }
+    const u64 run_lo = plan.ev_lo & plan.cov_lo, run_hi = plan.ev_hi & plan.cov_hi;
+    const u64 lgr_lo = plan.ev_lo & ~plan.cov_lo, lgr_hi = plan.ev_hi & ~plan.cov_hi;
+    // Bits below the last group's start.
+    const u64 below_lo = lb >= 64u ? ~0ull : ((1ull << lb) - 1ull);
+    const u64 below_hi = lb >= 64u ? ((1ull << (lb - 64u)) - 1ull) : 0ull;
+    const u32 before_last = 2u * (u32)(__popcll(run_lo & below_lo) + __popcll(run_hi & below_hi)) +
+                            (u32)(__popcll(lgr_lo & below_lo) + __popcll(lgr_hi & below_hi)) +
+                            (u32)(__popcll(lit_lo & below_lo) + __popcll(lit_hi & below_hi)) + piece;
+    u32 sum = 2u * (u32)(__popcll(run_lo) + __popcll(run_hi)) +
+              (u32)(__popcll(lgr_lo) + __popcll(lgr_hi)) +
+              (u32)(__popcll(lit_lo) + __popcll(lit_hi)) + piece;
+    if (has && last_run && last_len > 129u) sum += rle_varint_len(last_len - 130u);
+    const u32 incl = wz_warp_inclusive_sum<u32>(sum);
+    plan.off = incl - sum;
+    plan.total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+    plan.open_off = __shfl_sync(WZ_FULL_MASK, plan.off + before_last, from);
+    // Offset of the lane's first own group: after the open group's part in the lane's bytes.
+    plan.first_off = plan.off + piece + ((!plan.open_run && r0 < open_end) ? open_end - r0 : 0u);
     __syncwarp();  // the bitmaps (which share memory with w.out) are no longer read
 }
 
@@ -305,7 +333,7 @@ __device__ void rle_encode_write(RleEncodeWarp& w, u32 n, const RlePlan& plan) {
         // The group open at r0 (if the lane's first group starts later).
         u32 s = plan.open_start, len = plan.open_len, o = plan.open_off;
         bool is_run = plan.open_run;
-        u32 next_off = plan.off;
+        u32 next_off = plan.first_off;
         u32 p = r0;
         while (true) {
             const u32 e = min(s + len, r1);
