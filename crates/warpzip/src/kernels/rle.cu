@@ -10,7 +10,7 @@
 #define RLE_SEG 4096u
 #define RLE_WORDS (RLE_SEG / 32u)
 #define RLE_MAX_SEG_OUT (RLE_SEG + RLE_SEG / 128u)
-#define RLE_ENC_WARPS 4
+#define RLE_ENC_WARPS 2
 #define RLE_DEC_WARPS 8
 
 // The segment's bytes in shared memory: byte p sits in word (p / 4) + (p / 128), one pad word
@@ -272,10 +272,29 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     __syncwarp();  // the bitmaps (which share memory with w.out) are no longer read
 }
 
-// Copies segment bytes [a, b) to w.out[d..]: single bytes until the destination is aligned,
-// then whole words assembled from two source words with a funnel shift, then the tail.
+// The four segment bytes at a..a+3 (little-endian), from two words and a funnel shift.
+__device__ __forceinline__ u32 rle_in_bytes4(const RleEncodeWarp& w, u32 a) {
+    const u32 wi = a >> 2;
+    return __funnelshift_r(rle_in_word(w, wi), rle_in_word(w, wi + 1u), 8u * (a & 3u));
+}
+
+// Stores the low `cnt` (< 4) bytes of x at w.out[d..].
+__device__ __forceinline__ void rle_store_bytes(RleEncodeWarp& w, u32 d, u32 x, u32 cnt) {
+#pragma unroll
+    for (u32 t = 0; t < 3u; t++) {
+        if (t < cnt) w.out[d + t] = (u8)(x >> (8u * t));
+    }
+}
+
+// Copies segment bytes [a, b) to w.out[d..]: the bytes before the first aligned destination
+// word, then whole words assembled from two source words with a funnel shift, then the tail.
 __device__ __forceinline__ void rle_copy_bytes(RleEncodeWarp& w, u32 a, u32 b, u32 d) {
-    while (a < b && (d & 3u)) w.out[d++] = (u8)rle_in_byte(w, a++);
+    const u32 head = min((0u - d) & 3u, b - a);
+    if (head) {
+        rle_store_bytes(w, d, rle_in_bytes4(w, a), head);
+        a += head;
+        d += head;
+    }
     if (a + 4u <= b) {
         const u32 sh = 8u * (a & 3u);
         u32 wi = a >> 2;
@@ -286,7 +305,7 @@ __device__ __forceinline__ void rle_copy_bytes(RleEncodeWarp& w, u32 a, u32 b, u
             lo = hi;
         }
     }
-    while (a < b) w.out[d++] = (u8)rle_in_byte(w, a++);
+    if (a < b) rle_store_bytes(w, d, rle_in_bytes4(w, a), b - a);
 }
 
 // Copies the part [p, e) of the literal stretch (start s, length len, output offset o) that lies
@@ -380,7 +399,7 @@ __device__ __forceinline__ u32 rle_segments_in_chunk(u64 total_len, u32 chunk_si
 // compressed size (plus the chunk's segment table, for a chunk's first segment) is scanned
 // across segments with decoupled look-back. `seg_end[g]` receives the end of segment g's tokens
 // and `chunk_start[c]` the start of chunk c; `rle_encode_tables` then fills the tables.
-extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32, 8)
+extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32, 16)
     rle_encode_segments(const u8* __restrict__ in, u64 total_len, u32 chunk_size,
                         u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
                         u64 out_capacity, u32* tile_counter, u64* status, u64* seg_end,
