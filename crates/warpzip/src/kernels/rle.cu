@@ -1,7 +1,10 @@
 // Byte run-length encoding (codec `rle`, layout in codec/rle/format.rs and docs/format.md).
-// One warp per 4096-byte segment. The encoder finds the canonical tokens with bitmaps (run
-// heads, short-run bytes, token starts) so that every lane works on its own tokens; segments
-// are stitched in one pass by a decoupled look-back over their compressed sizes. The decoders
+// One warp per 4096-byte segment. The encoder stages the segment in shared memory, finds the
+// canonical tokens with bitmaps (run heads, bytes inside runs, token-group starts), and lets
+// lane l own bytes [128 l, 128 l + 128): its output size comes in closed form from popcounts,
+// so the segment's size is published to the decoupled look-back before any token is written;
+// then every lane writes the run tokens that start in its bytes and copies the literal bytes
+// that lie there (with their control bytes), whichever lane's token they belong to. The decoders
 // run the token parser in every lane (no broadcasts) and let the lanes share the writes; the
 // window decoder reads token headers from a 32-byte register window, and the host picks it for
 // compressible data (DecodeKernel::pick).
