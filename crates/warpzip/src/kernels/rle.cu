@@ -24,10 +24,7 @@ struct __align__(16) RleEncodeWarp {
     u32 in[RLE_IN_WORDS];
     union {
         u8 out[RLE_MAX_SEG_OUT + 16];  // the segment's tokens, written after the plan
-        struct {
-            u32 cover[RLE_WORDS];     // bytes inside runs of 3 or more
-            u32 head[RLE_WORDS + 1];  // run heads, plus the sentinel head at position n
-        };
+        u32 head[RLE_WORDS + 1];  // run heads, plus the sentinel head at position n
     };
 };
 
@@ -82,18 +79,6 @@ __device__ __forceinline__ u32 rle_varint_len(u32 v) { return v < 128u ? 1u : (v
 __device__ __forceinline__ u32 rle_group_size(bool is_run, u32 len) {
     if (is_run) return len <= 129u ? 2u : 2u + rle_varint_len(len - 130u);
     return len + (len + 127u) / 128u;
-}
-
-// Bits of word `wd` of "head at p+shift", using the sentinel head at n.
-__device__ __forceinline__ u32 rle_head_shifted(const RleEncodeWarp& w, u32 wd, u32 shift) {
-    u32 lo = w.head[wd];
-    u32 hi = (wd + 1 <= RLE_WORDS) ? w.head[wd + 1] : 0u;
-    return __funnelshift_r(lo, hi, shift);
-}
-
-__device__ __forceinline__ u32 rle_len2_starts(const RleEncodeWarp& w, u32 wd, u32 valid) {
-    u32 h = w.head[wd] & valid;
-    return h & ~rle_head_shifted(w, wd, 1) & rle_head_shifted(w, wd, 2);
 }
 
 __device__ __forceinline__ u32 rle_valid_mask(u32 wd, u32 n) {
@@ -169,24 +154,35 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     if (lane == 0) w.head[RLE_WORDS] = (n == RLE_SEG) ? 1u : 0u;
     if (lane < RLE_IN_WORDS - RLE_WORDS * 8u - RLE_WORDS / 4u) w.in[RLE_WORDS * 8u + RLE_WORDS / 4u + lane] = 0u;
     __syncwarp();
-    // Bytes of runs shorter than 3 (S), their complement inside the segment (cover).
-    for (u32 wd = lane; wd < RLE_WORDS; wd += 32u) {
-        u32 valid = rle_valid_mask(wd, n);
-        u32 h = w.head[wd] & valid;
-        u32 len1 = h & rle_head_shifted(w, wd, 1);
-        u32 len2 = rle_len2_starts(w, wd, valid);
-        u32 len2_prev = (wd > 0) ? rle_len2_starts(w, wd - 1, rle_valid_mask(wd - 1, n)) : 0u;
-        u32 len2_second = __funnelshift_l(len2_prev, len2, 1);
-        u32 short_bytes = (len1 | len2 | len2_second) & valid;
-        w.cover[wd] = valid & ~short_bytes;
-    }
-    __syncwarp();
-    // Token groups start at a long run's head, or at a short byte after a long run (or at 0).
-    const uint4 cq = *reinterpret_cast<const uint4*>(&w.cover[4u * lane]);
+    // Bytes inside runs of 3 or more ("cover"), for the lane's own words 4l..4l+3, from the run
+    // heads of words 4l-1..4l+4: a byte is short when its run starts there with length 1 (a
+    // head followed by a head) or 2 (a head, no head, a head), or is the second byte of a
+    // run of 2 that may start in the word before.
     const uint4 hq = *reinterpret_cast<const uint4*>(&w.head[4u * lane]);
-    const u32 cw[4] = {cq.x, cq.y, cq.z, cq.w};
-    const u32 hw[4] = {hq.x, hq.y, hq.z, hq.w};
-    u32 prev_c = lane ? w.cover[4u * lane - 1u] : 0x80000000u;  // "long before 0": a stretch may start at 0
+    // hw[i] is the raw head word 4l - 1 + i (the sentinel bit at n included).
+    const u32 hw[6] = {lane ? w.head[4u * lane - 1u] : 0u, hq.x, hq.y, hq.z, hq.w, w.head[4u * lane + 4u]};
+    u32 len2w[5];  // starts of runs of length 2 in words 4l-1 .. 4l+3
+#pragma unroll
+    for (u32 i = 0; i < 5u; i++) {
+        if (i == 0 && lane == 0) {
+            len2w[0] = 0u;
+        } else {
+            const u32 h = hw[i] & rle_valid_mask(4u * lane + i - 1u, n);
+            len2w[i] = h & ~__funnelshift_r(hw[i], hw[i + 1], 1) & __funnelshift_r(hw[i], hw[i + 1], 2);
+        }
+    }
+    u32 cw[4];
+#pragma unroll
+    for (u32 k = 0; k < 4u; k++) {
+        const u32 valid = rle_valid_mask(4u * lane + k, n);
+        const u32 h = hw[k + 1] & valid;
+        const u32 len1 = h & __funnelshift_r(hw[k + 1], hw[k + 2], 1);
+        const u32 len2_second = __funnelshift_l(len2w[k], len2w[k + 1], 1);
+        cw[k] = valid & ~((len1 | len2w[k + 1] | len2_second) & valid);
+    }
+    // Token groups start at a long run's head, or at a short byte after a long run (or at 0).
+    u32 prev_c = __shfl_up_sync(WZ_FULL_MASK, cw[3], 1);
+    if (lane == 0) prev_c = 0x80000000u;  // "long before 0": a stretch may start at 0
     u32 ev[4], vw[4];
 #pragma unroll
     for (u32 k = 0; k < 4u; k++) {
@@ -194,7 +190,7 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
         const u32 valid = rle_valid_mask(wd, n);
         const u32 c = cw[k];
         const u32 c_before = __funnelshift_l(prev_c, c, 1);
-        const u32 h = hw[k] & valid;
+        const u32 h = hw[k + 1] & valid;
         const u32 short_bytes = valid & ~c;
         ev[k] = (h & c) | (short_bytes & c_before);
         vw[k] = valid;
@@ -371,23 +367,29 @@ __device__ void rle_encode_write(RleEncodeWarp& w, u32 n, const RlePlan& plan) {
     __syncwarp();
 }
 
-// Copies len bytes from (16-byte aligned) shared memory to any global address with 4-byte
-// stores: a few head bytes until the destination is aligned, then words assembled from two
-// aligned shared-memory words with a funnel shift, then the tail bytes. Whole warp.
+// Copies len bytes from (16-byte aligned) shared memory to any global address: head bytes
+// until the destination is 16-byte aligned, then 16-byte stores assembled from five aligned
+// shared-memory words with funnel shifts, then the tail bytes. Whole warp. Reads up to 4 bytes
+// past `len` in `src`.
 __device__ __forceinline__ void rle_copy_to_global(u8* dst, const u8* src, u32 len) {
     const u32 lane = wz_lane();
-    const u32 head = min((u32)((4u - ((u64)dst & 3u)) & 3u), len);
+    const u32 head = min((u32)((16u - ((u64)dst & 15u)) & 15u), len);
     if (lane < head) dst[lane] = src[lane];
-    const u32 words = (len - head) / 4u;
+    const u32 vecs = (len - head) / 16u;
     const u32 shift = (head & 3u) * 8u;
-    const u32* aligned = reinterpret_cast<const u32*>(src);
-    u32* d = reinterpret_cast<u32*>(dst + head);
-    for (u32 k = lane; k < words; k += 32u) {
-        u32 lo = aligned[k];
-        u32 hi = aligned[k + 1u];
-        d[k] = shift ? __funnelshift_r(lo, hi, shift) : lo;
+    const u32* a = reinterpret_cast<const u32*>(src) + (head >> 2);
+    uint4* d = reinterpret_cast<uint4*>(dst + head);
+    for (u32 k = lane; k < vecs; k += 32u) {
+        const u32* q = a + 4u * k;
+        const u32 w0 = q[0], w1 = q[1], w2 = q[2], w3 = q[3], w4 = q[4];
+        uint4 v;
+        v.x = __funnelshift_r(w0, w1, shift);
+        v.y = __funnelshift_r(w1, w2, shift);
+        v.z = __funnelshift_r(w2, w3, shift);
+        v.w = __funnelshift_r(w3, w4, shift);
+        d[k] = v;
     }
-    const u32 done = head + 4u * words;
+    const u32 done = head + 16u * vecs;
     if (lane < len - done) dst[done + lane] = src[done + lane];
 }
 
