@@ -110,66 +110,48 @@ __device__ __forceinline__ T wz_lookback_warp(const u32* flags, const T* aggrega
     return exclusive;
 }
 
-// Look-back with flag and 32-bit value packed in one 64-bit word (flag in the high half), so a
-// predecessor's state is one load. `status` must be zero before the launch.
-__device__ __forceinline__ void wz_lookback_publish_packed(u64* status, u32 tile, u32 v, u32 flag) {
-    u64 word = ((u64)flag << 32) | (u64)v;
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(status + tile), "l"(word) : "memory");
-}
+// Look-back with the flag and the value packed in one 64-bit status word per tile, so that a
+// predecessor's state is one load: the flag above bit SHIFT, the value below it. The scans use
+// SHIFT 32 (a 32-bit value), compaction and the RLE encoder SHIFT 62 (byte offsets that can pass
+// 4 GiB). RELEASE orders the publishing thread's earlier writes before the word; a reader only
+// needs the value inside the word, so the RLE encoder publishes relaxed. With SLEEP_NS > 0 a
+// lane waiting on a predecessor sleeps between polls instead of taking issue slots from warps
+// that are still working. Polls are relaxed loads (an acquire load would invalidate the SM's L1
+// on every poll). `status` must be zero before the launch.
+#define WZ_LB_SHIFT_U32 32u
+#define WZ_LB_SHIFT_WIDE 62u
 
-__device__ __forceinline__ u32 wz_lookback_packed_warp(const u64* status, u32 tile) {
-    u32 exclusive = 0;
-    long long base = (long long)tile - 1;
-    while (true) {
-        long long pred = base - (long long)wz_lane();
-        u64 word = (u64)WZ_LB_INCLUSIVE << 32;  // before tile 0: an inclusive prefix of zero
-        if (pred >= 0) {
-            do {
-                word = wz_load_relaxed_u64(status + pred);
-            } while ((word >> 32) == 0);
-        }
-        const u32 f = (u32)(word >> 32);
-        const u32 inc_mask = __ballot_sync(WZ_FULL_MASK, f == WZ_LB_INCLUSIVE);
-        const u32 stop = inc_mask ? (u32)(__ffs(inc_mask) - 1) : 32u;
-        const u32 v = (wz_lane() <= stop) ? (u32)word : 0u;
-        exclusive += wz_warp_sum<u32>(v);
-        if (inc_mask) break;
-        base -= 32;
+template <u32 SHIFT, bool RELEASE>
+__device__ __forceinline__ void wz_lookback_publish_word(u64* status, u32 tile, u64 v, u32 flag) {
+    const u64 word = ((u64)flag << SHIFT) | (v & ((1ull << SHIFT) - 1ull));
+    if (RELEASE) {
+        asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(status + tile), "l"(word) : "memory");
+    } else {
+        asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(status + tile), "l"(word) : "memory");
     }
-    return exclusive;
 }
 
-// Look-back whose status is one 64-bit word: the flag in the top two bits and a value below
-// 2^62 in the rest, for sums (byte offsets) that can pass 4 GiB. The value travels inside the
-// flag's word, so publication and polling are relaxed (no fences, no L1 invalidation), and a
-// waiting lane sleeps briefly between polls instead of taking issue slots from working warps.
-// `status` must be zero before the launch.
-#define WZ_LB62_SHIFT 62
-#define WZ_LB62_VALUE ((1ull << WZ_LB62_SHIFT) - 1ull)
-
-__device__ __forceinline__ void wz_lookback_publish62(u64* status, u32 tile, u64 v, u32 flag) {
-    u64 word = ((u64)flag << WZ_LB62_SHIFT) | (v & WZ_LB62_VALUE);
-    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(status + tile), "l"(word) : "memory");
-}
-
-__device__ __forceinline__ u64 wz_lookback62_warp(const u64* status, u32 tile) {
-    u64 exclusive = 0;
+// Called by one whole warp for tile `tile` > 0 after it published its aggregate; returns the
+// exclusive prefix of the tile (the sum of all earlier tiles) in every lane.
+template <typename T, u32 SHIFT, u32 SLEEP_NS>
+__device__ __forceinline__ T wz_lookback_word_warp(const u64* status, u32 tile) {
+    T exclusive = 0;
     long long base = (long long)tile - 1;
     while (true) {
-        long long pred = base - (long long)wz_lane();
-        u64 word = (u64)WZ_LB_INCLUSIVE << WZ_LB62_SHIFT;  // before tile 0: an inclusive zero
+        const long long pred = base - (long long)wz_lane();
+        u64 word = (u64)WZ_LB_INCLUSIVE << SHIFT;  // before tile 0: an inclusive prefix of zero
         if (pred >= 0) {
             word = wz_load_relaxed_u64(status + pred);
-            while ((word >> WZ_LB62_SHIFT) == 0) {
-                __nanosleep(64);
+            while ((word >> SHIFT) == 0) {
+                if (SLEEP_NS) __nanosleep(SLEEP_NS);
                 word = wz_load_relaxed_u64(status + pred);
             }
         }
-        const u32 f = (u32)(word >> WZ_LB62_SHIFT);
-        const u32 inc_mask = __ballot_sync(WZ_FULL_MASK, f == WZ_LB_INCLUSIVE);
+        const u32 inc_mask = __ballot_sync(WZ_FULL_MASK, (u32)(word >> SHIFT) == WZ_LB_INCLUSIVE);
+        // The nearest predecessor holding an inclusive prefix is the lowest such lane.
         const u32 stop = inc_mask ? (u32)(__ffs(inc_mask) - 1) : 32u;
-        const u64 v = (wz_lane() <= stop) ? (word & WZ_LB62_VALUE) : 0ull;
-        exclusive += wz_warp_sum<u64>(v);
+        const T v = (wz_lane() <= stop) ? (T)(word & ((1ull << SHIFT) - 1ull)) : (T)0;
+        exclusive += wz_warp_sum<T>(v);
         if (inc_mask) break;
         base -= 32;
     }

@@ -99,41 +99,6 @@ __device__ __forceinline__ u32 compact_nonzero4(u32 x) {
 // conflict-free. Needs the staging array rounded up to whole rows of 8 vectors.
 __device__ __forceinline__ u32 compact_swz(u32 v) { return v ^ ((v >> 3) & 7u); }
 
-// Decoupled look-back over the tiles' counts (Merrill & Garland), with the flag and the 62-bit
-// value packed in one word per tile so that a predecessor's state is a single load: flag
-// (WZ_LB_AGGREGATE or WZ_LB_INCLUSIVE) in the top two bits. `status` must be zero at launch.
-#define COMPACT_LB_SHIFT 62
-#define COMPACT_LB_VALUE ((1ull << COMPACT_LB_SHIFT) - 1ull)
-
-__device__ __forceinline__ void compact_lb_publish(u64* status, u32 tile, u64 v, u32 flag) {
-    const u64 word = ((u64)flag << COMPACT_LB_SHIFT) | (v & COMPACT_LB_VALUE);
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(status + tile), "l"(word) : "memory");
-}
-
-// Whole warp, for tile > 0 after it published its aggregate: the sum of all earlier tiles.
-__device__ __forceinline__ u64 compact_lb_prefix(const u64* status, u32 tile) {
-    u64 exclusive = 0;
-    long long base = (long long)tile - 1;
-    while (true) {
-        const long long pred = base - (long long)wz_lane();
-        u64 word = (u64)WZ_LB_INCLUSIVE << COMPACT_LB_SHIFT;  // before tile 0: inclusive zero
-        if (pred >= 0) {
-            do {
-                word = wz_load_relaxed_u64(status + pred);
-            } while ((word >> COMPACT_LB_SHIFT) == 0);
-        }
-        const u32 inc_mask =
-            __ballot_sync(WZ_FULL_MASK, (u32)(word >> COMPACT_LB_SHIFT) == WZ_LB_INCLUSIVE);
-        // The nearest predecessor holding an inclusive prefix is the lowest such lane.
-        const u32 stop = inc_mask ? (u32)(__ffs(inc_mask) - 1) : 32u;
-        const u64 v = (wz_lane() <= stop) ? (word & COMPACT_LB_VALUE) : 0ull;
-        exclusive += wz_warp_sum<u64>(v);
-        if (inc_mask) break;
-        base -= 32;
-    }
-    return exclusive;
-}
-
 // Loads tile `tile`'s mask as packed words into `words` (bits at or past n cleared).
 template <typename T, int VECS, bool FLAGS>
 __device__ __forceinline__ void compact_load_mask(const u8* __restrict__ mask, u64 mask_len, u64 n,
@@ -394,11 +359,20 @@ __device__ __forceinline__ void compact_select_tile(
         if (warp == 0) {
             u64 prefix = 0;
             if (tile == 0) {
-                if (lane == 0) compact_lb_publish(lb_status, 0, count, WZ_LB_INCLUSIVE);
+                if (lane == 0) {
+                    wz_lookback_publish_word<WZ_LB_SHIFT_WIDE, true>(
+                        lb_status, 0, count, WZ_LB_INCLUSIVE);
+                }
             } else {
-                if (lane == 0) compact_lb_publish(lb_status, tile, count, WZ_LB_AGGREGATE);
-                prefix = compact_lb_prefix(lb_status, tile);
-                if (lane == 0) compact_lb_publish(lb_status, tile, prefix + count, WZ_LB_INCLUSIVE);
+                if (lane == 0) {
+                    wz_lookback_publish_word<WZ_LB_SHIFT_WIDE, true>(
+                        lb_status, tile, count, WZ_LB_AGGREGATE);
+                }
+                prefix = wz_lookback_word_warp<u64, WZ_LB_SHIFT_WIDE, 0>(lb_status, tile);
+                if (lane == 0) {
+                    wz_lookback_publish_word<WZ_LB_SHIFT_WIDE, true>(
+                        lb_status, tile, prefix + count, WZ_LB_INCLUSIVE);
+                }
             }
             if (lane == 0) {
                 s_tile_prefix = prefix;

@@ -429,12 +429,18 @@ extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32, 16)
     const u32 tokens = plan.total;
     const u32 table = (s == 0) ? 4u * rle_segments_in_chunk(total_len, chunk_size, c) : 0u;
     const u64 my_size = (u64)tokens + table;
-    if (lane == 0) wz_lookback_publish62(status, g, my_size, g == 0 ? WZ_LB_INCLUSIVE : WZ_LB_AGGREGATE);
+    if (lane == 0) {
+        wz_lookback_publish_word<WZ_LB_SHIFT_WIDE, false>(
+            status, g, my_size, g == 0 ? WZ_LB_INCLUSIVE : WZ_LB_AGGREGATE);
+    }
     rle_encode_write(w, n, plan);
     u64 prefix = 0;
     if (g != 0) {
-        prefix = wz_lookback62_warp(status, g);
-        if (lane == 0) wz_lookback_publish62(status, g, prefix + my_size, WZ_LB_INCLUSIVE);
+        prefix = wz_lookback_word_warp<u64, WZ_LB_SHIFT_WIDE, 64>(status, g);
+        if (lane == 0) {
+            wz_lookback_publish_word<WZ_LB_SHIFT_WIDE, false>(status, g, prefix + my_size,
+                                                              WZ_LB_INCLUSIVE);
+        }
     }
     const u64 dst = prefix + table;
     if (dst + tokens > out_capacity) {

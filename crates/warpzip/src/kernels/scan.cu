@@ -24,12 +24,20 @@ __device__ __forceinline__ void scan_tile_lookback(u32* flags, T* aggregate, T* 
     if constexpr (PACKED) {
         u64* status = reinterpret_cast<u64*>(flags);
         if (tile == 0) {
-            if (lane == 0) wz_lookback_publish_packed(status, 0, (u32)block_total, WZ_LB_INCLUSIVE);
+            if (lane == 0) {
+                wz_lookback_publish_word<WZ_LB_SHIFT_U32, true>(status, 0, (u32)block_total,
+                                                                WZ_LB_INCLUSIVE);
+            }
         } else {
-            if (lane == 0) wz_lookback_publish_packed(status, tile, (u32)block_total, WZ_LB_AGGREGATE);
-            prefix = (T)wz_lookback_packed_warp(status, tile);
-            if (lane == 0)
-                wz_lookback_publish_packed(status, tile, (u32)(prefix + block_total), WZ_LB_INCLUSIVE);
+            if (lane == 0) {
+                wz_lookback_publish_word<WZ_LB_SHIFT_U32, true>(status, tile, (u32)block_total,
+                                                                WZ_LB_AGGREGATE);
+            }
+            prefix = (T)wz_lookback_word_warp<u32, WZ_LB_SHIFT_U32, 0>(status, tile);
+            if (lane == 0) {
+                wz_lookback_publish_word<WZ_LB_SHIFT_U32, true>(
+                    status, tile, (u32)(prefix + block_total), WZ_LB_INCLUSIVE);
+            }
         }
     } else if (tile == 0) {
         if (lane == 0) wz_lookback_publish<T>(flags, inclusive, 0, block_total, WZ_LB_INCLUSIVE);
