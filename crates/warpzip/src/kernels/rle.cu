@@ -38,14 +38,13 @@ __device__ __forceinline__ u32 rle_in_byte(const RleEncodeWarp& w, u32 p) {
 // What the encoder knows about a segment once its bitmaps are built. Lane l owns the 128 bytes
 // [128 l, 128 l + 128): bit i of `ev` says a token group (a run of 3 or more, or a literal
 // stretch) starts at byte 128 l + i, bit i of `cov` that the byte is inside a run; `next` is
-// where the first group after the lane's bytes starts (or n), `off` the output offset of the
-// lane's first group; `open_*` describe the group that is open where the lane's bytes begin
-// (the last group of an earlier lane), whose literal bytes in this range the lane copies.
+// where the first group after the lane's bytes starts (or n); `open_*` describe the group that is
+// open where the lane's bytes begin (the last group of an earlier lane), whose literal bytes in
+// this range the lane copies.
 struct RlePlan {
     u64 ev_lo, ev_hi;
     u64 cov_lo, cov_hi;
     u32 next;
-    u32 off;
     u32 total;  // the segment's encoded length
     u32 open_start, open_off, open_len;
     bool open_run;
@@ -73,6 +72,15 @@ __device__ __forceinline__ void rle_next_group(u64& lo, u64& hi, u32& cur, const
 }
 
 __device__ __forceinline__ u32 rle_varint_len(u32 v) { return v < 128u ? 1u : (v < 16384u ? 2u : 3u); }
+
+// Output bytes that the lane's bytes under `mask` account for: two per run start, one control
+// byte per literal-stretch start, and every literal byte.
+__device__ __forceinline__ u32 rle_lane_out_bytes(u64 run_lo, u64 run_hi, u64 lgr_lo, u64 lgr_hi,
+                                                  u64 lit_lo, u64 lit_hi, u64 mask_lo, u64 mask_hi) {
+    return 2u * (u32)(__popcll(run_lo & mask_lo) + __popcll(run_hi & mask_hi)) +
+           (u32)(__popcll(lgr_lo & mask_lo) + __popcll(lgr_hi & mask_hi)) +
+           (u32)(__popcll(lit_lo & mask_lo) + __popcll(lit_hi & mask_hi));
+}
 
 // Encoded size of a token group: a run of `len` bytes, or a literal stretch of `len` bytes
 // (one control byte per 128).
@@ -244,8 +252,9 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     // the open literal group's next 128-byte piece if that piece begins here.
     const u32 r1 = min(r0 + 128u, n);
     const u32 open_end = min(plan.open_start + plan.open_len, r1);
+    const bool open_literal_here = !plan.open_run && r0 < open_end;
     u32 piece = 0;
-    if (!plan.open_run && r0 < open_end) {
+    if (open_literal_here) {
         const u32 j = r0 - plan.open_start;
         const u32 q = plan.open_start + (j + 127u) / 128u * 128u;
         piece = q < open_end ? 1u : 0u;
@@ -255,19 +264,16 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     // Bits below the last group's start.
     const u64 below_lo = lb >= 64u ? ~0ull : ((1ull << lb) - 1ull);
     const u64 below_hi = lb >= 64u ? ((1ull << (lb - 64u)) - 1ull) : 0ull;
-    const u32 before_last = 2u * (u32)(__popcll(run_lo & below_lo) + __popcll(run_hi & below_hi)) +
-                            (u32)(__popcll(lgr_lo & below_lo) + __popcll(lgr_hi & below_hi)) +
-                            (u32)(__popcll(lit_lo & below_lo) + __popcll(lit_hi & below_hi)) + piece;
-    u32 sum = 2u * (u32)(__popcll(run_lo) + __popcll(run_hi)) +
-              (u32)(__popcll(lgr_lo) + __popcll(lgr_hi)) +
-              (u32)(__popcll(lit_lo) + __popcll(lit_hi)) + piece;
+    const u32 before_last =
+        rle_lane_out_bytes(run_lo, run_hi, lgr_lo, lgr_hi, lit_lo, lit_hi, below_lo, below_hi) + piece;
+    u32 sum = rle_lane_out_bytes(run_lo, run_hi, lgr_lo, lgr_hi, lit_lo, lit_hi, ~0ull, ~0ull) + piece;
     if (has && last_run && last_len > 129u) sum += rle_varint_len(last_len - 130u);
     const u32 incl = wz_warp_inclusive_sum<u32>(sum);
-    plan.off = incl - sum;
+    const u32 off = incl - sum;  // output offset of the lane's first byte
     plan.total = __shfl_sync(WZ_FULL_MASK, incl, 31);
-    plan.open_off = __shfl_sync(WZ_FULL_MASK, plan.off + before_last, from);
+    plan.open_off = __shfl_sync(WZ_FULL_MASK, off + before_last, from);
     // Offset of the lane's first own group: after the open group's part in the lane's bytes.
-    plan.first_off = plan.off + piece + ((!plan.open_run && r0 < open_end) ? open_end - r0 : 0u);
+    plan.first_off = off + piece + (open_literal_here ? open_end - r0 : 0u);
     __syncwarp();  // the bitmaps (which share memory with w.out) are no longer read
 }
 
