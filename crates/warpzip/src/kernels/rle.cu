@@ -4,10 +4,10 @@
 // lane l own bytes [128 l, 128 l + 128): its output size comes in closed form from popcounts,
 // so the segment's size is published to the decoupled look-back before any token is written;
 // then every lane writes the run tokens that start in its bytes and copies the literal bytes
-// that lie there (with their control bytes), whichever lane's token they belong to. The decoders
-// run the token parser in every lane (no broadcasts) and let the lanes share the writes; the
-// window decoder reads token headers from a 32-byte register window, and the host picks it for
-// compressible data (DecodeKernel::pick).
+// that lie there (with their control bytes), whichever lane's token they belong to. Two
+// decoders: the sliced one (each lane decodes the tokens of its 32nd of the segment's token
+// bytes) and the window one (the warp walks the tokens together, for streams of few long
+// runs); the host picks one per container from its ratio (DecodeKernel::pick).
 #include "common.cuh"
 
 #define RLE_SEG 4096u
@@ -544,72 +544,12 @@ __device__ __forceinline__ void rle_finish_segment(u32 st, u32 ip, u32 n_in, con
     }
 }
 
-// Decodes every segment of every chunk. chunk_offset/chunk_size_c come from the validated
-// container table; statuses are per chunk (the largest code of its failing segments wins).
-extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
-    rle_decode_segments(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
-                        const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
-                        u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
-                        u32* status) {
-    __shared__ __align__(16) u8 stage[RLE_DEC_WARPS][RLE_SEG];
-    const u32 lane = wz_lane();
-    const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
-    if (g >= total_segments) return;
-    u8* sout = stage[threadIdx.x >> 5];
-    const RleSegment seg = rle_locate_segment(payload, chunk_offset, chunk_csize, total_len,
-                                              chunk_size, segs_per_chunk, g);
-    const u32 c = seg.chunk;
-    const u64 seg_start = seg.out_start;
-    const u32 seg_len = seg.out_len;
-    const u8* tok = seg.tok;
-    const u32 n_in = seg.n_in;
-    u32 st = seg.status;
-    u32 ip = 0, o = 0;
-    while (st == WZ_STATUS_OK && o < seg_len) {
-        if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
-        const u32 ctl = __ldg(tok + ip);
-        if (ctl < 128u) {
-            const u32 len = ctl + 1u;
-            if (ip + 1u + len > n_in) { st = WZ_STATUS_TRUNCATED; break; }
-            if (o + len > seg_len) { st = WZ_STATUS_OVERFLOW; break; }
-            for (u32 j = lane; j < len; j += 32u) sout[o + j] = __ldg(tok + ip + 1u + j);
-            ip += 1u + len;
-            o += len;
-        } else {
-            u32 q = ip + 1u;
-            u32 len;
-            if (ctl == 0xffu) {
-                u32 v = 0, shift = 0;
-                bool done = false;
-                for (u32 b = 0; b < 3u; b++) {
-                    if (q >= n_in) break;
-                    u32 byte = __ldg(tok + q);
-                    q++;
-                    v |= (byte & 0x7fu) << shift;
-                    shift += 7u;
-                    if (!(byte & 0x80u)) { done = true; break; }
-                }
-                if (!done) { st = (q >= n_in) ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT; break; }
-                len = v + 130u;
-            } else {
-                len = ctl - 0x80u + 3u;
-            }
-            if (q >= n_in) { st = WZ_STATUS_TRUNCATED; break; }
-            const u8 value = __ldg(tok + q);
-            q++;
-            if (o + len > seg_len) { st = WZ_STATUS_OVERFLOW; break; }
-            for (u32 j = lane; j < len; j += 32u) sout[o + j] = value;
-            ip = q;
-            o += len;
-        }
-    }
-    rle_finish_segment(st, ip, n_in, sout, out + seg_start, seg_len, &status[c]);
-}
-
-// The staged decoder with the token stream read through a register window: lane l holds byte
-// `wbase + l` of the segment's tokens, so a token's header bytes (at most 5: control, up to 3
-// varint bytes, value) are shuffles instead of dependent loads, and one coalesced byte load
-// refills 32 bytes. The parse, its checks and their order are those of rle_decode_segments.
+// The window decoder: every lane runs the token parser, the lanes share the writes into the
+// segment staged in shared memory, and the token stream is read through a register window:
+// lane l holds byte `wbase + l` of the segment's tokens, so a token's header bytes (at most 5:
+// control, up to 3 varint bytes, value) are shuffles instead of dependent loads, and one
+// coalesced byte load refills 32 bytes. The checks and their order are those of the CPU
+// decoder (docs/format.md, "Decoding and errors").
 __device__ __forceinline__ u32 rle_win_byte(u32 win, u32 wbase, u32 x) {
     return __shfl_sync(WZ_FULL_MASK, win, (int)(x - wbase));
 }
@@ -686,190 +626,360 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
     rle_finish_segment(st, ip, n_in, sout, out + seg.out_start, seg_len, &status[c]);
 }
 
-// Decoder that parses up to 32 short tokens at once: every position of a 64-byte window of the
-// token stream computes where the next token would start if one started there; pointer jumping
-// over those links gives each lane the start of "its" token (the i-th after the window start);
-// a warp scan of the token lengths gives every lane its output offset; lanes write short tokens
-// themselves and the warp writes long ones together. A long literal or run at the window start
-// takes the one-token path instead, so incompressible and long-run data lose nothing.
-#define RLE_PP_WINDOW 64u
-#define RLE_PP_LINKS 5  // 2^5 = 32 tokens per window
+// Sliced decoder. The segment's tokens are first loaded into shared memory with 16-byte loads
+// that are all in flight together, then cut into 32 slices of equal token bytes, one per lane.
+// Each lane learns where the first token that starts in its slice begins, walks its slice's
+// tokens, and writes their bytes itself (short tokens) or queues them for the whole warp (long
+// ones); a warp scan of the lanes' output lengths says where every lane writes. The slice
+// entries come from one of two walks. Token-dense streams (at most RLE_SL_DENSE_MAX bytes):
+// every lane first computes, right to left over its slice, where the first token after the
+// slice starts if a token starts at each byte (`skip`, relative to the slice's end), so the
+// warp then hops one slice per step. Long-token streams: the warp walks the tokens one by one.
+// The statuses are the sequential decoders': each lane checks its tokens in order against
+// their output offsets, and the lowest failing lane's verdict wins.
+#define RLE_SL_WARPS 4
+#define RLE_SL_TOKCAP (RLE_MAX_SEG_OUT + 32u)
+#define RLE_SL_VECS_PER_LANE ((RLE_SL_TOKCAP / 16u + 31u) / 32u)
+#define RLE_SL_DENSE_MAX 3072u
+#define RLE_SL_DENSE_MIN 64u
+#define RLE_SL_LONG 64u
+#define RLE_SL_QUEUE 64u
+#define RLE_SL_NONE 0xffffffffu
+#define RLE_SL_HALT 255u
+// Output lengths are summed saturating here (anything above a segment is an overflow anyway).
+#define RLE_SL_LEN_CAP 65536u
 
-struct __align__(16) RlePpWarp {
-    u8 out[RLE_SEG];
-    u8 win[RLE_PP_WINDOW + 8];
-    u8 jump[RLE_PP_LINKS][RLE_PP_WINDOW + 1];
+struct __align__(16) RleSliceWarp {
+    u8 tok[RLE_SL_TOKCAP];  // the segment's token bytes, token byte x at tok[head + x]
+    union {
+        u8 out[RLE_SEG];   // the decoded segment
+        u8 skip[RLE_SEG];  // dense streams: the slice hop of every token byte (before `out`)
+    };
+    // Tokens of more than RLE_SL_LONG bytes (so at most 63 in a segment), written by the whole
+    // warp: (offset | length << 16, the value of a run or 1 << 31 | the literal's first byte).
+    uint2 queue[RLE_SL_QUEUE];
+    u32 queued;
 };
 
-// Size in bytes of the token at win[p] and its output length, or 0 size when it needs bytes
-// past the window's varint lookahead (never for p < 64 since the window keeps 8 extra bytes).
-__device__ __forceinline__ void rle_pp_token_shape(const u8* win, u32 p, u32& size) {
-    const u32 c = win[p];
-    if (c < 128u) {
-        size = c + 2u;
-    } else if (c != 0xffu) {
-        size = 2u;
-    } else {
-        u32 v = 1u;
-        while (v < 3u && (win[p + v] & 0x80u)) v++;
-        size = 2u + v;
-    }
-}
+// The token at t[p] (p < n_in): its size in bytes, output length (at most 8192), value byte
+// (runs), whether it is a literal, and the status the sequential decoders give a token they
+// cannot read whole (truncated, or a varint of more than 3 bytes). Every read is below n_in.
+struct RleToken {
+    u32 size, len, value, st;
+    bool literal;
+};
 
-// Decodes the token at tok[ip] (all of its bytes bounds-checked against n_in): its output
-// length, whether it is a literal, its value (runs) and its size in bytes; returns a status.
-__device__ __forceinline__ u32 rle_pp_decode_token(const u8* __restrict__ tok, u32 ip, u32 n_in,
-                                                   u32 out_left, u32& len, bool& literal,
-                                                   u8& value, u32& size) {
-    const u32 ctl = __ldg(tok + ip);
-    literal = ctl < 128u;
-    if (literal) {
-        len = ctl + 1u;
-        size = 1u + len;
-        if (len > out_left) return WZ_STATUS_OVERFLOW;
-        if (ip + size > n_in) return WZ_STATUS_TRUNCATED;
-        return WZ_STATUS_OK;
+__device__ __forceinline__ RleToken rle_sl_token(const u8* t, u32 p, u32 n_in) {
+    RleToken k;
+    const u32 ctl = t[p];
+    k.literal = ctl < 128u;
+    k.st = WZ_STATUS_OK;
+    k.value = 0;
+    if (k.literal) {
+        k.len = ctl + 1u;
+        k.size = k.len + 1u;
+        if (p + k.size > n_in) k.st = WZ_STATUS_TRUNCATED;
+        return k;
     }
-    u32 q = ip + 1u;
-    if (ctl == 0xffu) {
+    u32 q = p + 1u;
+    if (ctl != 0xffu) {
+        k.len = ctl - 0x80u + 3u;
+    } else {
         u32 v = 0, shift = 0;
         bool done = false;
         for (u32 b = 0; b < 3u; b++) {
-            if (q >= n_in) return WZ_STATUS_TRUNCATED;
-            u32 byte = __ldg(tok + q);
+            if (q >= n_in) break;
+            const u32 byte = t[q];
             q++;
             v |= (byte & 0x7fu) << shift;
             shift += 7u;
-            if (!(byte & 0x80u)) { done = true; break; }
+            if (!(byte & 0x80u)) {
+                done = true;
+                break;
+            }
         }
-        if (!done) return WZ_STATUS_CORRUPT;
-        len = v + 130u;
-    } else {
-        len = ctl - 0x80u + 3u;
+        k.len = min(v + 130u, 8192u);
+        if (!done) {
+            k.st = q >= n_in ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT;
+            k.size = q - p;
+            return k;
+        }
     }
-    if (q >= n_in) return WZ_STATUS_TRUNCATED;
-    value = __ldg(tok + q);
-    size = q + 1u - ip;
-    if (len > out_left) return WZ_STATUS_OVERFLOW;
-    return WZ_STATUS_OK;
+    if (q >= n_in) {
+        k.st = WZ_STATUS_TRUNCATED;
+        k.size = q - p;
+        return k;
+    }
+    k.value = t[q];
+    k.size = q + 1u - p;
+    return k;
 }
 
-extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
-    rle_decode_pp(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
-                  const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
-                  u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out, u32* status) {
-    __shared__ RlePpWarp warps[RLE_DEC_WARPS];
-    RlePpWarp& w = warps[threadIdx.x >> 5];
+// One lane fills out[o, o + len) with `value`: bytes up to a word boundary, words up to a
+// 16-byte boundary, 16-byte stores, then words and bytes.
+__device__ __forceinline__ void rle_sl_fill(u8* out, u32 o, u32 len, u32 value) {
+    u32 d = o;
+    const u32 e = o + len;
+    while (d < e && (d & 3u)) out[d++] = (u8)value;
+    const u32 rep = value * 0x01010101u;
+    while (d + 4u <= e && (d & 15u)) {
+        *reinterpret_cast<u32*>(out + d) = rep;
+        d += 4u;
+    }
+    for (; d + 16u <= e; d += 16u) *reinterpret_cast<uint4*>(out + d) = make_uint4(rep, rep, rep, rep);
+    for (; d + 4u <= e; d += 4u) *reinterpret_cast<u32*>(out + d) = rep;
+    while (d < e) out[d++] = (u8)value;
+}
+
+// One lane copies tok[s, s + len) (tok 16-byte aligned) to out[o, o + len): bytes up to a word
+// boundary of the destination, then words assembled from two aligned source words with a
+// funnel shift, then bytes. Reads up to 4 bytes past the source range.
+__device__ __forceinline__ void rle_sl_copy(u8* out, u32 o, const u8* tok, u32 s, u32 len) {
+    u32 d = o;
+    const u32 e = o + len;
+    while (d < e && (d & 3u)) out[d++] = tok[s++];
+    if (d + 4u <= e) {
+        const u32* tw = reinterpret_cast<const u32*>(tok);
+        const u32 sh = 8u * (s & 3u);
+        u32 wi = s >> 2;
+        u32 lo = tw[wi];
+        for (; d + 4u <= e; d += 4u, s += 4u) {
+            const u32 hi = tw[++wi];
+            *reinterpret_cast<u32*>(out + d) = __funnelshift_r(lo, hi, sh);
+            lo = hi;
+        }
+    }
+    while (d < e) out[d++] = tok[s++];
+}
+
+// The whole warp copies tok[s, s + len) (tok 16-byte aligned) to out[o, o + len): bytes up to a
+// word boundary of the destination, words assembled with funnel shifts, bytes. Reads up to 4
+// bytes past the source range.
+__device__ __forceinline__ void rle_sl_copy_warp(u8* out, u32 o, const u8* tok, u32 s, u32 len) {
     const u32 lane = wz_lane();
-    const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
+    const u32 head = min((0u - o) & 3u, len);
+    if (lane < head) out[o + lane] = tok[s + lane];
+    const u32 words = (len - head) / 4u;
+    const u32 s0 = s + head;
+    const u32* tw = reinterpret_cast<const u32*>(tok) + (s0 >> 2);
+    u32* dw = reinterpret_cast<u32*>(out + o + head);
+    const u32 sh = 8u * (s0 & 3u);
+    for (u32 k = lane; k < words; k += 32u) dw[k] = __funnelshift_r(tw[k], tw[k + 1u], sh);
+    const u32 done = head + 4u * words;
+    if (lane < len - done) out[o + done + lane] = tok[s + done + lane];
+}
+
+// The whole warp fills out[o, o + len) with `value`.
+__device__ __forceinline__ void rle_sl_fill_warp(u8* out, u32 o, u32 len, u32 value) {
+    const u32 lane = wz_lane();
+    const u32 head = min((0u - o) & 3u, len);
+    if (lane < head) out[o + lane] = (u8)value;
+    const u32 d = o + head;
+    const u32 words = (len - head) / 4u;
+    const u32 rep = value * 0x01010101u;
+    for (u32 k = lane; k < words; k += 32u) *reinterpret_cast<u32*>(out + d + 4u * k) = rep;
+    const u32 done = head + 4u * words;
+    if (lane < len - done) out[o + done + lane] = (u8)value;
+}
+
+// The sliced decode of one segment whose n_in token bytes are at t: w.tok + head when SHARED,
+// else global memory (a stream too long to stage, which only a non-canonical writer makes).
+// Returns the segment's status; w.out holds the segment when it is OK. Whole warp.
+template <bool SHARED>
+__device__ __forceinline__ u32 rle_sl_decode(RleSliceWarp& w, const u8* t, u32 head, u32 n_in,
+                                             u32 seg_len) {
+    // The slice-hop walk pays off between a few tokens (walk them) and long literals.
+    const bool dense = SHARED && n_in >= RLE_SL_DENSE_MIN && n_in <= RLE_SL_DENSE_MAX;
+    // Lane l's slice of token bytes, and where the first token that starts in it begins.
+    const u32 lane = wz_lane();
+    const u32 width = (n_in + 31u) / 32u;
+    const u32 a = min(lane * width, n_in);
+    const u32 b = min(a + width, n_in);
+    u32 entry = RLE_SL_NONE;
+    if (dense) {
+        for (u32 p = b; p-- > a;) {
+            const u32 ctl = t[p];
+            u32 size;
+            bool bad = false;
+            if (ctl < 128u) {
+                size = ctl + 2u;
+            } else if (ctl != 0xffu) {
+                size = 2u;
+            } else {  // a long run: a varint of 1-3 bytes, then the value byte
+                const u32 b1 = p + 1u < n_in ? t[p + 1u] : 0u;
+                const u32 b2 = p + 2u < n_in ? t[p + 2u] : 0u;
+                const u32 b3 = p + 3u < n_in ? t[p + 3u] : 0u;
+                const u32 vlen = !(b1 & 0x80u) ? 1u : (!(b2 & 0x80u) ? 2u : 3u);
+                bad = vlen == 3u && (b3 & 0x80u);
+                size = 2u + vlen;
+            }
+            const u32 nxt = p + size;
+            u32 f;
+            if (bad || nxt > n_in) f = RLE_SL_HALT;
+            else if (nxt >= b) f = nxt - b;
+            else f = w.skip[nxt];
+            w.skip[p] = (u8)f;
+        }
+        __syncwarp();
+        u32 e = 0;
+        for (u32 s = 0; s < 32u; s++) {
+            const u32 bs = min((s + 1u) * width, n_in);
+            if (e < bs) {
+                if (lane == s) entry = e;
+                const u32 f = w.skip[e];
+                e = f == RLE_SL_HALT ? n_in : bs + f;
+            }
+        }
+    } else {
+        // Token by token, reading only control bytes (and a long run's varint); a token that
+        // runs past the stream ends the walk, and its lane reports it.
+        u32 e = 0;
+        while (e < n_in) {
+            if (e >= a && e < b && entry == RLE_SL_NONE) entry = e;
+            const u32 ctl = t[e];
+            if (ctl < 128u) {
+                e += ctl + 2u;
+            } else if (ctl != 0xffu) {
+                e += 2u;
+            } else {
+                const RleToken k = rle_sl_token(t, e, n_in);
+                if (k.st != WZ_STATUS_OK) break;
+                e += k.size;
+            }
+        }
+    }
+    __syncwarp();  // `skip` is read no more; `queued` is reset
+
+    // The lane's output length, then every lane's output offset.
+    u32 my_len = 0;
+    if (entry != RLE_SL_NONE) {
+        for (u32 p = entry; p < b;) {
+            const RleToken k = rle_sl_token(t, p, n_in);
+            if (k.st != WZ_STATUS_OK) break;
+            my_len = min(my_len + k.len, RLE_SL_LEN_CAP);
+            p += k.size;
+        }
+    }
+    const u32 incl = wz_warp_inclusive_sum<u32>(my_len);
+    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+
+    // The lane's tokens in order: the first that the sequential decoders would reject gives the
+    // lane's verdict; the others are written (short ones) or queued (long ones).
+    u32 verdict = WZ_STATUS_OK;
+    if (entry != RLE_SL_NONE) {
+        u32 o = incl - my_len;
+        for (u32 p = entry; p < b;) {
+            if (o >= seg_len) {  // the segment is full and tokens are left
+                verdict = WZ_STATUS_CORRUPT;
+                break;
+            }
+            const RleToken k = rle_sl_token(t, p, n_in);
+            if (k.st != WZ_STATUS_OK) {
+                verdict = k.st;
+                break;
+            }
+            if (o + k.len > seg_len) {
+                verdict = WZ_STATUS_OVERFLOW;
+                break;
+            }
+            if (k.len > RLE_SL_LONG) {
+                const u32 slot = atomicAdd(&w.queued, 1u);
+                if (slot < RLE_SL_QUEUE) {
+                    w.queue[slot] = make_uint2(o | (k.len << 16), k.literal ? (0x80000000u | (p + 1u)) : k.value);
+                }
+            } else if (k.literal) {
+                if (SHARED) {
+                    rle_sl_copy(w.out, o, w.tok, head + p + 1u, k.len);
+                } else {
+                    for (u32 j = 0; j < k.len; j++) w.out[o + j] = t[p + 1u + j];
+                }
+            } else {
+                rle_sl_fill(w.out, o, k.len, k.value);
+            }
+            o += k.len;
+            p += k.size;
+        }
+    }
+    const u32 bad = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
+    u32 st = WZ_STATUS_OK;
+    if (bad) st = __shfl_sync(WZ_FULL_MASK, verdict, __ffs(bad) - 1);
+    else if (total < seg_len) st = WZ_STATUS_UNDERFLOW;
+    __syncwarp();
+    if (st == WZ_STATUS_OK) {
+        const u32 nq = min(w.queued, RLE_SL_QUEUE);
+        for (u32 i = 0; i < nq; i++) {
+            const uint2 q = w.queue[i];
+            const u32 o = q.x & 0xffffu, len = q.x >> 16;
+            if (!(q.y & 0x80000000u)) {
+                rle_sl_fill_warp(w.out, o, len, q.y);
+            } else if (SHARED) {
+                rle_sl_copy_warp(w.out, o, w.tok, head + (q.y & 0x7fffffffu), len);
+            } else {
+                const u8* src = t + (q.y & 0x7fffffffu);
+                for (u32 j = lane; j < len; j += 32u) w.out[o + j] = src[j];
+            }
+        }
+    }
+    return st;
+}
+
+extern "C" __global__ void __launch_bounds__(RLE_SL_WARPS * 32)
+    rle_decode_slices(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
+                      const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
+                      u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
+                      u32* status) {
+    __shared__ RleSliceWarp warps[RLE_SL_WARPS];
+    RleSliceWarp& w = warps[threadIdx.x >> 5];
+    const u32 lane = wz_lane();
+    const u32 g = blockIdx.x * RLE_SL_WARPS + (threadIdx.x >> 5);
     if (g >= total_segments) return;
     const RleSegment seg = rle_locate_segment(payload, chunk_offset, chunk_csize, total_len,
                                               chunk_size, segs_per_chunk, g);
-    const u32 c = seg.chunk;
-    const u64 seg_start = seg.out_start;
     const u32 seg_len = seg.out_len;
-    const u8* tok = seg.tok;
     const u32 n_in = seg.n_in;
-    u32 st = seg.status;
-    u32 ip = 0, o = 0;
-    while (st == WZ_STATUS_OK && o < seg_len) {
-        if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
-        const u32 ctl = __ldg(tok + ip);
-        const bool long_token = (ctl < 128u) ? (ctl >= 23u) : (ctl == 0xffu || ctl >= 0x80u + 61u);
-        if (long_token) {
-            // One token, the whole warp writing it.
-            u32 len, size;
-            bool literal;
-            u8 value = 0;
-            st = rle_pp_decode_token(tok, ip, n_in, seg_len - o, len, literal, value, size);
-            if (st != WZ_STATUS_OK) break;
-            const u8* src = tok + ip + 1u;
-            for (u32 j = lane; j < len; j += 32u) w.out[o + j] = literal ? __ldg(src + j) : value;
-            ip += size;
-            o += len;
-            continue;
-        }
-        // A window of short tokens. Bytes past the stream read as a literal control of 0x7f,
-        // whose link leaves the window, so no token is ever seen starting there.
-        const u32 avail = n_in - ip;
-        for (u32 j = lane; j < RLE_PP_WINDOW + 8u; j += 32u) {
-            w.win[j] = j < avail ? __ldg(tok + ip + j) : (u8)0x7f;
-        }
-        __syncwarp();
-        for (u32 p = lane; p < RLE_PP_WINDOW; p += 32u) {
-            u32 size;
-            rle_pp_token_shape(w.win, p, size);
-            u32 nxt = p + size;
-            w.jump[0][p] = (u8)(nxt < RLE_PP_WINDOW ? nxt : RLE_PP_WINDOW);
-        }
-        if (lane == 0) {
-#pragma unroll
-            for (int l = 0; l < RLE_PP_LINKS; l++) w.jump[l][RLE_PP_WINDOW] = (u8)RLE_PP_WINDOW;
-        }
-        __syncwarp();
-#pragma unroll
-        for (int l = 1; l < RLE_PP_LINKS; l++) {
-            for (u32 p = lane; p < RLE_PP_WINDOW; p += 32u) w.jump[l][p] = w.jump[l - 1][w.jump[l - 1][p]];
-            __syncwarp();
-        }
-        u32 pos = 0;
-#pragma unroll
-        for (int l = 0; l < RLE_PP_LINKS; l++) {
-            if ((lane >> l) & 1u) pos = w.jump[l][pos];
-        }
-        // Stop the window at the first long token: it goes down the one-token path.
-        bool mine = pos < RLE_PP_WINDOW && pos < avail;
-        if (mine) {
-            const u32 cc = w.win[pos];
-            const bool lt = (cc < 128u) ? (cc >= 23u) : (cc == 0xffu || cc >= 0x80u + 61u);
-            if (lt && lane > 0) mine = false;
-        }
-        const u32 first_out = __ballot_sync(WZ_FULL_MASK, !mine);
-        const u32 count = first_out ? (u32)(__ffs(first_out) - 1) : 32u;
-        mine = lane < count;
-        u32 len = 0, size = 0, my_st = WZ_STATUS_OK;
-        bool literal = false;
-        u8 value = 0;
-        if (mine) my_st = rle_pp_decode_token(tok, ip + pos, n_in, RLE_SEG, len, literal, value, size);
-        u32 incl = wz_warp_inclusive_sum<u32>(mine ? len : 0u);
-        const u32 excl = incl - (mine ? len : 0u);
-        // The sequential decoder's verdict: the first token that fails, or that starts once the
-        // segment is full (bytes left over), decides.
-        u32 verdict = WZ_STATUS_OK;
-        if (mine) {
-            if (o + excl >= seg_len) verdict = WZ_STATUS_CORRUPT;
-            else if (my_st == WZ_STATUS_OK && o + excl + len > seg_len) verdict = WZ_STATUS_OVERFLOW;
-            else verdict = my_st;
-        }
-        const u32 bad = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
-        const u32 used = bad ? (u32)(__ffs(bad) - 1) : count;
-        if (bad) {
-            const u32 v = __shfl_sync(WZ_FULL_MASK, verdict, used);
-            // Tokens before the failing one were fine; the verdict is the failing token's.
-            st = v;
-        }
-        if (mine && lane < used && len <= 8u) {
-            const u8* src = tok + ip + pos + 1u;
-            for (u32 j = 0; j < len; j++) w.out[o + excl + j] = literal ? __ldg(src + j) : value;
-        }
-        u32 big = __ballot_sync(WZ_FULL_MASK, mine && lane < used && len > 8u);
-        while (big) {
-            const u32 src_lane = (u32)(__ffs(big) - 1);
-            big &= big - 1u;
-            const u32 b_len = __shfl_sync(WZ_FULL_MASK, len, src_lane);
-            const u32 b_off = __shfl_sync(WZ_FULL_MASK, o + excl, src_lane);
-            const u32 b_pos = __shfl_sync(WZ_FULL_MASK, ip + pos + 1u, src_lane);
-            const bool b_lit = __shfl_sync(WZ_FULL_MASK, (u32)literal, src_lane) != 0u;
-            const u8 b_val = (u8)__shfl_sync(WZ_FULL_MASK, (u32)value, src_lane);
-            for (u32 j = lane; j < b_len; j += 32u) w.out[b_off + j] = b_lit ? __ldg(tok + b_pos + j) : b_val;
-        }
-        if (st != WZ_STATUS_OK) break;
-        const u32 last = count - 1u;
-        const u32 adv_in = __shfl_sync(WZ_FULL_MASK, pos + size, last);
-        const u32 adv_out = __shfl_sync(WZ_FULL_MASK, incl, last);
-        ip += adv_in;
-        o += adv_out;
-        __syncwarp();
+    u32* chunk_status = &status[seg.chunk];
+    u8* dst = out + seg.out_start;
+    if (seg.status != WZ_STATUS_OK) {
+        rle_finish_segment(seg.status, 0u, 0u, w.out, dst, seg_len, chunk_status);
+        return;
     }
-    rle_finish_segment(st, ip, n_in, w.out, out + seg_start, seg_len, &status[c]);
+    if (lane == 0) w.queued = 0;
+
+    // The tokens into shared memory (a stream longer than any canonical one, which only a
+    // non-canonical writer makes, is read from global memory instead), then a zero vector.
+    u32 st;
+    if (n_in <= RLE_MAX_SEG_OUT) {
+        const u32 head = (u32)((u64)seg.tok & 15u);
+        const u8* base = seg.tok - head;
+        const u32 end = head + n_in;
+        const u32 vecs = (end + 15u) / 16u + 1u;  // and a zero vector after the tokens
+        // Whole vectors, all loads issued before any store.
+        uint4 q[RLE_SL_VECS_PER_LANE];
+#pragma unroll
+        for (u32 i = 0; i < RLE_SL_VECS_PER_LANE; i++) {
+            const u32 lo = 16u * (lane + 32u * i);
+            q[i] = make_uint4(0u, 0u, 0u, 0u);
+            if (lo >= head && lo + 16u <= end) q[i] = __ldg(reinterpret_cast<const uint4*>(base + lo));
+        }
+#pragma unroll
+        for (u32 i = 0; i < RLE_SL_VECS_PER_LANE; i++) {
+            const u32 v = lane + 32u * i;
+            if (v < vecs) *reinterpret_cast<uint4*>(&w.tok[16u * v]) = q[i];
+        }
+        __syncwarp();
+        // The partial vectors at either end, byte by byte: lanes 0-15 the first, 16-31 the last.
+        const u32 first_v = head / 16u, last_v = (end - 1u) / 16u;
+        const u32 v = lane < 16u ? first_v : last_v;
+        const u32 pos = 16u * v + (lane & 15u);
+        const bool whole = 16u * v >= head && 16u * v + 16u <= end;
+        if (n_in && !whole && (lane < 16u || last_v != first_v) && pos >= head && pos < end) {
+            w.tok[pos] = __ldg(base + pos);
+        }
+        __syncwarp();
+        st = rle_sl_decode<true>(w, w.tok + head, head, n_in, seg_len);
+    } else {
+        st = rle_sl_decode<false>(w, seg.tok, 0u, n_in, seg_len);
+    }
+    rle_finish_segment(st, n_in, n_in, w.out, dst, seg_len, chunk_status);
 }
+

@@ -12,8 +12,10 @@ use std::sync::Arc;
 
 /// Warps per block of the encoder; must match `RLE_ENC_WARPS` in rle.cu.
 pub const ENCODE_WARPS: u32 = 2;
-/// Warps per block of the decoder; must match `RLE_DEC_WARPS` in rle.cu.
+/// Warps per block of the window decoder; must match `RLE_DEC_WARPS` in rle.cu.
 pub const DECODE_WARPS: u32 = 8;
+/// Warps per block of the sliced decoder; must match `RLE_SL_WARPS` in rle.cu.
+pub const SLICED_WARPS: u32 = 4;
 
 /// The chunk/segment geometry of an input, shared by encoder and decoder.
 #[derive(Clone, Copy, Debug)]
@@ -283,53 +285,47 @@ impl DecodeBuffers {
     }
 }
 
-/// The decoder kernels of rle.cu. All produce the same bytes and statuses. Slower designs
-/// that were measured and removed (grouped ring-buffer decoders, a leader-lane walk) are
-/// recorded in docs/benchmarks.md.
+/// The decoder kernels of rle.cu. Both produce the same bytes and statuses. Slower designs
+/// that were measured and removed (a staged warp-walk decoder, a pointer-jumping one, grouped
+/// ring-buffer decoders, a leader-lane walk) are recorded in docs/benchmarks.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeKernel {
-    /// One warp per segment: every lane runs the token parser, the lanes share the writes into
-    /// the segment staged in shared memory, which is then stored with 16-byte writes.
-    Staged,
-    /// One warp per segment parsing up to 32 short tokens at once (pointer jumping over a
-    /// 64-byte window), long tokens one at a time.
-    Parallel,
-    /// The staged decoder reading token headers from a 32-byte register window (shuffles)
-    /// instead of one dependent load per byte.
+    /// One warp per segment walking the tokens together, reading token headers from a 32-byte
+    /// register window (shuffles); the lanes share each token's writes.
     Window,
+    /// One warp per segment with the token bytes loaded into shared memory at once and cut
+    /// into 32 slices, one per lane: every lane finds where its slice's first token starts
+    /// (hopping a slice at a time for token-dense streams), walks and writes its own tokens,
+    /// and the warp writes the long ones together.
+    Sliced,
 }
 
 impl DecodeKernel {
     /// Every kernel, for tests and the benchmark.
-    pub const ALL: [DecodeKernel; 3] = [
-        DecodeKernel::Staged,
-        DecodeKernel::Parallel,
-        DecodeKernel::Window,
-    ];
+    pub const ALL: [DecodeKernel; 2] = [DecodeKernel::Window, DecodeKernel::Sliced];
     /// The kernel the library uses for `total_len` bytes stored in `compressed_len`: the window
-    /// decoder where the data compresses by at least 1.25 (token-heavy streams: 1.22x faster on
-    /// 1 GiB of short runs on an H200, level on long runs), the staged one otherwise (long
-    /// literals: 1.19 against 1.58 ms on 1 GiB of noise). Decided on the host from the chunk
-    /// table, before anything runs.
+    /// decoder for streams of few long runs (ratio 32 or more: 0.26 against 0.31 ms on 1 GiB of
+    /// 200-8200 byte runs on an H200), the sliced one otherwise (1.49 against 1.59 ms on 1 GiB of
+    /// short runs, 1.10 against 1.61 on noise, 0.91 against 1.18 on a 256 MiB shared library).
+    /// Decided on the host from the chunk table, before anything runs.
     pub fn pick(total_len: u64, compressed_len: u64) -> DecodeKernel {
-        if total_len.saturating_mul(4) >= compressed_len.saturating_mul(5) {
+        if total_len >= compressed_len.saturating_mul(32) {
             DecodeKernel::Window
         } else {
-            DecodeKernel::Staged
+            DecodeKernel::Sliced
         }
     }
 
     fn launch_shape(self, segments: u32) -> (&'static str, LaunchConfig) {
-        let name = match self {
-            DecodeKernel::Staged => "rle_decode_segments",
-            DecodeKernel::Parallel => "rle_decode_pp",
-            DecodeKernel::Window => "rle_decode_win",
+        let (name, warps) = match self {
+            DecodeKernel::Window => ("rle_decode_win", DECODE_WARPS),
+            DecodeKernel::Sliced => ("rle_decode_slices", SLICED_WARPS),
         };
         (
             name,
             LaunchConfig {
-                grid_dim: (segments.div_ceil(DECODE_WARPS), 1, 1),
-                block_dim: (DECODE_WARPS * 32, 1, 1),
+                grid_dim: (segments.div_ceil(warps), 1, 1),
+                block_dim: (warps * 32, 1, 1),
                 shared_mem_bytes: 0,
             },
         )
@@ -377,7 +373,7 @@ pub fn decode_on_stream(
         .arg(&g.total_segments)
         .arg(&mut b.out)
         .arg(&mut b.status);
-    // SAFETY: arguments match `rle_decode_segments`, `rle_decode_pp` and `rle_decode_win`; offsets and sizes come from a validated
+    // SAFETY: arguments match `rle_decode_win` and `rle_decode_slices`; offsets and sizes come from a validated
     // table (every chunk lies inside the payload), the kernel bounds every read by its chunk's
     // size and every write by its segment's length inside `out` (total_len bytes).
     unsafe { launch.launch(cfg) }?;
@@ -445,6 +441,7 @@ mod tests {
         };
         assert_eq!(ENCODE_WARPS, define("RLE_ENC_WARPS"));
         assert_eq!(DECODE_WARPS, define("RLE_DEC_WARPS"));
+        assert_eq!(SLICED_WARPS, define("RLE_SL_WARPS"));
         assert_eq!(SEGMENT_SIZE as u32, define("RLE_SEG"));
     }
 }
@@ -454,16 +451,17 @@ mod pick_tests {
     use super::DecodeKernel;
 
     #[test]
-    fn compressible_data_takes_the_window_decoder() {
+    fn few_long_runs_take_the_window_decoder() {
+        assert_eq!(DecodeKernel::pick(1 << 30, 2_520_000), DecodeKernel::Window);
+        assert_eq!(DecodeKernel::pick(3200, 100), DecodeKernel::Window);
+        assert_eq!(DecodeKernel::pick(3199, 100), DecodeKernel::Sliced);
         assert_eq!(
             DecodeKernel::pick(1 << 30, 83_000_000),
-            DecodeKernel::Window
+            DecodeKernel::Sliced
         );
-        assert_eq!(DecodeKernel::pick(125, 100), DecodeKernel::Window);
-        assert_eq!(DecodeKernel::pick(124, 100), DecodeKernel::Staged);
         assert_eq!(
             DecodeKernel::pick(1 << 30, 1_083_000_000),
-            DecodeKernel::Staged
+            DecodeKernel::Sliced
         );
     }
 }
