@@ -782,145 +782,150 @@ __device__ __forceinline__ void rle_sl_fill_warp(u8* out, u32 o, u32 len, u32 va
     if (lane < len - done) out[o + done + lane] = (u8)value;
 }
 
+// Size in bytes of the token that would start at t[p] (p < n_in), reading at most its varint
+// (only bytes below n_in); `bad` when the varint runs over 3 bytes. The size may reach past n_in
+// (a truncated token).
+__device__ __forceinline__ u32 rle_sl_token_size(const u8* t, u32 p, u32 n_in, bool& bad) {
+    const u32 ctl = t[p];
+    bad = false;
+    if (ctl < 128u) return ctl + 2u;
+    if (ctl != 0xffu) return 2u;
+    const u32 b1 = p + 1u < n_in ? t[p + 1u] : 0u;
+    const u32 b2 = p + 2u < n_in ? t[p + 2u] : 0u;
+    const u32 b3 = p + 3u < n_in ? t[p + 3u] : 0u;
+    const u32 vlen = !(b1 & 0x80u) ? 1u : (!(b2 & 0x80u) ? 2u : 3u);
+    bad = vlen == 3u && (b3 & 0x80u);
+    return 2u + vlen;
+}
+
+// The lane's entry (the first token start in its slice [a, b), or RLE_SL_NONE) for a
+// token-dense stream in shared memory: every lane fills `skip` for its slice right to left
+// (where the first token after the slice starts, relative to b, if a token starts at p; HALT
+// when the chain from p meets a token it cannot read), then the warp hops one slice per step.
+__device__ __forceinline__ u32 rle_sl_entry_by_hops(RleSliceWarp& w, const u8* t, u32 n_in,
+                                                    u32 width, u32 a, u32 b) {
+    const u32 lane = wz_lane();
+    for (u32 p = b; p-- > a;) {
+        bool bad;
+        const u32 nxt = p + rle_sl_token_size(t, p, n_in, bad);
+        u32 f;
+        if (bad || nxt > n_in) f = RLE_SL_HALT;
+        else if (nxt >= b) f = nxt - b;
+        else f = w.skip[nxt];
+        w.skip[p] = (u8)f;
+    }
+    __syncwarp();
+    u32 entry = RLE_SL_NONE, e = 0;
+    for (u32 s = 0; s < 32u; s++) {
+        const u32 bs = min((s + 1u) * width, n_in);
+        if (e < bs) {
+            if (lane == s) entry = e;
+            const u32 f = w.skip[e];
+            e = f == RLE_SL_HALT ? n_in : bs + f;
+        }
+    }
+    return entry;
+}
+
+// The lane's entry for any other stream: the warp walks the tokens one by one, reading only
+// control bytes (and a long run's varint); a token that cannot be read ends the walk, and the
+// lane whose slice holds it reports it.
+__device__ __forceinline__ u32 rle_sl_entry_by_walk(const u8* t, u32 n_in, u32 a, u32 b) {
+    u32 entry = RLE_SL_NONE, e = 0;
+    while (e < n_in) {
+        if (e >= a && e < b && entry == RLE_SL_NONE) entry = e;
+        bool bad;
+        const u32 size = rle_sl_token_size(t, e, n_in, bad);
+        if (bad) break;
+        e += size;
+    }
+    return entry;
+}
+
+// Output length of the lane's tokens, from `entry` to the end of its slice (saturating).
+__device__ __forceinline__ u32 rle_sl_lane_len(const u8* t, u32 n_in, u32 entry, u32 b) {
+    u32 len = 0;
+    if (entry == RLE_SL_NONE) return 0u;
+    for (u32 p = entry; p < b;) {
+        const RleToken k = rle_sl_token(t, p, n_in);
+        if (k.st != WZ_STATUS_OK) break;
+        len = min(len + k.len, RLE_SL_LEN_CAP);
+        p += k.size;
+    }
+    return len;
+}
+
+// The lane's tokens in order from output offset o: the first that the sequential decoder would
+// reject gives the lane's verdict (returned); the others are written (short ones) or queued for
+// the whole warp (long ones). t is w.tok + head when SHARED.
+template <bool SHARED>
+__device__ __forceinline__ u32 rle_sl_lane_write(RleSliceWarp& w, const u8* t, u32 head, u32 n_in,
+                                                 u32 seg_len, u32 entry, u32 b, u32 o) {
+    if (entry == RLE_SL_NONE) return WZ_STATUS_OK;
+    for (u32 p = entry; p < b;) {
+        if (o >= seg_len) return WZ_STATUS_CORRUPT;  // the segment is full and tokens are left
+        const RleToken k = rle_sl_token(t, p, n_in);
+        if (k.st != WZ_STATUS_OK) return k.st;
+        if (o + k.len > seg_len) return WZ_STATUS_OVERFLOW;
+        if (k.len > RLE_SL_LONG) {
+            const u32 slot = atomicAdd(&w.queued, 1u);
+            if (slot < RLE_SL_QUEUE) {
+                w.queue[slot] = make_uint2(o | (k.len << 16), k.literal ? (0x80000000u | (p + 1u)) : k.value);
+            }
+        } else if (k.literal) {
+            if (SHARED) {
+                rle_sl_copy(w.out, o, w.tok, head + p + 1u, k.len);
+            } else {
+                for (u32 j = 0; j < k.len; j++) w.out[o + j] = t[p + 1u + j];
+            }
+        } else {
+            rle_sl_fill(w.out, o, k.len, k.value);
+        }
+        o += k.len;
+        p += k.size;
+    }
+    return WZ_STATUS_OK;
+}
+
 // The sliced decode of one segment whose n_in token bytes are at t: w.tok + head when SHARED,
 // else global memory (a stream too long to stage, which only a non-canonical writer makes).
 // Returns the segment's status; w.out holds the segment when it is OK. Whole warp.
 template <bool SHARED>
 __device__ __forceinline__ u32 rle_sl_decode(RleSliceWarp& w, const u8* t, u32 head, u32 n_in,
                                              u32 seg_len) {
-    // The slice-hop walk pays off between a few tokens (walk them) and long literals.
-    const bool dense = SHARED && n_in >= RLE_SL_DENSE_MIN && n_in <= RLE_SL_DENSE_MAX;
-    // Lane l's slice of token bytes, and where the first token that starts in it begins.
     const u32 lane = wz_lane();
     const u32 width = (n_in + 31u) / 32u;
     const u32 a = min(lane * width, n_in);
     const u32 b = min(a + width, n_in);
-    u32 entry = RLE_SL_NONE;
-    if (dense) {
-        for (u32 p = b; p-- > a;) {
-            const u32 ctl = t[p];
-            u32 size;
-            bool bad = false;
-            if (ctl < 128u) {
-                size = ctl + 2u;
-            } else if (ctl != 0xffu) {
-                size = 2u;
-            } else {  // a long run: a varint of 1-3 bytes, then the value byte
-                const u32 b1 = p + 1u < n_in ? t[p + 1u] : 0u;
-                const u32 b2 = p + 2u < n_in ? t[p + 2u] : 0u;
-                const u32 b3 = p + 3u < n_in ? t[p + 3u] : 0u;
-                const u32 vlen = !(b1 & 0x80u) ? 1u : (!(b2 & 0x80u) ? 2u : 3u);
-                bad = vlen == 3u && (b3 & 0x80u);
-                size = 2u + vlen;
-            }
-            const u32 nxt = p + size;
-            u32 f;
-            if (bad || nxt > n_in) f = RLE_SL_HALT;
-            else if (nxt >= b) f = nxt - b;
-            else f = w.skip[nxt];
-            w.skip[p] = (u8)f;
-        }
-        __syncwarp();
-        u32 e = 0;
-        for (u32 s = 0; s < 32u; s++) {
-            const u32 bs = min((s + 1u) * width, n_in);
-            if (e < bs) {
-                if (lane == s) entry = e;
-                const u32 f = w.skip[e];
-                e = f == RLE_SL_HALT ? n_in : bs + f;
-            }
-        }
-    } else {
-        // Token by token, reading only control bytes (and a long run's varint); a token that
-        // runs past the stream ends the walk, and its lane reports it.
-        u32 e = 0;
-        while (e < n_in) {
-            if (e >= a && e < b && entry == RLE_SL_NONE) entry = e;
-            const u32 ctl = t[e];
-            if (ctl < 128u) {
-                e += ctl + 2u;
-            } else if (ctl != 0xffu) {
-                e += 2u;
-            } else {
-                const RleToken k = rle_sl_token(t, e, n_in);
-                if (k.st != WZ_STATUS_OK) break;
-                e += k.size;
-            }
-        }
-    }
+    // The slice hops pay off between a few tokens (walked) and long literals (walked too).
+    const u32 entry = SHARED && n_in >= RLE_SL_DENSE_MIN && n_in <= RLE_SL_DENSE_MAX
+                          ? rle_sl_entry_by_hops(w, t, n_in, width, a, b)
+                          : rle_sl_entry_by_walk(t, n_in, a, b);
     __syncwarp();  // `skip` is read no more; `queued` is reset
 
-    // The lane's output length, then every lane's output offset.
-    u32 my_len = 0;
-    if (entry != RLE_SL_NONE) {
-        for (u32 p = entry; p < b;) {
-            const RleToken k = rle_sl_token(t, p, n_in);
-            if (k.st != WZ_STATUS_OK) break;
-            my_len = min(my_len + k.len, RLE_SL_LEN_CAP);
-            p += k.size;
-        }
-    }
+    const u32 my_len = rle_sl_lane_len(t, n_in, entry, b);
     const u32 incl = wz_warp_inclusive_sum<u32>(my_len);
     const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
-
-    // The lane's tokens in order: the first that the sequential decoders would reject gives the
-    // lane's verdict; the others are written (short ones) or queued (long ones).
-    u32 verdict = WZ_STATUS_OK;
-    if (entry != RLE_SL_NONE) {
-        u32 o = incl - my_len;
-        for (u32 p = entry; p < b;) {
-            if (o >= seg_len) {  // the segment is full and tokens are left
-                verdict = WZ_STATUS_CORRUPT;
-                break;
-            }
-            const RleToken k = rle_sl_token(t, p, n_in);
-            if (k.st != WZ_STATUS_OK) {
-                verdict = k.st;
-                break;
-            }
-            if (o + k.len > seg_len) {
-                verdict = WZ_STATUS_OVERFLOW;
-                break;
-            }
-            if (k.len > RLE_SL_LONG) {
-                const u32 slot = atomicAdd(&w.queued, 1u);
-                if (slot < RLE_SL_QUEUE) {
-                    w.queue[slot] = make_uint2(o | (k.len << 16), k.literal ? (0x80000000u | (p + 1u)) : k.value);
-                }
-            } else if (k.literal) {
-                if (SHARED) {
-                    rle_sl_copy(w.out, o, w.tok, head + p + 1u, k.len);
-                } else {
-                    for (u32 j = 0; j < k.len; j++) w.out[o + j] = t[p + 1u + j];
-                }
-            } else {
-                rle_sl_fill(w.out, o, k.len, k.value);
-            }
-            o += k.len;
-            p += k.size;
-        }
-    }
-    const u32 bad = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
-    u32 st = WZ_STATUS_OK;
-    if (bad) st = __shfl_sync(WZ_FULL_MASK, verdict, __ffs(bad) - 1);
-    else if (total < seg_len) st = WZ_STATUS_UNDERFLOW;
+    const u32 verdict = rle_sl_lane_write<SHARED>(w, t, head, n_in, seg_len, entry, b, incl - my_len);
+    const u32 failing = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
+    if (failing) return __shfl_sync(WZ_FULL_MASK, verdict, __ffs(failing) - 1);
+    if (total < seg_len) return WZ_STATUS_UNDERFLOW;
     __syncwarp();
-    if (st == WZ_STATUS_OK) {
-        const u32 nq = min(w.queued, RLE_SL_QUEUE);
-        for (u32 i = 0; i < nq; i++) {
-            const uint2 q = w.queue[i];
-            const u32 o = q.x & 0xffffu, len = q.x >> 16;
-            if (!(q.y & 0x80000000u)) {
-                rle_sl_fill_warp(w.out, o, len, q.y);
-            } else if (SHARED) {
-                rle_sl_copy_warp(w.out, o, w.tok, head + (q.y & 0x7fffffffu), len);
-            } else {
-                const u8* src = t + (q.y & 0x7fffffffu);
-                for (u32 j = lane; j < len; j += 32u) w.out[o + j] = src[j];
-            }
+    // The queued long tokens, each by the whole warp.
+    const u32 nq = min(w.queued, RLE_SL_QUEUE);
+    for (u32 i = 0; i < nq; i++) {
+        const uint2 q = w.queue[i];
+        const u32 o = q.x & 0xffffu, len = q.x >> 16;
+        if (!(q.y & 0x80000000u)) {
+            rle_sl_fill_warp(w.out, o, len, q.y);
+        } else if (SHARED) {
+            rle_sl_copy_warp(w.out, o, w.tok, head + (q.y & 0x7fffffffu), len);
+        } else {
+            const u8* src = t + (q.y & 0x7fffffffu);
+            for (u32 j = lane; j < len; j += 32u) w.out[o + j] = src[j];
         }
     }
-    return st;
+    return WZ_STATUS_OK;
 }
 
 extern "C" __global__ void __launch_bounds__(RLE_SL_WARPS * 32)
