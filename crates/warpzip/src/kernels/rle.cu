@@ -635,8 +635,9 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
 // every lane first computes, right to left over its slice, where the first token after the
 // slice starts if a token starts at each byte (`skip`, relative to the slice's end), so the
 // warp then hops one slice per step. Long-token streams: the warp walks the tokens one by one.
-// The statuses are the sequential decoders': each lane checks its tokens in order against
-// their output offsets, and the lowest failing lane's verdict wins.
+// The statuses are those of the CPU and window decoders, which walk the tokens in order: each
+// lane checks its tokens in order against their output offsets, and the lowest failing lane's
+// verdict wins.
 #define RLE_SL_WARPS 4
 #define RLE_SL_TOKCAP (RLE_MAX_SEG_OUT + 32u)
 #define RLE_SL_VECS_PER_LANE ((RLE_SL_TOKCAP / 16u + 31u) / 32u)
@@ -661,8 +662,21 @@ struct __align__(16) RleSliceWarp {
     u32 queued;
 };
 
+// The varint of the long run at t[p] (p < n_in): its length in bytes (1-3; bytes at or past
+// n_in read as 0, so a varint cut by the stream's end seems to end there) and its value; `bad`
+// when all three bytes carry the continuation bit. Every read is below n_in.
+__device__ __forceinline__ u32 rle_sl_long_varint(const u8* t, u32 p, u32 n_in, u32& v, bool& bad) {
+    const u32 b1 = p + 1u < n_in ? t[p + 1u] : 0u;
+    const u32 b2 = p + 2u < n_in ? t[p + 2u] : 0u;
+    const u32 b3 = p + 3u < n_in ? t[p + 3u] : 0u;
+    const u32 vlen = !(b1 & 0x80u) ? 1u : (!(b2 & 0x80u) ? 2u : 3u);
+    bad = vlen == 3u && (b3 & 0x80u);
+    v = (b1 & 0x7fu) | (vlen > 1u ? (b2 & 0x7fu) << 7 : 0u) | (vlen > 2u ? (b3 & 0x7fu) << 14 : 0u);
+    return vlen;
+}
+
 // The token at t[p] (p < n_in): its size in bytes, output length (at most 8192), value byte
-// (runs), whether it is a literal, and the status the sequential decoders give a token they
+// (runs), whether it is a literal, and the status the CPU and window decoders give a token they
 // cannot read whole (truncated, or a varint of more than 3 bytes). Every read is below n_in.
 struct RleToken {
     u32 size, len, value, st;
@@ -681,37 +695,27 @@ __device__ __forceinline__ RleToken rle_sl_token(const u8* t, u32 p, u32 n_in) {
         if (p + k.size > n_in) k.st = WZ_STATUS_TRUNCATED;
         return k;
     }
-    u32 q = p + 1u;
+    u32 vlen = 0;
     if (ctl != 0xffu) {
         k.len = ctl - 0x80u + 3u;
     } else {
-        u32 v = 0, shift = 0;
-        bool done = false;
-        for (u32 b = 0; b < 3u; b++) {
-            if (q >= n_in) break;
-            const u32 byte = t[q];
-            q++;
-            v |= (byte & 0x7fu) << shift;
-            shift += 7u;
-            if (!(byte & 0x80u)) {
-                done = true;
-                break;
-            }
-        }
+        u32 v;
+        bool bad;
+        vlen = rle_sl_long_varint(t, p, n_in, v, bad);
         k.len = min(v + 130u, 8192u);
-        if (!done) {
-            k.st = q >= n_in ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT;
-            k.size = q - p;
+        // Three continuation bytes: corrupt, unless the stream ends right after them.
+        if (bad) {
+            k.st = p + 4u >= n_in ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT;
+            k.size = 4u;
             return k;
         }
     }
-    if (q >= n_in) {
+    k.size = 2u + vlen;
+    if (p + k.size > n_in) {  // the varint or the value byte lies past the stream
         k.st = WZ_STATUS_TRUNCATED;
-        k.size = q - p;
         return k;
     }
-    k.value = t[q];
-    k.size = q + 1u - p;
+    k.value = t[p + 1u + vlen];
     return k;
 }
 
@@ -790,12 +794,8 @@ __device__ __forceinline__ u32 rle_sl_token_size(const u8* t, u32 p, u32 n_in, b
     bad = false;
     if (ctl < 128u) return ctl + 2u;
     if (ctl != 0xffu) return 2u;
-    const u32 b1 = p + 1u < n_in ? t[p + 1u] : 0u;
-    const u32 b2 = p + 2u < n_in ? t[p + 2u] : 0u;
-    const u32 b3 = p + 3u < n_in ? t[p + 3u] : 0u;
-    const u32 vlen = !(b1 & 0x80u) ? 1u : (!(b2 & 0x80u) ? 2u : 3u);
-    bad = vlen == 3u && (b3 & 0x80u);
-    return 2u + vlen;
+    u32 v;
+    return 2u + rle_sl_long_varint(t, p, n_in, v, bad);
 }
 
 // The lane's entry (the first token start in its slice [a, b), or RLE_SL_NONE) for a
@@ -855,7 +855,7 @@ __device__ __forceinline__ u32 rle_sl_lane_len(const u8* t, u32 n_in, u32 entry,
     return len;
 }
 
-// The lane's tokens in order from output offset o: the first that the sequential decoder would
+// The lane's tokens in order from output offset o: the first that the CPU decoder would
 // reject gives the lane's verdict (returned); the others are written (short ones) or queued for
 // the whole warp (long ones). t is w.tok + head when SHARED.
 template <bool SHARED>
@@ -928,6 +928,41 @@ __device__ __forceinline__ u32 rle_sl_decode(RleSliceWarp& w, const u8* t, u32 h
     return WZ_STATUS_OK;
 }
 
+// Copies the n_in (at most RLE_MAX_SEG_OUT) token bytes at `tok` to w.tok + head, head being
+// tok's offset in its 16-byte block, then a zero vector; returns head. Whole 16-byte loads are
+// all issued before any store. Whole warp.
+__device__ __forceinline__ u32 rle_sl_stage_tokens(RleSliceWarp& w, const u8* tok, u32 n_in) {
+    const u32 lane = wz_lane();
+    const u32 head = (u32)((u64)tok & 15u);
+    const u8* base = tok - head;
+    const u32 end = head + n_in;
+    const u32 vecs = (end + 15u) / 16u + 1u;  // and a zero vector after the tokens
+    // Whole vectors, all loads issued before any store.
+    uint4 q[RLE_SL_VECS_PER_LANE];
+#pragma unroll
+    for (u32 i = 0; i < RLE_SL_VECS_PER_LANE; i++) {
+        const u32 lo = 16u * (lane + 32u * i);
+        q[i] = make_uint4(0u, 0u, 0u, 0u);
+        if (lo >= head && lo + 16u <= end) q[i] = __ldg(reinterpret_cast<const uint4*>(base + lo));
+    }
+#pragma unroll
+    for (u32 i = 0; i < RLE_SL_VECS_PER_LANE; i++) {
+        const u32 v = lane + 32u * i;
+        if (v < vecs) *reinterpret_cast<uint4*>(&w.tok[16u * v]) = q[i];
+    }
+    __syncwarp();
+    // The partial vectors at either end, byte by byte: lanes 0-15 the first, 16-31 the last.
+    const u32 first_v = head / 16u, last_v = (end - 1u) / 16u;
+    const u32 v = lane < 16u ? first_v : last_v;
+    const u32 pos = 16u * v + (lane & 15u);
+    const bool whole = 16u * v >= head && 16u * v + 16u <= end;
+    if (n_in && !whole && (lane < 16u || last_v != first_v) && pos >= head && pos < end) {
+        w.tok[pos] = __ldg(base + pos);
+    }
+    __syncwarp();
+    return head;
+}
+
 extern "C" __global__ void __launch_bounds__(RLE_SL_WARPS * 32)
     rle_decode_slices(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
                       const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
@@ -951,36 +986,10 @@ extern "C" __global__ void __launch_bounds__(RLE_SL_WARPS * 32)
     if (lane == 0) w.queued = 0;
 
     // The tokens into shared memory (a stream longer than any canonical one, which only a
-    // non-canonical writer makes, is read from global memory instead), then a zero vector.
+    // non-canonical writer makes, is read from global memory instead).
     u32 st;
     if (n_in <= RLE_MAX_SEG_OUT) {
-        const u32 head = (u32)((u64)seg.tok & 15u);
-        const u8* base = seg.tok - head;
-        const u32 end = head + n_in;
-        const u32 vecs = (end + 15u) / 16u + 1u;  // and a zero vector after the tokens
-        // Whole vectors, all loads issued before any store.
-        uint4 q[RLE_SL_VECS_PER_LANE];
-#pragma unroll
-        for (u32 i = 0; i < RLE_SL_VECS_PER_LANE; i++) {
-            const u32 lo = 16u * (lane + 32u * i);
-            q[i] = make_uint4(0u, 0u, 0u, 0u);
-            if (lo >= head && lo + 16u <= end) q[i] = __ldg(reinterpret_cast<const uint4*>(base + lo));
-        }
-#pragma unroll
-        for (u32 i = 0; i < RLE_SL_VECS_PER_LANE; i++) {
-            const u32 v = lane + 32u * i;
-            if (v < vecs) *reinterpret_cast<uint4*>(&w.tok[16u * v]) = q[i];
-        }
-        __syncwarp();
-        // The partial vectors at either end, byte by byte: lanes 0-15 the first, 16-31 the last.
-        const u32 first_v = head / 16u, last_v = (end - 1u) / 16u;
-        const u32 v = lane < 16u ? first_v : last_v;
-        const u32 pos = 16u * v + (lane & 15u);
-        const bool whole = 16u * v >= head && 16u * v + 16u <= end;
-        if (n_in && !whole && (lane < 16u || last_v != first_v) && pos >= head && pos < end) {
-            w.tok[pos] = __ldg(base + pos);
-        }
-        __syncwarp();
+        const u32 head = rle_sl_stage_tokens(w, seg.tok, n_in);
         st = rle_sl_decode<true>(w, w.tok + head, head, n_in, seg_len);
     } else {
         st = rle_sl_decode<false>(w, seg.tok, 0u, n_in, seg_len);

@@ -304,9 +304,9 @@ impl DecodeKernel {
     /// Every kernel, for tests and the benchmark.
     pub const ALL: [DecodeKernel; 2] = [DecodeKernel::Window, DecodeKernel::Sliced];
     /// The kernel the library uses for `total_len` bytes stored in `compressed_len`: the window
-    /// decoder for streams of few long runs (ratio 32 or more: 0.26 against 0.31 ms on 1 GiB of
-    /// 200-8200 byte runs on an H200), the sliced one otherwise (1.49 against 1.59 ms on 1 GiB of
-    /// short runs, 1.10 against 1.61 on noise, 0.91 against 1.18 on a 256 MiB shared library).
+    /// decoder for streams of few long runs (ratio 32 or more: 0.26 against 0.30 ms on 1 GiB of
+    /// 200-8200 byte runs on an H200), the sliced one otherwise (1.48 against 1.59 ms on 1 GiB of
+    /// short runs, 1.07 against 1.61 on noise, 0.81 against 1.16 on a 256 MiB shared library).
     /// Decided on the host from the chunk table, before anything runs.
     pub fn pick(total_len: u64, compressed_len: u64) -> DecodeKernel {
         if total_len >= compressed_len.saturating_mul(32) {
