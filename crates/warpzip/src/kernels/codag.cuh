@@ -560,6 +560,13 @@ struct CodagLzBatch {
         }
         ++count;
     }
+    // Fills an empty batch at once: lane k gives token k of `n` (<= 32) as `push` takes it
+    // (lanes from `n` on give nothing).
+    __device__ __forceinline__ void load(u32 token_info, u32 length, u32 n) {
+        info = token_info;
+        len = length;
+        count = n;
+    }
     // length >= 1, distance >= 1 (distance 0 is refused at `flush`).
     __device__ __forceinline__ void match(u32 length, u32 distance) {
         if (wz_lane() == count) {

@@ -11,6 +11,11 @@
 //   code) is filled by one lane from the canonical code's left-justified limits. Codes longer
 //   than the first level are decoded canonically from the sorted symbols (rare by design: they
 //   are the least frequent symbols).
+// - Huffman blocks: parallel rounds (`inflate_parallel_round`): every lane decodes its own
+//   region of the stream from a guessed start, the lanes' walks into the next region find where
+//   the guesses fall into step with the true token boundaries, and the true tokens go to the
+//   output in stream order. The stream's last bits, and any code a round finds invalid, are
+//   decoded symbol by symbol by the whole warp, so statuses stay exact.
 // - Output: the framework's `CodagOut<u8>` through its deferred LZ77 batch (`CodagLzBatch`):
 //   32 literals and matches are decoded into lane registers, then their bytes are written in
 //   coalesced rounds of 32, in-batch references resolved through shared memory; stored blocks
@@ -26,10 +31,20 @@
 // end of the final block (rounded up to a byte).
 #include "codag.cuh"
 
-#define INFLATE_WARPS 4u
+#define INFLATE_WARPS 2u
 #define LIT_TB 10u   // first-level bits of the literal/length table
 #define DIST_TB 8u   // first-level bits of the distance table
 #define CL_TB 7u     // the code-length code has codes of at most 7 bits
+
+// Parallel rounds (`inflate_parallel_round`): each lane decodes a region of INFLATE_REGION bits.
+#define INFLATE_REGION_WORDS 28u
+#define INFLATE_REGION (INFLATE_REGION_WORDS * 32u)
+#define INFLATE_LIST 128u  // tokens a lane keeps from its region
+#define INFLATE_FIX 64u    // symbols a lane may decode past its region to meet the next lane's
+#define INFLATE_ROWS (INFLATE_LIST + INFLATE_FIX)  // a warp's token rows in global scratch
+#define INFLATE_STAGE_WORDS (32u * INFLATE_REGION_WORDS + 8u)
+#define INFLATE_MARGIN 128u  // bits a round needs in the stream after its last region
+#define INFLATE_LG_PHASES_MAX 3u  // at most 8 lanes (start phases) per region
 
 // Table kinds.
 #define TK_LIT 0u
@@ -69,6 +84,8 @@ struct InflateSmem {
     InflateMeta dist_meta;
     CodagLzTable tokens;
     u16 run[16];
+    u32 stage[INFLATE_STAGE_WORDS];         // a round's input words
+    u32 marks[32u * INFLATE_REGION_WORDS];  // a round's token starts, one bit per input bit
     u8 lens[320];  // code lengths: literal/length then distance
 };
 
@@ -422,12 +439,19 @@ __device__ __forceinline__ bool inflate_symbol(InflateBits<In>& br, CodagLzBatch
     return true;
 }
 
-// The token whose bits start `v` (at least 48 valid bits), packed for one shuffle:
-//   0                                   decode it serially (end of block, a long or invalid code);
+// Tokens as the parallel rounds keep them (one u32 each):
 //   bit 31 set: one or two literals     bits 0-5 its bits, bit 6 two literals, 8-15 and 16-23
 //                                       the bytes;
-//   bit 31 clear: a match               bits 0-5 its bits (at most 48), 6-14 the length, 15-29
-//                                       the distance - 1.
+//   bits 31, 30 clear: a match          bits 0-5 its bits (at most 48), 6-14 the length, 15-29
+//                                       the distance - 1;
+//   bit 30 set: a stop                  the end of the block (bits 0-5 its code's bits) or
+//                                       INFLATE_BAD, a code with no valid symbol (0 bits).
+#define INFLATE_STOP 0x40000000u
+#define INFLATE_BAD (INFLATE_STOP | 0x100u)
+
+// The token whose bits start `v` (at least 48 valid bits) when its codes fit the first-level
+// tables, a literal pair when two literals do; 0 when it needs `inflate_token_slow` (end of
+// block, a long or invalid code).
 __device__ __forceinline__ u32 inflate_token(u64 v, const InflateSmem& S) {
     const u32 e = S.lit[(u32)v & ((1u << LIT_TB) - 1u)];
     const u32 kind = E_KIND(e);
@@ -450,75 +474,283 @@ __device__ __forceinline__ u32 inflate_token(u64 v, const InflateSmem& S) {
     return (p + dl + dx) | (length << 6) | ((distance - 1u) << 15);
 }
 
-// Bits fast rounds need ahead of the read position: 63 offsets plus the longest token (15 + 5
-// literal/length bits, 15 + 13 distance bits).
-#define INFLATE_FAST_BITS 112u
+// One symbol (never a pair) whose bits start `v` (at least 48 valid bits), whatever its codes'
+// lengths: a literal, a match, the end of the block or INFLATE_BAD. One lane alone may call it.
+__device__ u32 inflate_token_slow(u64 v, const InflateSmem& S) {
+    u32 e = S.lit[(u32)v & ((1u << LIT_TB) - 1u)];
+    if (E_KIND(e) == E_SPECIAL && (e >> 16) != 0u) {
+        e = inflate_slow(v, LIT_TB, TK_LIT, S.lit_meta, S.sorted_lit);
+    }
+    const u32 kind = E_KIND(e);
+    const u32 L = e & 15u;
+    if (kind == E_SPECIAL) return INFLATE_BAD;
+    if (kind == E_END) return INFLATE_STOP | L;
+    if (kind == E_LITERAL) return 0x80000000u | L | ((e >> 16) << 8);
+    const u32 extra = (e >> 4) & 15u;
+    const u32 p = L + extra;
+    const u32 length = (e >> 16) + ((u32)(v >> L) & ((1u << extra) - 1u));
+    const u64 dv = v >> p;
+    u32 d = S.dist[(u32)dv & ((1u << DIST_TB) - 1u)];
+    if (E_KIND(d) == E_SPECIAL && (d >> 16) != 0u) {
+        d = inflate_slow(dv, DIST_TB, TK_DIST, S.dist_meta, S.sorted_dist);
+    }
+    if (E_KIND(d) == E_SPECIAL) return INFLATE_BAD;
+    const u32 dl = d & 15u, dx = (d >> 4) & 15u;
+    const u32 distance = (d >> 16) + ((u32)(dv >> dl) & ((1u << dx) - 1u));
+    return (p + dl + dx) | (length << 6) | ((distance - 1u) << 15);
+}
 
-// Decodes the symbols of one Huffman block with the tables in `S`.
+// The 64 bits of the staged round input from bit `r` on (r + 95 < 32 * INFLATE_STAGE_WORDS).
+__device__ __forceinline__ u64 inflate_stage_bits(const u32* st, u32 r) {
+    const u32 w = r >> 5, s = r & 31u;
+    const u64 lo = ((u64)st[w + 1u] << 32) | st[w];
+    return s == 0u ? lo : (lo >> s) | ((u64)st[w + 2u] << (64u - s));
+}
+
+// How a lane's walk through its region ended, and how its walk into the next region did.
+#define PR_COMPLETE 0u  // it reached the region's end
+#define PR_FULL 1u      // it kept INFLATE_LIST tokens before the end
+#define PR_END 2u       // it met the end of the block
+#define PR_BAD 3u       // it met a code with no valid symbol
+#define PR_SYNCED 4u    // (next region) it reached a token that a lane of that region started too
+#define PR_FAILED 5u    // (next region) it did not within INFLATE_FIX tokens
+#define PR_NONE 6u
+
+// What a round leaves the block decoder to do.
+#define ROUND_GO_ON 0u
+#define ROUND_BLOCK_END 1u
+#define ROUND_SERIAL 2u  // decode the next symbol serially (its code has no valid symbol)
+
+// How a round went, for the choice of the next round's phases.
+struct InflateRound {
+    u32 action;    // ROUND_*
+    bool whole;    // it reached its last region
+    bool unmet;    // it stopped because a walk never met the next region's tokens
+};
+
+// One parallel round over the next `regions` * INFLATE_REGION bits of a Huffman block, which
+// must all lie in the stream with INFLATE_MARGIN bits after them. Each region has 2^lg_phases
+// lanes (regions <= 32 >> lg_phases).
 //
-// Speculative rounds: lane j decodes the whole tokens (literal, or length and distance with
-// their extra bits) that would start j and j + 32 bits after the read position, with its own
-// table reads of the shared window; the warp then hops from token to token through shuffles
-// (the next one starts where the last ended) while the hop stays inside the 64 offsets, so one
-// round of table reads yields several tokens. A lane whose token is a literal also decodes the
-// symbol after it and, when that is a literal too, makes one token of both (hops are the
-// decoder's serial chain: literal-heavy data needs half as many). A token a lane cannot finish alone (end of block, a code longer
-// than the first-level table, an invalid code) stops the hops and is decoded serially, as is
-// everything within INFLATE_FAST_BITS of the stream's end, so statuses stay exact. Literals and
-// matches go to the framework's deferred LZ77 batch (32 tokens, then one coalesced write of
-// their bytes), so the decoder never waits on the output.
+// Lane (r, k) decodes the tokens that would start in region r if a token started k bits after
+// the region's first bit, keeping them and marking where each starts. Huffman codes usually
+// fall into step with the true token boundaries within a few symbols, whatever the start; when
+// nearly every code has the same length (near-incompressible data) they may never do, and
+// lanes at several phases (k = 0..7) make one of them start in step. Then every lane decodes
+// on from its region's end, single symbols, until it reaches a token start that a lane of the
+// next region marked: from there that lane's tokens are the true ones, and the walking lane's
+// extra tokens are the true ones before it. From region 0 (whose first lane starts at the read
+// position) this chain of meetings picks one true lane per region; the round's tokens, in
+// stream order, are each true lane's tokens from where it was met, then its extra ones, up to
+// the first true lane whose walk stopped early (a full list, the end of the block, an invalid
+// code) or never met the next region's tokens; the next round starts after that lane's last
+// token. Tokens are kept in the warp's rows of global scratch (lane l's k-th at row k, word l)
+// and go through the framework's LZ77 batch, 32 at a time.
 template <typename In>
-__device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, InflateSmem& S) {
+__device__ InflateRound inflate_parallel_round(InflateBits<In>& br, CodagLzBatch& batch,
+                                               CodagOut<u8>& out, InflateSmem& S, u32* rows,
+                                               u32 regions, u32 lg_phases) {
     In& in = br.in;
     const u32 lane = wz_lane();
-    CodagLzBatch batch;
-    bool synced = true;  // the bit buffer matches the read position
-    for (;;) {
-        if (!in.ok() || !out.ok()) break;
-        if (br.left < INFLATE_FAST_BITS) {
-            if (!synced) br.resync();
-            synced = true;
-            if (!inflate_symbol(br, batch, out, S)) break;
-            continue;
-        }
-        // This lane's bits from read position + lane and + lane + 32.
-        const u64 pos = in.end * 8ull - br.left;
-        in.ensure_at((pos >> 3) & ~3ull, 24);
-        const u64 bit = pos + lane;
-        const u32 w = (u32)(bit >> 5);
-        const u32 w0 = in.win.word(w), w1 = in.win.word(w + 1u), w2 = in.win.word(w + 2u),
-                  w3 = in.win.word(w + 3u);
-        const u32 sh = (u32)(bit & 31ull);
-        const u64 lo = ((u64)w1 << 32) | w0;
-        const u64 hi = ((u64)w2 << 32) | w1;
-        const u64 va = sh == 0u ? lo : (lo >> sh) | ((u64)w2 << (64u - sh));
-        const u64 vb = sh == 0u ? hi : (hi >> sh) | ((u64)w3 << (64u - sh));
-        const u32 tok_a = inflate_token(va, S), tok_b = inflate_token(vb, S);
-        // Hop through the tokens that start inside this round's 64 offsets: one shuffle each.
-        u32 off = 0;
-        bool stopped = false;
-        while (off < 64u && !batch.full()) {
-            const u32 t = __shfl_sync(WZ_FULL_MASK, off >= 32u ? tok_b : tok_a, off & 31u);
-            if (t == 0u) {
-                stopped = true;
+    // Stage the round's input words.
+    const u64 pos = in.end * 8ull - br.left;
+    const u64 w0 = pos >> 5;
+    const u32 off0 = (u32)(pos & 31ull);
+    const u32* words = reinterpret_cast<const u32*>(in.buf);
+    __syncwarp();
+#pragma unroll
+    for (u32 i = 0; i < (INFLATE_STAGE_WORDS + 31u) / 32u; ++i) {
+        const u32 k = i * 32u + lane;
+        const u64 w = w0 + k;
+        if (k < INFLATE_STAGE_WORDS) S.stage[k] = w * 4ull < in.end ? words[w] : 0u;
+    }
+    u32* marks = S.marks + lane * INFLATE_REGION_WORDS;  // this lane's, over its region
+#pragma unroll
+    for (u32 k = 0; k < INFLATE_REGION_WORDS; ++k) marks[k] = 0u;
+    __syncwarp();
+
+    // 1. This lane's region, from its phase.
+    const u32 phases = 1u << lg_phases;
+    const u32 region = lane >> lg_phases;
+    const u32 rs = off0 + region * INFLATE_REGION, re = rs + INFLATE_REGION;
+    u32 p = rs + (lane & (phases - 1u)), cnt = 0, state = PR_NONE;
+    if (region < regions) {
+        for (;;) {
+            if (p >= re) {
+                state = PR_COMPLETE;
                 break;
             }
-            if (t & 0x80000000u) {
-                const u32 two = (t >> 6) & 1u;
-                batch.push(CODAG_LZ_LITERAL | ((t >> 8) & 0xffffu), 1u + two);
-            } else {
-                batch.push(((t >> 15) & 0x7fffu) + 1u, (t >> 6) & 511u);
+            if (cnt == INFLATE_LIST) {
+                state = PR_FULL;
+                break;
             }
-            off += t & 63u;
+            const u64 v = inflate_stage_bits(S.stage, p);
+            u32 t = inflate_token(v, S);
+            if (t == 0u) t = inflate_token_slow(v, S);
+            rows[cnt * 32u + lane] = t;
+            ++cnt;
+            const u32 r = p - rs;
+            marks[r >> 5] |= 1u << (r & 31u);
+            p += t & 63u;
+            if (t & INFLATE_STOP) {
+                state = t == INFLATE_BAD ? PR_BAD : PR_END;
+                break;
+            }
         }
-        br.skip(off);
-        synced = false;
-        if (batch.full()) batch.flush(out, S.tokens);
-        if (stopped) {
-            br.resync();
-            synced = true;
-            if (!inflate_symbol(br, batch, out, S)) break;
+    }
+    __syncwarp();
+
+    // 2. On into the next region until a token start that one of its lanes marked.
+    u32 q = p, nfix = 0, fstate = PR_NONE, met_lane = 0;
+    const bool walks = region + 1u < regions && state == PR_COMPLETE;
+    if (walks) {
+        const u32* next_marks = S.marks + ((region + 1u) << lg_phases) * INFLATE_REGION_WORDS;
+        for (;;) {
+            const u32 r = q - re;
+            if (r >= INFLATE_REGION) {
+                fstate = PR_FAILED;
+                break;
+            }
+            u32 hit = 0;  // bit k: lane k of the next region starts a token at q
+            for (u32 k = 0; k < phases; ++k) {
+                hit |= ((next_marks[k * INFLATE_REGION_WORDS + (r >> 5)] >> (r & 31u)) & 1u) << k;
+            }
+            if (hit != 0u) {
+                fstate = PR_SYNCED;
+                met_lane = ((region + 1u) << lg_phases) + (u32)(__ffs(hit) - 1);
+                break;
+            }
+            if (nfix == INFLATE_FIX) {
+                fstate = PR_FAILED;
+                break;
+            }
+            const u32 t = inflate_token_slow(inflate_stage_bits(S.stage, q), S);
+            rows[(cnt + nfix) * 32u + lane] = t;
+            ++nfix;
+            q += t & 63u;
+            if (t & INFLATE_STOP) {
+                fstate = t == INFLATE_BAD ? PR_BAD : PR_END;
+                break;
+            }
         }
+    }
+
+    // 3. The chain of true lanes from lane 0, and where each was met.
+    const bool stops = !walks || fstate != PR_SYNCED;
+    u32 c = 0, met = 0;
+    bool is_true = lane == 0u;
+    for (u32 i = 0; i + 1u < regions; ++i) {
+        if (__shfl_sync(WZ_FULL_MASK, (u32)stops, c)) break;
+        const u32 at = __shfl_sync(WZ_FULL_MASK, q, c);
+        c = __shfl_sync(WZ_FULL_MASK, met_lane, c);
+        if (lane == c) {
+            is_true = true;
+            met = at;
+        }
+    }
+    u32 skip = 0;  // this lane's tokens before where it was met
+    if (is_true && lane != 0u) {
+        const u32 r = met - rs;
+#pragma unroll
+        for (u32 k = 0; k < INFLATE_REGION_WORDS; ++k) {
+            const u32 wb = k * 32u;
+            if (wb + 32u <= r) {
+                skip += __popc(marks[k]);
+            } else if (wb < r) {
+                skip += __popc(marks[k] & ((1u << (r - wb)) - 1u));
+            }
+        }
+    }
+    const u32 own = cnt - skip - (state == PR_END || state == PR_BAD ? 1u : 0u);
+    const u32 extra = walks ? nfix - (fstate == PR_END || fstate == PR_BAD ? 1u : 0u) : 0u;
+    const u32 mine = is_true ? own + extra : 0u;
+    // Where the round leaves the block, as lane c sees it.
+    u32 action = ROUND_GO_ON, next = p;
+    if (state == PR_END) {
+        action = ROUND_BLOCK_END;
+    } else if (state == PR_BAD) {
+        action = ROUND_SERIAL;
+    } else if (walks) {
+        next = q;
+        if (fstate == PR_END) action = ROUND_BLOCK_END;
+        if (fstate == PR_BAD) action = ROUND_SERIAL;
+    }
+    InflateRound result;
+    result.action = __shfl_sync(WZ_FULL_MASK, action, c);
+    next = __shfl_sync(WZ_FULL_MASK, next, c);
+    result.whole = (c >> lg_phases) + 1u == regions;
+    result.unmet = __shfl_sync(WZ_FULL_MASK, (u32)(walks && fstate == PR_FAILED), c) != 0u;
+
+    // 4. The true tokens in stream order, 32 at a time through the LZ77 batch.
+    const u32 incl = wz_warp_inclusive_sum(mine);
+    const u32 first = incl - mine;
+    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+    for (u32 b = 0; b < total && out.ok(); b += 32u) {
+        const u32 g = b + lane;
+        u32 owner = 0;  // the last lane whose tokens start at or before g
+#pragma unroll
+        for (u32 step = 16u; step != 0u; step >>= 1) {
+            const u32 f = __shfl_sync(WZ_FULL_MASK, first, owner + step);
+            if (f <= g) owner += step;
+        }
+        const u32 j = g - __shfl_sync(WZ_FULL_MASK, first, owner);
+        const u32 o_skip = __shfl_sync(WZ_FULL_MASK, skip, owner);
+        const u32 o_own = __shfl_sync(WZ_FULL_MASK, own, owner);
+        const u32 o_cnt = __shfl_sync(WZ_FULL_MASK, cnt, owner);
+        u32 info = 0, length = 0;
+        if (g < total) {
+            const u32 t = rows[(j < o_own ? o_skip + j : o_cnt + j - o_own) * 32u + owner];
+            if (t & 0x80000000u) {
+                info = CODAG_LZ_LITERAL | ((t >> 8) & 0xffffu);
+                length = 1u + ((t >> 6) & 1u);
+            } else {
+                info = ((t >> 15) & 0x7fffu) + 1u;
+                length = (t >> 6) & 511u;
+            }
+        }
+        batch.load(info, length, min(32u, total - b));
+        batch.flush(out, S.tokens);
+    }
+    br.skip(next - off0);
+    return result;
+}
+
+// Decodes the symbols of one Huffman block with the tables in `S`: parallel rounds while the
+// stream holds at least one region and its margin after the read position, then symbol by
+// symbol (the stream's last bits, and any code a round found invalid, so statuses stay exact).
+// `lg_phases` (kept from block to block of a stream) grows when a round stops because a walk
+// never met the next region's tokens, and shrinks again after four whole rounds in a row.
+// Literals and matches go to the framework's deferred LZ77 batch (32 tokens, then one coalesced
+// write of their bytes), so the decoder never waits on the output.
+template <typename In>
+__device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, InflateSmem& S,
+                                      u32* rows, u32& lg_phases) {
+    In& in = br.in;
+    CodagLzBatch batch;
+    bool synced = true;  // the bit buffer matches the read position
+    u32 whole_rounds = 0;
+    for (;;) {
+        if (!in.ok() || !out.ok()) break;
+        if (br.left >= INFLATE_REGION + INFLATE_MARGIN) {
+            batch.flush(out, S.tokens);
+            const u64 room = (br.left - INFLATE_MARGIN) / INFLATE_REGION;
+            const u32 most = 32u >> lg_phases;
+            const InflateRound r = inflate_parallel_round(
+                br, batch, out, S, rows, room < most ? (u32)room : most, lg_phases);
+            synced = false;
+            if (r.unmet && lg_phases < INFLATE_LG_PHASES_MAX) {
+                ++lg_phases;
+                whole_rounds = 0;
+            } else if (r.whole && lg_phases > 0u && ++whole_rounds == 4u) {
+                --lg_phases;
+                whole_rounds = 0;
+            }
+            if (r.action == ROUND_BLOCK_END) break;
+            if (r.action == ROUND_GO_ON) continue;
+        }
+        if (!synced) br.resync();
+        synced = true;
+        if (!inflate_symbol(br, batch, out, S)) break;
     }
     if (!synced) br.resync();
     batch.flush(out, S.tokens);
@@ -546,9 +778,12 @@ __device__ void inflate_stored_block(InflateBits<In>& br, CodagOut<u8>& out) {
 
 extern "C" __global__ void __launch_bounds__(INFLATE_WARPS * 32, 8)
     inflate_warp(const u8* __restrict__ input, const InflateChunk* __restrict__ chunks, u32 n,
-                 u8* output, u32* results, u32* counter) {
+                 u8* output, u32* results, u32* counter, u32* scratch) {
     __shared__ InflateSmem smem[INFLATE_WARPS];
     InflateSmem& S = smem[threadIdx.x / 32u];
+    // This warp's token rows (INFLATE_ROWS x 32 words).
+    const u64 warp = (u64)blockIdx.x * INFLATE_WARPS + threadIdx.x / 32u;
+    u32* rows = scratch + warp * (INFLATE_ROWS * 32u);
     for (;;) {
         const u32 c = codag_next_chunk(counter);
         if (c >= n) break;
@@ -558,6 +793,7 @@ extern "C" __global__ void __launch_bounds__(INFLATE_WARPS * 32, 8)
         InflateBits<CodagIn<CodagSmemWindow>> br(in);
         bool fixed_ready = false;
         u32 last = 0;
+        u32 lg_phases = 0;
         while (!last && in.ok() && out.ok()) {
             br.refill();
             const u32 header = br.take(3);
@@ -569,10 +805,12 @@ extern "C" __global__ void __launch_bounds__(INFLATE_WARPS * 32, 8)
             } else if (type == 1u) {
                 if (!fixed_ready) inflate_fixed_tables(S);
                 fixed_ready = true;
-                inflate_huffman_block(br, out, S);
+                inflate_huffman_block(br, out, S, rows, lg_phases);
             } else if (type == 2u) {
                 fixed_ready = false;
-                if (inflate_dynamic_header(br, S)) inflate_huffman_block(br, out, S);
+                if (inflate_dynamic_header(br, S)) {
+                    inflate_huffman_block(br, out, S, rows, lg_phases);
+                }
             } else {
                 in.fail(WZ_STATUS_CORRUPT);
             }

@@ -11,9 +11,12 @@ use cudarc::driver::{CudaStream, DeviceRepr};
 use std::sync::Arc;
 
 /// Warps per block; must match `INFLATE_WARPS` in inflate.cu.
-pub const WARPS: u32 = 4;
+pub const WARPS: u32 = 2;
 /// Resident blocks per SM the persistent grid asks for.
 const BLOCKS_PER_SM: u32 = 8;
+/// Token rows of 32 words each warp of the grid keeps in global scratch; must match
+/// `INFLATE_ROWS` in inflate.cu.
+pub const SCRATCH_ROWS: usize = 192;
 /// The input allocation is padded to a multiple of this many bytes (the framework loads whole
 /// aligned 128-byte blocks around a stream's bytes).
 pub const INPUT_ALIGN: usize = 128;
@@ -50,6 +53,15 @@ pub struct InflateBatch {
     pub out: CudaSlice<u8>,
     results: CudaSlice<u32>,
     counter: CudaSlice<u32>,
+    /// The parallel rounds' token rows: [`SCRATCH_ROWS`] x 32 words per warp of the grid.
+    scratch: CudaSlice<u32>,
+}
+
+/// Blocks of the persistent grid for `n` streams: one warp per stream, at most
+/// [`BLOCKS_PER_SM`] blocks per SM.
+fn grid_blocks(gpu: &GpuContext, n: usize) -> u32 {
+    let wanted = u32::try_from(n.div_ceil(WARPS as usize)).unwrap_or(u32::MAX);
+    wanted.min(gpu.sm_count() * BLOCKS_PER_SM).max(1)
 }
 
 /// Output offsets for streams inflating to at most `caps[i]` bytes: each at a multiple of
@@ -110,7 +122,9 @@ impl InflateBatch {
         out: CudaSlice<u8>,
     ) -> Result<InflateBatch> {
         check_chunks(input.len(), &chunks, out.len())?;
+        let warps = grid_blocks(gpu, chunks.len()) as usize * WARPS as usize;
         Ok(InflateBatch {
+            scratch: gpu.alloc::<u32>(warps * SCRATCH_ROWS * 32)?,
             chunks: gpu.upload(&chunks)?,
             results: gpu.alloc_zeros(chunks.len().max(1) * RESULT_WORDS)?,
             counter: gpu.alloc_zeros(1)?,
@@ -139,11 +153,7 @@ impl InflateBatch {
         }
         let function = gpu.function(&kernels::INFLATE, "inflate_warp")?;
         let cfg = LaunchConfig {
-            grid_dim: (
-                n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1),
-                1,
-                1,
-            ),
+            grid_dim: (grid_blocks(gpu, self.host_chunks.len()), 1, 1),
             block_dim: (WARPS * 32, 1, 1),
             shared_mem_bytes: 0,
         };
@@ -155,9 +165,10 @@ impl InflateBatch {
             .arg(&n)
             .arg(&mut self.out)
             .arg(&mut self.results)
-            .arg(&mut self.counter);
+            .arg(&mut self.counter)
+            .arg(&mut self.scratch);
         // SAFETY: the arguments match `inflate_warp` (input, chunks, count, output, results,
-        // counter). `check_chunks` proved that every stream's bytes lie inside the input, whose
+        // counter, scratch of `SCRATCH_ROWS` x 32 words for every warp of the grid). `check_chunks` proved that every stream's bytes lie inside the input, whose
         // length is a multiple of 128 as the framework requires, and that every output range
         // lies inside the output, 4-byte aligned; the kernel bounds every read by `in_len` and
         // every write by `out_cap`.
@@ -306,12 +317,15 @@ mod tests {
     #[test]
     fn launch_constants_match_inflate_cu() {
         let src = include_str!("../../kernels/inflate.cu");
-        let warps = src
-            .lines()
-            .find_map(|l| l.strip_prefix("#define INFLATE_WARPS "))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok());
-        assert_eq!(Some(WARPS), warps);
+        let define = |name: &str| {
+            src.lines()
+                .find_map(|l| l.strip_prefix(&format!("#define {name} ")))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok())
+        };
+        assert_eq!(Some(WARPS), define("INFLATE_WARPS"));
+        let rows = define("INFLATE_LIST").zip(define("INFLATE_FIX"));
+        assert_eq!(Some(SCRATCH_ROWS as u32), rows.map(|(l, f)| l + f));
         assert_eq!(std::mem::size_of::<InflateChunk>(), 24);
     }
 
