@@ -528,6 +528,115 @@ struct InflateRound {
     bool unmet;    // it stopped because a walk never met the next region's tokens
 };
 
+// Round step 0: stages the input words from the read position (absolute bit `pos`) on, and
+// clears this lane's marks.
+template <typename In>
+__device__ __forceinline__ void inflate_round_stage(const In& in, u64 pos, InflateSmem& S) {
+    const u32 lane = wz_lane();
+    const u64 w0 = pos >> 5;
+    const u32* words = reinterpret_cast<const u32*>(in.buf);
+    __syncwarp();
+#pragma unroll
+    for (u32 i = 0; i < (INFLATE_STAGE_WORDS + 31u) / 32u; ++i) {
+        const u32 k = i * 32u + lane;
+        const u64 w = w0 + k;
+        if (k < INFLATE_STAGE_WORDS) S.stage[k] = w * 4ull < in.end ? words[w] : 0u;
+    }
+#pragma unroll
+    for (u32 k = 0; k < INFLATE_REGION_WORDS; ++k) {
+        S.marks[lane * INFLATE_REGION_WORDS + k] = 0u;
+    }
+    __syncwarp();
+}
+
+// Round step 1 (one lane): the tokens from staged bit `p` on while they start before `end`,
+// kept at rows 0.. of this lane and marked (bit p - rs of `marks`). Returns PR_COMPLETE, PR_FULL,
+// PR_END or PR_BAD; `p` ends after the last token kept (at a stop's own start for PR_BAD).
+__device__ __forceinline__ u32 inflate_lane_region(const InflateSmem& S, u32* rows, u32* marks,
+                                                   u32 rs, u32 end, u32& p, u32& cnt) {
+    const u32 lane = wz_lane();
+    for (;;) {
+        if (p >= end) return PR_COMPLETE;
+        if (cnt == INFLATE_LIST) return PR_FULL;
+        const u64 v = inflate_stage_bits(S.stage, p);
+        u32 t = inflate_token(v, S);
+        if (t == 0u) t = inflate_token_slow(v, S);
+        rows[cnt * 32u + lane] = t;
+        ++cnt;
+        const u32 r = p - rs;
+        marks[r >> 5] |= 1u << (r & 31u);
+        p += t & 63u;
+        if (t & INFLATE_STOP) return t == INFLATE_BAD ? PR_BAD : PR_END;
+    }
+}
+
+// Round step 2 (one lane): single symbols from staged bit `q` (the end of this lane's region
+// walk) on, kept at rows cnt.. of this lane, until one starts where a lane of the next region
+// (2^lg_phases lanes from `next_lane`, whose region starts at staged bit `next_rs`) marked a
+// token: PR_SYNCED, with `met_lane` the lowest such lane. PR_FAILED when none does within the
+// next region or INFLATE_FIX symbols, PR_END or PR_BAD at a stop.
+__device__ __forceinline__ u32 inflate_lane_walk(const InflateSmem& S, u32* rows, u32 cnt,
+                                                 u32 next_lane, u32 next_rs, u32 lg_phases,
+                                                 u32& q, u32& nfix, u32& met_lane) {
+    const u32 lane = wz_lane();
+    const u32* next_marks = S.marks + next_lane * INFLATE_REGION_WORDS;
+    for (;;) {
+        const u32 r = q - next_rs;
+        if (r >= INFLATE_REGION) return PR_FAILED;
+        u32 hit = 0;  // bit k: lane next_lane + k starts a token at q
+        for (u32 k = 0; k < (1u << lg_phases); ++k) {
+            hit |= ((next_marks[k * INFLATE_REGION_WORDS + (r >> 5)] >> (r & 31u)) & 1u) << k;
+        }
+        if (hit != 0u) {
+            met_lane = next_lane + (u32)(__ffs(hit) - 1);
+            return PR_SYNCED;
+        }
+        if (nfix == INFLATE_FIX) return PR_FAILED;
+        const u32 t = inflate_token_slow(inflate_stage_bits(S.stage, q), S);
+        rows[(cnt + nfix) * 32u + lane] = t;
+        ++nfix;
+        q += t & 63u;
+        if (t & INFLATE_STOP) return t == INFLATE_BAD ? PR_BAD : PR_END;
+    }
+}
+
+// Round step 4 (warp-wide): each lane's `mine` true tokens, in lane order, through the LZ77
+// batch 32 at a time: lane l's are its rows skip.. (`own` of them) then its rows cnt.. .
+__device__ __forceinline__ void inflate_round_emit(CodagLzBatch& batch, CodagOut<u8>& out,
+                                                   InflateSmem& S, const u32* rows, u32 mine,
+                                                   u32 skip, u32 own, u32 cnt) {
+    const u32 lane = wz_lane();
+    const u32 incl = wz_warp_inclusive_sum(mine);
+    const u32 first = incl - mine;
+    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+    for (u32 b = 0; b < total && out.ok(); b += 32u) {
+        const u32 g = b + lane;
+        u32 owner = 0;  // the last lane whose tokens start at or before g
+#pragma unroll
+        for (u32 step = 16u; step != 0u; step >>= 1) {
+            const u32 f = __shfl_sync(WZ_FULL_MASK, first, owner + step);
+            if (f <= g) owner += step;
+        }
+        const u32 j = g - __shfl_sync(WZ_FULL_MASK, first, owner);
+        const u32 o_skip = __shfl_sync(WZ_FULL_MASK, skip, owner);
+        const u32 o_own = __shfl_sync(WZ_FULL_MASK, own, owner);
+        const u32 o_cnt = __shfl_sync(WZ_FULL_MASK, cnt, owner);
+        u32 info = 0, length = 0;
+        if (g < total) {
+            const u32 t = rows[(j < o_own ? o_skip + j : o_cnt + j - o_own) * 32u + owner];
+            if (t & 0x80000000u) {
+                info = CODAG_LZ_LITERAL | ((t >> 8) & 0xffffu);
+                length = 1u + ((t >> 6) & 1u);
+            } else {
+                info = ((t >> 15) & 0x7fffu) + 1u;
+                length = (t >> 6) & 511u;
+            }
+        }
+        batch.load(info, length, min(32u, total - b));
+        batch.flush(out, S.tokens);
+    }
+}
+
 // One parallel round over the next `regions` * INFLATE_REGION bits of a Huffman block, which
 // must all lie in the stream with INFLATE_MARGIN bits after them. Each region has 2^lg_phases
 // lanes (regions <= 32 >> lg_phases).
@@ -552,87 +661,24 @@ __device__ InflateRound inflate_parallel_round(InflateBits<In>& br, CodagLzBatch
                                                u32 regions, u32 lg_phases) {
     In& in = br.in;
     const u32 lane = wz_lane();
-    // Stage the round's input words.
     const u64 pos = in.end * 8ull - br.left;
-    const u64 w0 = pos >> 5;
-    const u32 off0 = (u32)(pos & 31ull);
-    const u32* words = reinterpret_cast<const u32*>(in.buf);
-    __syncwarp();
-#pragma unroll
-    for (u32 i = 0; i < (INFLATE_STAGE_WORDS + 31u) / 32u; ++i) {
-        const u32 k = i * 32u + lane;
-        const u64 w = w0 + k;
-        if (k < INFLATE_STAGE_WORDS) S.stage[k] = w * 4ull < in.end ? words[w] : 0u;
-    }
+    const u32 off0 = (u32)(pos & 31ull);  // the read position among the staged bits
+    inflate_round_stage(in, pos, S);
     u32* marks = S.marks + lane * INFLATE_REGION_WORDS;  // this lane's, over its region
-#pragma unroll
-    for (u32 k = 0; k < INFLATE_REGION_WORDS; ++k) marks[k] = 0u;
-    __syncwarp();
 
     // 1. This lane's region, from its phase.
-    const u32 phases = 1u << lg_phases;
     const u32 region = lane >> lg_phases;
     const u32 rs = off0 + region * INFLATE_REGION, re = rs + INFLATE_REGION;
-    u32 p = rs + (lane & (phases - 1u)), cnt = 0, state = PR_NONE;
-    if (region < regions) {
-        for (;;) {
-            if (p >= re) {
-                state = PR_COMPLETE;
-                break;
-            }
-            if (cnt == INFLATE_LIST) {
-                state = PR_FULL;
-                break;
-            }
-            const u64 v = inflate_stage_bits(S.stage, p);
-            u32 t = inflate_token(v, S);
-            if (t == 0u) t = inflate_token_slow(v, S);
-            rows[cnt * 32u + lane] = t;
-            ++cnt;
-            const u32 r = p - rs;
-            marks[r >> 5] |= 1u << (r & 31u);
-            p += t & 63u;
-            if (t & INFLATE_STOP) {
-                state = t == INFLATE_BAD ? PR_BAD : PR_END;
-                break;
-            }
-        }
-    }
+    u32 p = rs + (lane & ((1u << lg_phases) - 1u)), cnt = 0, state = PR_NONE;
+    if (region < regions) state = inflate_lane_region(S, rows, marks, rs, re, p, cnt);
     __syncwarp();
 
     // 2. On into the next region until a token start that one of its lanes marked.
     u32 q = p, nfix = 0, fstate = PR_NONE, met_lane = 0;
     const bool walks = region + 1u < regions && state == PR_COMPLETE;
     if (walks) {
-        const u32* next_marks = S.marks + ((region + 1u) << lg_phases) * INFLATE_REGION_WORDS;
-        for (;;) {
-            const u32 r = q - re;
-            if (r >= INFLATE_REGION) {
-                fstate = PR_FAILED;
-                break;
-            }
-            u32 hit = 0;  // bit k: lane k of the next region starts a token at q
-            for (u32 k = 0; k < phases; ++k) {
-                hit |= ((next_marks[k * INFLATE_REGION_WORDS + (r >> 5)] >> (r & 31u)) & 1u) << k;
-            }
-            if (hit != 0u) {
-                fstate = PR_SYNCED;
-                met_lane = ((region + 1u) << lg_phases) + (u32)(__ffs(hit) - 1);
-                break;
-            }
-            if (nfix == INFLATE_FIX) {
-                fstate = PR_FAILED;
-                break;
-            }
-            const u32 t = inflate_token_slow(inflate_stage_bits(S.stage, q), S);
-            rows[(cnt + nfix) * 32u + lane] = t;
-            ++nfix;
-            q += t & 63u;
-            if (t & INFLATE_STOP) {
-                fstate = t == INFLATE_BAD ? PR_BAD : PR_END;
-                break;
-            }
-        }
+        fstate = inflate_lane_walk(S, rows, cnt, (region + 1u) << lg_phases, re, lg_phases, q,
+                                   nfix, met_lane);
     }
 
     // 3. The chain of true lanes from lane 0, and where each was met.
@@ -663,7 +709,6 @@ __device__ InflateRound inflate_parallel_round(InflateBits<In>& br, CodagLzBatch
     }
     const u32 own = cnt - skip - (state == PR_END || state == PR_BAD ? 1u : 0u);
     const u32 extra = walks ? nfix - (fstate == PR_END || fstate == PR_BAD ? 1u : 0u) : 0u;
-    const u32 mine = is_true ? own + extra : 0u;
     // Where the round leaves the block, as lane c sees it.
     u32 action = ROUND_GO_ON, next = p;
     if (state == PR_END) {
@@ -681,36 +726,8 @@ __device__ InflateRound inflate_parallel_round(InflateBits<In>& br, CodagLzBatch
     result.whole = (c >> lg_phases) + 1u == regions;
     result.unmet = __shfl_sync(WZ_FULL_MASK, (u32)(walks && fstate == PR_FAILED), c) != 0u;
 
-    // 4. The true tokens in stream order, 32 at a time through the LZ77 batch.
-    const u32 incl = wz_warp_inclusive_sum(mine);
-    const u32 first = incl - mine;
-    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
-    for (u32 b = 0; b < total && out.ok(); b += 32u) {
-        const u32 g = b + lane;
-        u32 owner = 0;  // the last lane whose tokens start at or before g
-#pragma unroll
-        for (u32 step = 16u; step != 0u; step >>= 1) {
-            const u32 f = __shfl_sync(WZ_FULL_MASK, first, owner + step);
-            if (f <= g) owner += step;
-        }
-        const u32 j = g - __shfl_sync(WZ_FULL_MASK, first, owner);
-        const u32 o_skip = __shfl_sync(WZ_FULL_MASK, skip, owner);
-        const u32 o_own = __shfl_sync(WZ_FULL_MASK, own, owner);
-        const u32 o_cnt = __shfl_sync(WZ_FULL_MASK, cnt, owner);
-        u32 info = 0, length = 0;
-        if (g < total) {
-            const u32 t = rows[(j < o_own ? o_skip + j : o_cnt + j - o_own) * 32u + owner];
-            if (t & 0x80000000u) {
-                info = CODAG_LZ_LITERAL | ((t >> 8) & 0xffffu);
-                length = 1u + ((t >> 6) & 1u);
-            } else {
-                info = ((t >> 15) & 0x7fffu) + 1u;
-                length = (t >> 6) & 511u;
-            }
-        }
-        batch.load(info, length, min(32u, total - b));
-        batch.flush(out, S.tokens);
-    }
+    // 4. The true tokens in stream order.
+    inflate_round_emit(batch, out, S, rows, is_true ? own + extra : 0u, skip, own, cnt);
     br.skip(next - off0);
     return result;
 }
