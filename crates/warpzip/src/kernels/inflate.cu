@@ -528,19 +528,20 @@ struct InflateRound {
     bool unmet;    // it stopped because a walk never met the next region's tokens
 };
 
-// Round step 0: stages the input words from the read position (absolute bit `pos`) on, and
-// clears this lane's marks.
+// Round step 0: stages the input words that `bits` bits from the read position (absolute bit
+// `pos`) on, and the bits a token or a 64-bit read reaches past them, lie in; clears this
+// lane's marks.
 template <typename In>
-__device__ __forceinline__ void inflate_round_stage(const In& in, u64 pos, InflateSmem& S) {
+__device__ __forceinline__ void inflate_round_stage(const In& in, u64 pos, u32 bits,
+                                                    InflateSmem& S) {
     const u32 lane = wz_lane();
     const u64 w0 = pos >> 5;
+    const u32 n = min(INFLATE_STAGE_WORDS, ((u32)(pos & 31ull) + bits + 96u) / 32u + 3u);
     const u32* words = reinterpret_cast<const u32*>(in.buf);
     __syncwarp();
-#pragma unroll
-    for (u32 i = 0; i < (INFLATE_STAGE_WORDS + 31u) / 32u; ++i) {
-        const u32 k = i * 32u + lane;
+    for (u32 k = lane; k < n; k += 32u) {
         const u64 w = w0 + k;
-        if (k < INFLATE_STAGE_WORDS) S.stage[k] = w * 4ull < in.end ? words[w] : 0u;
+        S.stage[k] = w * 4ull < in.end ? words[w] : 0u;
     }
 #pragma unroll
     for (u32 k = 0; k < INFLATE_REGION_WORDS; ++k) {
@@ -601,7 +602,8 @@ __device__ __forceinline__ u32 inflate_lane_walk(const InflateSmem& S, u32* rows
 }
 
 // Round step 4 (warp-wide): each lane's `mine` true tokens, in lane order, through the LZ77
-// batch 32 at a time: lane l's are its rows skip.. (`own` of them) then its rows cnt.. .
+// batch 32 at a time: lane l's are its rows skip.. (`own` of them) then its rows cnt.. . The
+// next 32 tokens are read from the rows while the batch before them is written.
 __device__ __forceinline__ void inflate_round_emit(CodagLzBatch& batch, CodagOut<u8>& out,
                                                    InflateSmem& S, const u32* rows, u32 mine,
                                                    u32 skip, u32 own, u32 cnt) {
@@ -609,7 +611,8 @@ __device__ __forceinline__ void inflate_round_emit(CodagLzBatch& batch, CodagOut
     const u32 incl = wz_warp_inclusive_sum(mine);
     const u32 first = incl - mine;
     const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
-    for (u32 b = 0; b < total && out.ok(); b += 32u) {
+    // Token b + lane of the round, as the batch takes it (info, length).
+    const auto fetch = [&](u32 b, u32& info, u32& length) {
         const u32 g = b + lane;
         u32 owner = 0;  // the last lane whose tokens start at or before g
 #pragma unroll
@@ -621,7 +624,8 @@ __device__ __forceinline__ void inflate_round_emit(CodagLzBatch& batch, CodagOut
         const u32 o_skip = __shfl_sync(WZ_FULL_MASK, skip, owner);
         const u32 o_own = __shfl_sync(WZ_FULL_MASK, own, owner);
         const u32 o_cnt = __shfl_sync(WZ_FULL_MASK, cnt, owner);
-        u32 info = 0, length = 0;
+        info = 0;
+        length = 0;
         if (g < total) {
             const u32 t = rows[(j < o_own ? o_skip + j : o_cnt + j - o_own) * 32u + owner];
             if (t & 0x80000000u) {
@@ -632,8 +636,16 @@ __device__ __forceinline__ void inflate_round_emit(CodagLzBatch& batch, CodagOut
                 length = (t >> 6) & 511u;
             }
         }
+    };
+    u32 info, length;
+    fetch(0, info, length);
+    for (u32 b = 0; b < total && out.ok(); b += 32u) {
+        u32 next_info = 0, next_length = 0;
+        if (b + 32u < total) fetch(b + 32u, next_info, next_length);
         batch.load(info, length, min(32u, total - b));
         batch.flush(out, S.tokens);
+        info = next_info;
+        length = next_length;
     }
 }
 
@@ -663,7 +675,7 @@ __device__ InflateRound inflate_parallel_round(InflateBits<In>& br, CodagLzBatch
     const u32 lane = wz_lane();
     const u64 pos = in.end * 8ull - br.left;
     const u32 off0 = (u32)(pos & 31ull);  // the read position among the staged bits
-    inflate_round_stage(in, pos, S);
+    inflate_round_stage(in, pos, regions * INFLATE_REGION, S);
     u32* marks = S.marks + lane * INFLATE_REGION_WORDS;  // this lane's, over its region
 
     // 1. This lane's region, from its phase.
