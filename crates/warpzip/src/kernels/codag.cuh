@@ -527,9 +527,11 @@ struct CodagOut {
 // coalesced rounds of 32 (one byte per lane), four rounds at a time. A byte whose source lies in
 // the same group of four rounds is resolved through the batch's token table in shared memory
 // (following the chain of matches back to a literal or to a byte already written), so the rounds
-// of a group are independent and their loads are in flight together: the load latency of a match is paid once per
-// batch instead of once per match, and the serial decoder runs without waiting on memory.
-// A match whose distance reaches before the start of the output is BAD_DISTANCE.
+// of a group are independent and their loads are in flight together: the load latency of a
+// match is paid once per batch instead of once per match, and the serial decoder runs without
+// waiting on memory. A batch of literals only (near-incompressible data) skips all that: each
+// lane writes its token's bytes. A match whose distance reaches before the start of the output
+// is BAD_DISTANCE.
 #define CODAG_LZ_LITERAL 0x80000000u
 
 struct CodagLzTable {  // per warp, in shared memory
@@ -624,6 +626,16 @@ struct CodagLzBatch {
             return;
         }
         if (!out.reserve(total)) return;
+        if (__all_sync(WZ_FULL_MASK, lane >= n || (info & CODAG_LZ_LITERAL))) {
+            // Literals only: each lane writes its own bytes.
+            u8* base = reinterpret_cast<u8*>(out.out) + out.pos + start;
+            if (lane < n) {
+                for (u32 i = 0; i < len; ++i) base[i] = (u8)(info >> (8u * i));
+            }
+            out.pos += total;
+            __syncwarp();
+            return;
+        }
         __syncwarp();
         if (lane < n) {
             t.start[lane] = start;
