@@ -168,10 +168,11 @@ impl InflateBatch {
             .arg(&mut self.counter)
             .arg(&mut self.scratch);
         // SAFETY: the arguments match `inflate_warp` (input, chunks, count, output, results,
-        // counter, scratch of `SCRATCH_ROWS` x 32 words for every warp of the grid). `check_chunks` proved that every stream's bytes lie inside the input, whose
-        // length is a multiple of 128 as the framework requires, and that every output range
-        // lies inside the output, 4-byte aligned; the kernel bounds every read by `in_len` and
-        // every write by `out_cap`.
+        // counter, scratch of `SCRATCH_ROWS` x 32 words for every warp of the grid).
+        // `check_chunks` proved that every stream's bytes lie inside the input, whose length is a
+        // multiple of 128 as the framework requires, and that every output range lies inside the
+        // output, 4-byte aligned; the kernel bounds every read by `in_len` and every write by
+        // `out_cap`, and each warp's scratch reads and writes by its rows.
         unsafe { launch.launch(cfg) }?;
         Ok(())
     }
