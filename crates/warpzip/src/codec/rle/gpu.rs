@@ -373,9 +373,9 @@ pub fn decode_on_stream(
         .arg(&g.total_segments)
         .arg(&mut b.out)
         .arg(&mut b.status);
-    // SAFETY: arguments match `rle_decode_win` and `rle_decode_slices`; offsets and sizes come from a validated
-    // table (every chunk lies inside the payload), the kernel bounds every read by its chunk's
-    // size and every write by its segment's length inside `out` (total_len bytes).
+    // SAFETY: arguments match `rle_decode_win` and `rle_decode_slices`; offsets and sizes come
+    // from a validated table (every chunk lies inside the payload), the kernel bounds every read
+    // by its chunk's size and every write by its segment's length inside `out` (total_len bytes).
     unsafe { launch.launch(cfg) }?;
     Ok(())
 }
