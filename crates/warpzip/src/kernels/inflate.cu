@@ -391,54 +391,6 @@ __device__ void inflate_fixed_tables(InflateSmem& S) {
     inflate_build(S.lens + 288, 32u, DIST_TB, TK_DIST, S.dist, S.dist_meta, S.sorted_dist, S.run);
 }
 
-// One symbol decoded serially from the bit buffer (all lanes, the same symbol): a literal or a
-// match goes to the batch. Returns false at the end of the block or on an error (the status is
-// set).
-template <typename In>
-__device__ __forceinline__ bool inflate_symbol(InflateBits<In>& br, CodagLzBatch& batch,
-                                               CodagOut<u8>& out, InflateSmem& S) {
-    br.refill();
-    u32 e = S.lit[br.bb & ((1u << LIT_TB) - 1u)];
-    if (E_KIND(e) == E_SPECIAL) {
-        if ((e >> 16) != 0u) e = inflate_slow(br.bb, LIT_TB, TK_LIT, S.lit_meta, S.sorted_lit);
-        if (E_KIND(e) == E_SPECIAL) {
-            br.in.fail(inflate_bad_code(br, e, S.lit_meta));
-            return false;
-        }
-    }
-    u32 L = e & 15u;
-    const u32 kind = E_KIND(e);
-    if (kind == E_LITERAL) {
-        if (!br.consume(L)) return false;
-        batch.literal(e >> 16);
-        if (batch.full()) batch.flush(out, S.tokens);
-        return true;
-    }
-    if (kind == E_END) {
-        br.consume(L);
-        return false;
-    }
-    u32 extra = (e >> 4) & 15u;
-    const u32 length = (e >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
-    if (!br.consume(L + extra)) return false;
-    br.refill();
-    u32 d = S.dist[br.bb & ((1u << DIST_TB) - 1u)];
-    if (E_KIND(d) == E_SPECIAL) {
-        if ((d >> 16) != 0u) d = inflate_slow(br.bb, DIST_TB, TK_DIST, S.dist_meta, S.sorted_dist);
-        if (E_KIND(d) == E_SPECIAL) {
-            br.in.fail(inflate_bad_code(br, d, S.dist_meta));
-            return false;
-        }
-    }
-    L = d & 15u;
-    extra = (d >> 4) & 15u;
-    const u32 distance = (d >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
-    if (!br.consume(L + extra)) return false;
-    batch.match(length, distance);
-    if (batch.full()) batch.flush(out, S.tokens);
-    return true;
-}
-
 // Tokens as the parallel rounds keep them (one u32 each):
 //   bit 31 set: one or two literals     bits 0-5 its bits, bit 6 two literals, 8-15 and 16-23
 //                                       the bytes;
@@ -498,6 +450,64 @@ __device__ u32 inflate_token_slow(u64 v, const InflateSmem& S) {
     const u32 dl = d & 15u, dx = (d >> 4) & 15u;
     const u32 distance = (d >> 16) + ((u32)(dv >> dl) & ((1u << dx) - 1u));
     return (p + dl + dx) | (length << 6) | ((distance - 1u) << 15);
+}
+
+// A kept token as the LZ77 batch takes it: `info` (CODAG_LZ_LITERAL | the bytes, or the match
+// distance) and `length`.
+__device__ __forceinline__ void inflate_unpack(u32 t, u32& info, u32& length) {
+    if (t & 0x80000000u) {
+        info = CODAG_LZ_LITERAL | ((t >> 8) & 0xffffu);
+        length = 1u + ((t >> 6) & 1u);
+    } else {
+        info = ((t >> 15) & 0x7fffu) + 1u;
+        length = (t >> 6) & 511u;
+    }
+}
+
+// One symbol decoded serially from the bit buffer (all lanes, the same symbol), as a token in
+// the rounds' format (its bits field left 0). Returns false at the end of the block or on an
+// error (the status is set: TRUNCATED or CORRUPT, exactly).
+template <typename In>
+__device__ __forceinline__ bool inflate_serial_token(InflateBits<In>& br, const InflateSmem& S,
+                                                     u32& t) {
+    br.refill();
+    u32 e = S.lit[br.bb & ((1u << LIT_TB) - 1u)];
+    if (E_KIND(e) == E_SPECIAL) {
+        if ((e >> 16) != 0u) e = inflate_slow(br.bb, LIT_TB, TK_LIT, S.lit_meta, S.sorted_lit);
+        if (E_KIND(e) == E_SPECIAL) {
+            br.in.fail(inflate_bad_code(br, e, S.lit_meta));
+            return false;
+        }
+    }
+    u32 L = e & 15u;
+    const u32 kind = E_KIND(e);
+    if (kind == E_LITERAL) {
+        if (!br.consume(L)) return false;
+        t = 0x80000000u | ((e >> 16) << 8);
+        return true;
+    }
+    if (kind == E_END) {
+        br.consume(L);
+        return false;
+    }
+    u32 extra = (e >> 4) & 15u;
+    const u32 length = (e >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
+    if (!br.consume(L + extra)) return false;
+    br.refill();
+    u32 d = S.dist[br.bb & ((1u << DIST_TB) - 1u)];
+    if (E_KIND(d) == E_SPECIAL) {
+        if ((d >> 16) != 0u) d = inflate_slow(br.bb, DIST_TB, TK_DIST, S.dist_meta, S.sorted_dist);
+        if (E_KIND(d) == E_SPECIAL) {
+            br.in.fail(inflate_bad_code(br, d, S.dist_meta));
+            return false;
+        }
+    }
+    L = d & 15u;
+    extra = (d >> 4) & 15u;
+    const u32 distance = (d >> 16) + ((u32)(br.bb >> L) & ((1u << extra) - 1u));
+    if (!br.consume(L + extra)) return false;
+    t = (length << 6) | ((distance - 1u) << 15);
+    return true;
 }
 
 // The 64 bits of the staged round input from bit `r` on (r + 95 < 32 * INFLATE_STAGE_WORDS).
@@ -601,15 +611,24 @@ __device__ __forceinline__ u32 inflate_lane_walk(const InflateSmem& S, u32* rows
     }
 }
 
-// Round step 4 (warp-wide): each lane's `mine` true tokens, in lane order, through the LZ77
-// batch 32 at a time: lane l's are its rows skip.. (`own` of them) then its rows cnt.. . The
-// next 32 tokens are read from the rows while the batch before them is written.
+// A round's true tokens as each lane holds them: `mine` of them, its rows skip.. (`own` of
+// them) then its rows cnt.. (the tokens it decoded walking into the next region).
+struct InflateLaneTokens {
+    u32 mine;
+    u32 skip;
+    u32 own;
+    u32 cnt;
+};
+
+// Round step 4 (warp-wide): the lanes' true tokens (`tk`, in `rows`), in lane order, through
+// the LZ77 batch 32 at a time. The next 32 tokens are read from the rows while the batch before
+// them is written.
 __device__ __forceinline__ void inflate_round_emit(CodagLzBatch& batch, CodagOut<u8>& out,
-                                                   InflateSmem& S, const u32* rows, u32 mine,
-                                                   u32 skip, u32 own, u32 cnt) {
+                                                   CodagLzTable& table, const u32* rows,
+                                                   const InflateLaneTokens& tk) {
     const u32 lane = wz_lane();
-    const u32 incl = wz_warp_inclusive_sum(mine);
-    const u32 first = incl - mine;
+    const u32 incl = wz_warp_inclusive_sum(tk.mine);
+    const u32 first = incl - tk.mine;
     const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
     // Token b + lane of the round, as the batch takes it (info, length).
     const auto fetch = [&](u32 b, u32& info, u32& length) {
@@ -621,20 +640,14 @@ __device__ __forceinline__ void inflate_round_emit(CodagLzBatch& batch, CodagOut
             if (f <= g) owner += step;
         }
         const u32 j = g - __shfl_sync(WZ_FULL_MASK, first, owner);
-        const u32 o_skip = __shfl_sync(WZ_FULL_MASK, skip, owner);
-        const u32 o_own = __shfl_sync(WZ_FULL_MASK, own, owner);
-        const u32 o_cnt = __shfl_sync(WZ_FULL_MASK, cnt, owner);
+        const u32 o_skip = __shfl_sync(WZ_FULL_MASK, tk.skip, owner);
+        const u32 o_own = __shfl_sync(WZ_FULL_MASK, tk.own, owner);
+        const u32 o_cnt = __shfl_sync(WZ_FULL_MASK, tk.cnt, owner);
         info = 0;
         length = 0;
         if (g < total) {
-            const u32 t = rows[(j < o_own ? o_skip + j : o_cnt + j - o_own) * 32u + owner];
-            if (t & 0x80000000u) {
-                info = CODAG_LZ_LITERAL | ((t >> 8) & 0xffffu);
-                length = 1u + ((t >> 6) & 1u);
-            } else {
-                info = ((t >> 15) & 0x7fffu) + 1u;
-                length = (t >> 6) & 511u;
-            }
+            inflate_unpack(rows[(j < o_own ? o_skip + j : o_cnt + j - o_own) * 32u + owner], info,
+                           length);
         }
     };
     u32 info, length;
@@ -643,7 +656,7 @@ __device__ __forceinline__ void inflate_round_emit(CodagLzBatch& batch, CodagOut
         u32 next_info = 0, next_length = 0;
         if (b + 32u < total) fetch(b + 32u, next_info, next_length);
         batch.load(info, length, min(32u, total - b));
-        batch.flush(out, S.tokens);
+        batch.flush(out, table);
         info = next_info;
         length = next_length;
     }
@@ -666,11 +679,11 @@ __device__ __forceinline__ void inflate_round_emit(CodagLzBatch& batch, CodagOut
 // the first true lane whose walk stopped early (a full list, the end of the block, an invalid
 // code) or never met the next region's tokens; the next round starts after that lane's last
 // token. Tokens are kept in the warp's rows of global scratch (lane l's k-th at row k, word l)
-// and go through the framework's LZ77 batch, 32 at a time.
+// and are left for `inflate_round_emit` (`tk`); the read position moves past them.
 template <typename In>
-__device__ InflateRound inflate_parallel_round(InflateBits<In>& br, CodagLzBatch& batch,
-                                               CodagOut<u8>& out, InflateSmem& S, u32* rows,
-                                               u32 regions, u32 lg_phases) {
+__device__ InflateRound inflate_parallel_round(InflateBits<In>& br, InflateSmem& S, u32* rows,
+                                               u32 regions, u32 lg_phases,
+                                               InflateLaneTokens& tk) {
     In& in = br.in;
     const u32 lane = wz_lane();
     const u64 pos = in.end * 8ull - br.left;
@@ -738,34 +751,209 @@ __device__ InflateRound inflate_parallel_round(InflateBits<In>& br, CodagLzBatch
     result.whole = (c >> lg_phases) + 1u == regions;
     result.unmet = __shfl_sync(WZ_FULL_MASK, (u32)(walks && fstate == PR_FAILED), c) != 0u;
 
-    // 4. The true tokens in stream order.
-    inflate_round_emit(batch, out, S, rows, is_true ? own + extra : 0u, skip, own, cnt);
+    // The true tokens in stream order, for step 4.
+    tk.mine = is_true ? own + extra : 0u;
+    tk.skip = skip;
+    tk.own = own;
+    tk.cnt = cnt;
     br.skip(next - off0);
     return result;
 }
 
+// Where the single-warp decoder's tokens go: its own deferred LZ77 batch and output.
+struct InflateWarpSink {
+    CodagLzBatch batch;
+    CodagOut<u8>& out;
+    CodagLzTable& table;
+    u32* rows;  // the warp's token rows
+
+    __device__ __forceinline__ InflateWarpSink(CodagOut<u8>& o, CodagLzTable& t, u32* r)
+        : out(o), table(t), rows(r) {}
+    __device__ __forceinline__ bool ok() const { return out.ok(); }
+    // Rows for the next round (the batch must be empty for its tokens).
+    __device__ __forceinline__ u32* round_rows() {
+        batch.flush(out, table);
+        return rows;
+    }
+    __device__ __forceinline__ void round_done(const InflateLaneTokens& tk) {
+        inflate_round_emit(batch, out, table, rows, tk);
+    }
+    // One serially decoded token.
+    __device__ __forceinline__ void token(u32 t) {
+        u32 info, length;
+        inflate_unpack(t, info, length);
+        batch.push(info, length);
+        if (batch.full()) batch.flush(out, table);
+    }
+    __device__ __forceinline__ void block_end() { batch.flush(out, table); }
+    // A stored block's `len` bytes from the input's read position (a byte boundary).
+    template <typename In>
+    __device__ __forceinline__ void stored(const In& in, u32 len) {
+        if (!out.reserve(len)) return;
+        __syncwarp();
+        for (u32 i = wz_lane(); i < len; i += 32u) out.put(i, (u8)in.lane_byte(i));
+        out.advance(len);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Paired warps (`inflate_pair`): for batches of few streams, a block's two warps share one
+// stream. The first (the producer) decodes the Huffman codes, rounds and serial symbols alike,
+// into token rows; the second (the consumer) writes them to the output through the LZ77 batch.
+// Two row sets alternate: the producer fills one while the consumer writes the other, so one
+// stream's time is about the longer of the two halves instead of their sum.
+//
+// A segment is what one row set carries: a round's tokens, a run of serially decoded tokens
+// (token i in lane i / INFLATE_ROWS, row i % INFLATE_ROWS), a stored block (its place in the
+// input and its length: the consumer copies it), or the end of the stream (the producer's input
+// status and the bytes consumed).
+#define PAIR_TOKENS 0u
+#define PAIR_STORED 1u
+#define PAIR_END 2u
+
+struct InflatePairSlot {
+    u32 mine[32];
+    u32 skip[32];
+    u32 own[32];
+    u32 cnt[32];
+    u32 kind;  // PAIR_*
+    u32 a;     // PAIR_STORED: the bytes' offset in the stream; PAIR_END: the input status
+    u32 b;     // PAIR_STORED: their length; PAIR_END: the bytes consumed
+};
+
+// The hand-over between a block's two warps, in shared memory.
+struct InflatePair {
+    InflatePairSlot slot[2];
+    CodagLzTable table;  // the consumer's LZ77 batch table
+    volatile u32 ready[2];  // slot s holds a segment the consumer has not finished
+    volatile u32 abort;     // the consumer stopped (its output failed): the producer stops too
+    u32 chunk;
+};
+
+// Every lane's writes before it are seen by the other warp once it sees the flag that lane 0
+// stores after it.
+__device__ __forceinline__ void inflate_pair_signal(volatile u32* flag, u32 value) {
+    __threadfence_block();
+    __syncwarp();
+    if (wz_lane() == 0) *flag = value;
+    __syncwarp();
+}
+
+// Waits (lane 0 polling) until `*flag == want`; false when `abort` is set first (`abort` may be
+// null: never).
+__device__ __forceinline__ bool inflate_pair_wait(const volatile u32* flag, u32 want,
+                                                  const volatile u32* abort) {
+    u32 ok = 1u;
+    if (wz_lane() == 0) {
+        while (*flag != want) {
+            if (abort != nullptr && *abort != 0u) {
+                ok = 0u;
+                break;
+            }
+            __nanosleep(32);
+        }
+    }
+    ok = __shfl_sync(WZ_FULL_MASK, ok, 0);
+    __threadfence_block();
+    return ok != 0u;
+}
+
+// Where the producer's tokens go: the row set of the next free slot, handed to the consumer.
+struct InflatePairSink {
+    InflatePair& M;
+    u32* rows0;     // two row sets of INFLATE_ROWS x 32 words
+    u32 slot = 0;   // the slot the next segment fills
+    u32 serial = 0; // tokens in the open run of serial tokens
+    bool open = false;
+    bool stopped = false;
+
+    __device__ __forceinline__ InflatePairSink(InflatePair& m, u32* r) : M(m), rows0(r) {}
+    __device__ __forceinline__ u32* rows() const { return rows0 + slot * (INFLATE_ROWS * 32u); }
+    __device__ __forceinline__ bool ok() const { return !stopped; }
+    // Waits for the consumer to finish the slot's previous segment.
+    __device__ __forceinline__ bool acquire() {
+        if (!stopped && !inflate_pair_wait(&M.ready[slot], 0u, &M.abort)) stopped = true;
+        return !stopped;
+    }
+    __device__ __forceinline__ void publish(u32 kind, u32 a, u32 b, const InflateLaneTokens& tk) {
+        InflatePairSlot& P = M.slot[slot];
+        const u32 lane = wz_lane();
+        P.mine[lane] = tk.mine;
+        P.skip[lane] = tk.skip;
+        P.own[lane] = tk.own;
+        P.cnt[lane] = tk.cnt;
+        if (lane == 0) {
+            P.kind = kind;
+            P.a = a;
+            P.b = b;
+        }
+        inflate_pair_signal(&M.ready[slot], 1u);
+        slot ^= 1u;
+    }
+    // Hands over the open run of serial tokens, if any.
+    __device__ __forceinline__ void close_serial() {
+        if (!open) return;
+        open = false;
+        const u32 lane = wz_lane();
+        const u32 before = lane * INFLATE_ROWS;
+        const u32 n = serial > before ? min(serial - before, INFLATE_ROWS) : 0u;
+        publish(PAIR_TOKENS, 0u, 0u, InflateLaneTokens{n, 0u, n, n});
+    }
+    __device__ __forceinline__ u32* round_rows() {
+        close_serial();
+        return acquire() ? rows() : nullptr;
+    }
+    __device__ __forceinline__ void round_done(const InflateLaneTokens& tk) {
+        publish(PAIR_TOKENS, 0u, 0u, tk);
+    }
+    __device__ __forceinline__ void token(u32 t) {
+        if (!open) {
+            if (!acquire()) return;
+            open = true;
+            serial = 0;
+        }
+        if (wz_lane() == serial / INFLATE_ROWS) {
+            rows()[(serial % INFLATE_ROWS) * 32u + wz_lane()] = t;
+        }
+        if (++serial == 32u * INFLATE_ROWS) close_serial();
+    }
+    __device__ __forceinline__ void block_end() {}
+    template <typename In>
+    __device__ __forceinline__ void stored(const In& in, u32 len) {
+        close_serial();
+        if (acquire()) publish(PAIR_STORED, (u32)in.byte_pos(), len, InflateLaneTokens{});
+    }
+    // The end of the stream: the input's status and the bytes consumed.
+    __device__ __forceinline__ void finish(u32 status, u32 consumed) {
+        close_serial();
+        if (acquire()) publish(PAIR_END, status, consumed, InflateLaneTokens{});
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
 // Decodes the symbols of one Huffman block with the tables in `S`: parallel rounds while the
 // stream holds at least one region and its margin after the read position, then symbol by
 // symbol (the stream's last bits, and any code a round found invalid, so statuses stay exact).
 // `lg_phases` (kept from block to block of a stream) grows when a round stops because a walk
 // never met the next region's tokens, and shrinks again after four whole rounds in a row.
-// Literals and matches go to the framework's deferred LZ77 batch (32 tokens, then one coalesced
-// write of their bytes), so the decoder never waits on the output.
-template <typename In>
-__device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, InflateSmem& S,
-                                      u32* rows, u32& lg_phases) {
+// Tokens go to `sink` (InflateWarpSink or InflatePairSink).
+template <typename In, typename Sink>
+__device__ void inflate_huffman_block(InflateBits<In>& br, InflateSmem& S, Sink& sink,
+                                      u32& lg_phases) {
     In& in = br.in;
-    CodagLzBatch batch;
     bool synced = true;  // the bit buffer matches the read position
     u32 whole_rounds = 0;
     for (;;) {
-        if (!in.ok() || !out.ok()) break;
+        if (!in.ok() || !sink.ok()) break;
         if (br.left >= INFLATE_REGION + INFLATE_MARGIN) {
-            batch.flush(out, S.tokens);
+            u32* rows = sink.round_rows();
+            if (rows == nullptr) break;
             const u64 room = (br.left - INFLATE_MARGIN) / INFLATE_REGION;
             const u32 most = 32u >> lg_phases;
+            InflateLaneTokens tk;
             const InflateRound r = inflate_parallel_round(
-                br, batch, out, S, rows, room < most ? (u32)room : most, lg_phases);
+                br, S, rows, room < most ? (u32)room : most, lg_phases, tk);
+            sink.round_done(tk);
             synced = false;
             if (r.unmet && lg_phases < INFLATE_LG_PHASES_MAX) {
                 ++lg_phases;
@@ -779,15 +967,17 @@ __device__ void inflate_huffman_block(InflateBits<In>& br, CodagOut<u8>& out, In
         }
         if (!synced) br.resync();
         synced = true;
-        if (!inflate_symbol(br, batch, out, S)) break;
+        u32 t;
+        if (!inflate_serial_token(br, S, t)) break;
+        sink.token(t);
     }
     if (!synced) br.resync();
-    batch.flush(out, S.tokens);
+    sink.block_end();
 }
 
-// A stored block: LEN, NLEN, then LEN bytes copied with coalesced loads.
-template <typename In>
-__device__ void inflate_stored_block(InflateBits<In>& br, CodagOut<u8>& out) {
+// A stored block: LEN, NLEN, then LEN bytes, which `sink` copies.
+template <typename In, typename Sink>
+__device__ void inflate_stored_block(InflateBits<In>& br, Sink& sink) {
     br.align();
     In& in = br.in;
     if (!in.has_bits(32)) return;
@@ -797,14 +987,43 @@ __device__ void inflate_stored_block(InflateBits<In>& br, CodagOut<u8>& out) {
         in.fail(WZ_STATUS_CORRUPT);
         return;
     }
-    if (!in.has_bits((u64)len * 8ull) || !out.reserve(len)) return;
-    __syncwarp();
-    for (u32 i = wz_lane(); i < len; i += 32u) out.put(i, (u8)in.lane_byte(i));
-    out.advance(len);
+    if (!in.has_bits((u64)len * 8ull)) return;
+    sink.stored(in, len);
     in.bit += (u64)len * 8ull;
     br.reset();
 }
 
+// Decodes one raw-deflate stream, block after block, into `sink`; the read position is written
+// back to `br.in` at the end.
+template <typename In, typename Sink>
+__device__ void inflate_stream(InflateBits<In>& br, InflateSmem& S, Sink& sink) {
+    In& in = br.in;
+    bool fixed_ready = false;
+    u32 last = 0;
+    u32 lg_phases = 0;
+    while (!last && in.ok() && sink.ok()) {
+        br.refill();
+        const u32 header = br.take(3);
+        if (!in.ok()) break;
+        last = header & 1u;
+        const u32 type = header >> 1;
+        if (type == 0u) {
+            inflate_stored_block(br, sink);
+        } else if (type == 1u) {
+            if (!fixed_ready) inflate_fixed_tables(S);
+            fixed_ready = true;
+            inflate_huffman_block(br, S, sink, lg_phases);
+        } else if (type == 2u) {
+            fixed_ready = false;
+            if (inflate_dynamic_header(br, S)) inflate_huffman_block(br, S, sink, lg_phases);
+        } else {
+            in.fail(WZ_STATUS_CORRUPT);
+        }
+    }
+    br.sync();
+}
+
+// One warp per stream.
 extern "C" __global__ void __launch_bounds__(INFLATE_WARPS * 32, 8)
     inflate_warp(const u8* __restrict__ input, const InflateChunk* __restrict__ chunks, u32 n,
                  u8* output, u32* results, u32* counter, u32* scratch) {
@@ -820,35 +1039,86 @@ extern "C" __global__ void __launch_bounds__(INFLATE_WARPS * 32, 8)
         CodagIn<CodagSmemWindow> in(input, ch.in_offset, ch.in_len, CodagSmemWindow(S.window));
         CodagOut<u8> out(output + ch.out_offset, 0, ch.out_cap, true);
         InflateBits<CodagIn<CodagSmemWindow>> br(in);
-        bool fixed_ready = false;
-        u32 last = 0;
-        u32 lg_phases = 0;
-        while (!last && in.ok() && out.ok()) {
-            br.refill();
-            const u32 header = br.take(3);
-            if (!in.ok()) break;
-            last = header & 1u;
-            const u32 type = header >> 1;
-            if (type == 0u) {
-                inflate_stored_block(br, out);
-            } else if (type == 1u) {
-                if (!fixed_ready) inflate_fixed_tables(S);
-                fixed_ready = true;
-                inflate_huffman_block(br, out, S, rows, lg_phases);
-            } else if (type == 2u) {
-                fixed_ready = false;
-                if (inflate_dynamic_header(br, S)) {
-                    inflate_huffman_block(br, out, S, rows, lg_phases);
-                }
-            } else {
-                in.fail(WZ_STATUS_CORRUPT);
-            }
-        }
-        br.sync();
+        InflateWarpSink sink(out, S.tokens, rows);
+        inflate_stream(br, S, sink);
         if (wz_lane() == 0) {
             results[3ull * c] = codag_status(in, out);
             results[3ull * c + 1] = (u32)out.pos;
             results[3ull * c + 2] = (u32)(((in.bit + 7ull) >> 3) - in.start);
         }
+    }
+}
+
+// The consumer of a pair: writes the producer's segments of stream `c` to its output, in order,
+// and its result (the first failure: the output's when it fails, else the input's).
+__device__ void inflate_pair_consume(InflatePair& M, const u32* rows0, const u8* input,
+                                     const InflateChunk& ch, u8* output, u32* results, u32 c) {
+    CodagOut<u8> out(output + ch.out_offset, 0, ch.out_cap, true);
+    CodagLzBatch batch;
+    const u32 lane = wz_lane();
+    u32 status = WZ_STATUS_OK, consumed = 0;
+    for (u32 s = 0;; s ^= 1u) {
+        inflate_pair_wait(&M.ready[s], 1u, nullptr);
+        const InflatePairSlot& P = M.slot[s];
+        const u32 kind = P.kind;
+        if (kind == PAIR_TOKENS) {
+            const InflateLaneTokens tk{P.mine[lane], P.skip[lane], P.own[lane], P.cnt[lane]};
+            inflate_round_emit(batch, out, M.table, rows0 + s * (INFLATE_ROWS * 32u), tk);
+        } else if (kind == PAIR_STORED) {
+            const u32 len = P.b;
+            if (out.reserve(len)) {
+                const u8* src = input + ch.in_offset + P.a;
+                for (u32 i = lane; i < len; i += 32u) out.put(i, src[i]);
+                out.advance(len);
+            }
+        } else {
+            status = P.a;
+            consumed = P.b;
+        }
+        inflate_pair_signal(&M.ready[s], 0u);
+        if (!out.ok()) {
+            status = out.status;
+            if (lane == 0) M.abort = 1u;
+            break;
+        }
+        if (kind == PAIR_END) break;
+    }
+    if (lane == 0) {
+        results[3ull * c] = status;
+        results[3ull * c + 1] = (u32)out.pos;
+        results[3ull * c + 2] = consumed;
+    }
+}
+
+// Two warps per stream: warp 0 decodes, warp 1 writes (see InflatePair). Scratch: two row sets
+// per block.
+extern "C" __global__ void __launch_bounds__(64, 8)
+    inflate_pair(const u8* __restrict__ input, const InflateChunk* __restrict__ chunks, u32 n,
+                 u8* output, u32* results, u32* counter, u32* scratch) {
+    __shared__ InflateSmem S;  // the producer's
+    __shared__ InflatePair M;
+    u32* rows0 = scratch + (u64)blockIdx.x * (2u * INFLATE_ROWS * 32u);
+    for (;;) {
+        if (threadIdx.x == 0) {
+            M.chunk = atomicAdd(counter, 1u);
+            M.ready[0] = 0u;
+            M.ready[1] = 0u;
+            M.abort = 0u;
+        }
+        __syncthreads();
+        const u32 c = M.chunk;
+        if (c >= n) break;
+        const InflateChunk ch = chunks[c];
+        if (threadIdx.x < 32u) {
+            CodagIn<CodagSmemWindow> in(input, ch.in_offset, ch.in_len,
+                                        CodagSmemWindow(S.window));
+            InflateBits<CodagIn<CodagSmemWindow>> br(in);
+            InflatePairSink sink(M, rows0);
+            inflate_stream(br, S, sink);
+            sink.finish(in.status, (u32)(((in.bit + 7ull) >> 3) - in.start));
+        } else {
+            inflate_pair_consume(M, rows0, input, ch, output, results, c);
+        }
+        __syncthreads();
     }
 }

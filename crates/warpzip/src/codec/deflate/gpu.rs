@@ -1,5 +1,6 @@
 //! Inflate on the GPU (`kernels/inflate.cu`, on the CODAG framework of `kernels/codag.cuh`): one
-//! warp per raw-deflate stream, all 32 lanes decoding together, a persistent grid. A batch is a
+//! warp per raw-deflate stream, all 32 lanes decoding together, a persistent grid; or, for
+//! batches of few streams, a pair of warps per stream (see [`InflateKernel`]). A batch is a
 //! set of [`InflateChunk`]s over one device input buffer and one device output buffer; it can be
 //! built from host slices ([`InflateBatch::upload`]) or from buffers already on the device
 //! ([`InflateBatch::from_device`]).
@@ -55,12 +56,59 @@ pub struct InflateBatch {
     counter: CudaSlice<u32>,
     /// The parallel rounds' token rows: [`SCRATCH_ROWS`] x 32 words per warp of the grid.
     scratch: CudaSlice<u32>,
+    /// The kernel that runs the batch.
+    pub kernel: InflateKernel,
 }
 
-/// Blocks of the persistent grid for `n` streams: one warp per stream, at most
-/// [`BLOCKS_PER_SM`] blocks per SM.
-fn grid_blocks(gpu: &GpuContext, n: usize) -> u32 {
-    let wanted = u32::try_from(n.div_ceil(WARPS as usize)).unwrap_or(u32::MAX);
+/// How a batch's streams are given to warps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InflateKernel {
+    /// One warp per stream (`inflate_warp`): the most streams at once.
+    Warp,
+    /// Two warps per stream (`inflate_pair`): one decodes the Huffman codes, the other writes
+    /// the bytes, at the same time. A stream finishes sooner, but half as many run at once.
+    Pair,
+}
+
+impl InflateKernel {
+    /// The kernel for `n` streams: pairs when every stream gets a pair at once (no more streams
+    /// than the grid has blocks), else one warp each. `WARPZIP_INFLATE_KERNEL=warp|pair`
+    /// overrides the choice (for tests and benchmarks).
+    pub fn for_streams(gpu: &GpuContext, n: usize) -> InflateKernel {
+        match std::env::var("WARPZIP_INFLATE_KERNEL").as_deref() {
+            Ok("warp") => return InflateKernel::Warp,
+            Ok("pair") => return InflateKernel::Pair,
+            _ => {}
+        }
+        if n <= (gpu.sm_count() * BLOCKS_PER_SM) as usize {
+            InflateKernel::Pair
+        } else {
+            InflateKernel::Warp
+        }
+    }
+
+    /// The kernel's entry point in inflate.cu.
+    pub fn entry(self) -> &'static str {
+        match self {
+            InflateKernel::Warp => "inflate_warp",
+            InflateKernel::Pair => "inflate_pair",
+        }
+    }
+
+    /// Streams one block takes at a time.
+    fn streams_per_block(self) -> usize {
+        match self {
+            InflateKernel::Warp => WARPS as usize,
+            InflateKernel::Pair => 1,
+        }
+    }
+}
+
+/// Blocks of the persistent grid for `n` streams: one block per [`WARPS`] streams (one per
+/// stream for pairs), at most [`BLOCKS_PER_SM`] blocks per SM. Every block has [`WARPS`] warps,
+/// each with its [`SCRATCH_ROWS`] rows of scratch.
+fn grid_blocks(gpu: &GpuContext, n: usize, kernel: InflateKernel) -> u32 {
+    let wanted = u32::try_from(n.div_ceil(kernel.streams_per_block())).unwrap_or(u32::MAX);
     wanted.min(gpu.sm_count() * BLOCKS_PER_SM).max(1)
 }
 
@@ -122,8 +170,10 @@ impl InflateBatch {
         out: CudaSlice<u8>,
     ) -> Result<InflateBatch> {
         check_chunks(input.len(), &chunks, out.len())?;
-        let warps = grid_blocks(gpu, chunks.len()) as usize * WARPS as usize;
+        let kernel = InflateKernel::for_streams(gpu, chunks.len());
+        let warps = grid_blocks(gpu, chunks.len(), kernel) as usize * WARPS as usize;
         Ok(InflateBatch {
+            kernel,
             scratch: gpu.alloc::<u32>(warps * SCRATCH_ROWS * 32)?,
             chunks: gpu.upload(&chunks)?,
             results: gpu.alloc_zeros(chunks.len().max(1) * RESULT_WORDS)?,
@@ -151,9 +201,9 @@ impl InflateBatch {
         if n == 0 {
             return Ok(());
         }
-        let function = gpu.function(&kernels::INFLATE, "inflate_warp")?;
+        let function = gpu.function(&kernels::INFLATE, self.kernel.entry())?;
         let cfg = LaunchConfig {
-            grid_dim: (grid_blocks(gpu, self.host_chunks.len()), 1, 1),
+            grid_dim: (grid_blocks(gpu, self.host_chunks.len(), self.kernel), 1, 1),
             block_dim: (WARPS * 32, 1, 1),
             shared_mem_bytes: 0,
         };
@@ -167,8 +217,9 @@ impl InflateBatch {
             .arg(&mut self.results)
             .arg(&mut self.counter)
             .arg(&mut self.scratch);
-        // SAFETY: the arguments match `inflate_warp` (input, chunks, count, output, results,
-        // counter, scratch of `SCRATCH_ROWS` x 32 words for every warp of the grid).
+        // SAFETY: the arguments match `inflate_warp` and `inflate_pair` (input, chunks, count,
+        // output, results, counter, scratch of `SCRATCH_ROWS` x 32 words for every warp of the
+        // grid, which `from_device` sized for this kernel and stream count).
         // `check_chunks` proved that every stream's bytes lie inside the input, whose length is a
         // multiple of 128 as the framework requires, and that every output range lies inside the
         // output, 4-byte aligned; the kernel bounds every read by `in_len` and every write by
