@@ -10,7 +10,7 @@ use crate::codec::deflate::batch::check_results;
 use crate::codec::deflate::chunk_file::{
     compression_level, deflate_chunk, is_chunk_file, ChunkFile,
 };
-use crate::codec::deflate::gpu::{inflate_host, InflateBatch};
+use crate::codec::deflate::gpu::{inflate_host, InflateBatch, InflateKernel};
 use crate::error::{Error, Result};
 use crate::gpu::{median, GpuContext};
 use libdeflater::{Compressor, Decompressor};
@@ -353,14 +353,14 @@ fn decode_rows(
         note,
     };
     if let Some((gpu, ceilings)) = gpu {
-        let (kernel_ms, e2e_ms) = gpu_times(gpu, opts, case)?;
+        let (kernel_ms, e2e_ms, kernel) = gpu_times(gpu, opts, case)?;
         let moved = (comp + n) as f64;
         rows.push(row(
             "deflate decode (GPU kernel)",
             gpu.name().into(),
             kernel_ms,
             Some(gbps(moved, kernel_ms) / ceilings.d2d_gbps),
-            format!("{chunks} chunks; device-resident; bytes equal input"),
+            format!("{chunks} chunks; {kernel:?} kernel; device-resident; bytes equal input"),
         ));
         // The end-to-end ceiling: copying the compressed bytes in and the output back at the
         // same run's pinned copy speeds.
@@ -453,8 +453,13 @@ fn check_equal(case: &Case, decoder: &str, out: &[u8]) -> Result<()> {
 }
 
 /// Median kernel milliseconds (device-resident, CUDA events) and end-to-end milliseconds (the
-/// library's host-to-host call: upload, kernel, download), both checked against the input.
-fn gpu_times(gpu: &GpuContext, opts: &BenchOptions, case: &Case) -> Result<(f64, f64)> {
+/// library's host-to-host call: upload, kernel, download), both checked against the input; and
+/// the kernel that ran.
+fn gpu_times(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    case: &Case,
+) -> Result<(f64, f64, InflateKernel)> {
     let streams = case.file.streams();
     let sizes = case.file.raw_sizes();
     let stream = gpu.stream().clone();
@@ -467,6 +472,7 @@ fn gpu_times(gpu: &GpuContext, opts: &BenchOptions, case: &Case) -> Result<(f64,
     let times = gpu.time_ms(3, opts.runs(), || batch.launch(gpu, &stream))?;
     check_gpu(gpu, &batch, case)?;
     let kernel_ms = median(&times);
+    let kernel = batch.kernel;
     drop(batch);
 
     let mut out = vec![POISON; case.raw.len()];
@@ -478,7 +484,7 @@ fn gpu_times(gpu: &GpuContext, opts: &BenchOptions, case: &Case) -> Result<(f64,
         })?
     };
     check_equal(case, "GPU inflate (end to end)", &out)?;
-    Ok((kernel_ms, e2e_ms))
+    Ok((kernel_ms, e2e_ms, kernel))
 }
 
 /// Every stream `Ok` with exactly its size, and the output equal to the input.

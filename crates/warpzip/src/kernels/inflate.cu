@@ -32,6 +32,7 @@
 #include "codag.cuh"
 
 #define INFLATE_WARPS 2u
+#define INFLATE_PAIR_BLOCKS 16u  // resident blocks per SM `inflate_pair` is compiled for
 #define LIT_TB 10u   // first-level bits of the literal/length table
 #define DIST_TB 8u   // first-level bits of the distance table
 #define CL_TB 7u     // the code-length code has codes of at most 7 bits
@@ -1092,7 +1093,7 @@ __device__ void inflate_pair_consume(InflatePair& M, const u32* rows0, const u8*
 
 // Two warps per stream: warp 0 decodes, warp 1 writes (see InflatePair). Scratch: two row sets
 // per block.
-extern "C" __global__ void __launch_bounds__(64, 8)
+extern "C" __global__ void __launch_bounds__(INFLATE_WARPS * 32, INFLATE_PAIR_BLOCKS)
     inflate_pair(const u8* __restrict__ input, const InflateChunk* __restrict__ chunks, u32 n,
                  u8* output, u32* results, u32* counter, u32* scratch) {
     __shared__ InflateSmem S;  // the producer's

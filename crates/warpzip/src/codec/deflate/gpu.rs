@@ -15,6 +15,9 @@ use std::sync::Arc;
 pub const WARPS: u32 = 2;
 /// Resident blocks per SM the persistent grid asks for.
 const BLOCKS_PER_SM: u32 = 8;
+/// The most resident blocks per SM `inflate_pair` is compiled for; must match
+/// `INFLATE_PAIR_BLOCKS` in inflate.cu.
+const PAIR_BLOCKS_PER_SM: u32 = 16;
 /// Token rows of 32 words each warp of the grid keeps in global scratch; must match
 /// `INFLATE_ROWS` in inflate.cu.
 pub const SCRATCH_ROWS: usize = 192;
@@ -58,6 +61,8 @@ pub struct InflateBatch {
     scratch: CudaSlice<u32>,
     /// The kernel that runs the batch.
     pub kernel: InflateKernel,
+    /// Its grid's blocks (the scratch holds rows for each of their warps).
+    blocks: u32,
 }
 
 /// How a batch's streams are given to warps.
@@ -70,17 +75,32 @@ pub enum InflateKernel {
     Pair,
 }
 
+/// Batches whose outputs are at least this many times their inputs (in total) run one warp per
+/// stream when they have more streams than [`FEW_STREAMS_PER_SM`] per SM: on the H200 the warp
+/// kernel decoded the anchors' Python sources (ratio 4.7, 2,048 streams) at 75.9 GB/s against
+/// 68.3 for pairs, while pairs decoded the shared library (ratio 1.7) at 38.3 against 32.3.
+const WARP_MIN_RATIO: f64 = 2.5;
+/// Below this many streams per SM every stream gets a pair (the warp kernel would leave SMs
+/// with few warps).
+const FEW_STREAMS_PER_SM: u32 = 8;
+
 impl InflateKernel {
-    /// The kernel for `n` streams: pairs when every stream gets a pair at once (no more streams
-    /// than the grid has blocks), else one warp each. `WARPZIP_INFLATE_KERNEL=warp|pair`
-    /// overrides the choice (for tests and benchmarks).
-    pub fn for_streams(gpu: &GpuContext, n: usize) -> InflateKernel {
+    /// The kernel for `chunks`: pairs for few streams (at most [`FEW_STREAMS_PER_SM`] per SM)
+    /// and for poorly compressed batches (where decoding the Huffman codes, the producer's half,
+    /// dominates), one warp per stream for many well-compressed streams.
+    /// `WARPZIP_INFLATE_KERNEL=warp|pair` overrides the choice (for tests and benchmarks).
+    pub fn for_chunks(gpu: &GpuContext, chunks: &[InflateChunk]) -> InflateKernel {
         match std::env::var("WARPZIP_INFLATE_KERNEL").as_deref() {
             Ok("warp") => return InflateKernel::Warp,
             Ok("pair") => return InflateKernel::Pair,
             _ => {}
         }
-        if n <= (gpu.sm_count() * BLOCKS_PER_SM) as usize {
+        if chunks.len() <= (gpu.sm_count() * FEW_STREAMS_PER_SM) as usize {
+            return InflateKernel::Pair;
+        }
+        let input: u64 = chunks.iter().map(|c| u64::from(c.in_len)).sum();
+        let output: u64 = chunks.iter().map(|c| u64::from(c.out_cap)).sum();
+        if (output as f64) < WARP_MIN_RATIO * input as f64 {
             InflateKernel::Pair
         } else {
             InflateKernel::Warp
@@ -95,21 +115,23 @@ impl InflateKernel {
         }
     }
 
-    /// Streams one block takes at a time.
-    fn streams_per_block(self) -> usize {
-        match self {
-            InflateKernel::Warp => WARPS as usize,
-            InflateKernel::Pair => 1,
-        }
+    /// Blocks of the persistent grid for `n` streams. Warp: one block per [`WARPS`] streams,
+    /// at most [`BLOCKS_PER_SM`] per SM. Pair: one block per stream, at most as many as fit the
+    /// GPU at once (shared memory limits them below `INFLATE_PAIR_BLOCKS`), so that no block
+    /// holds scratch while it waits to start. Every block has [`WARPS`] warps, each with its
+    /// [`SCRATCH_ROWS`] rows of scratch.
+    fn grid_blocks(self, gpu: &GpuContext, n: usize) -> Result<u32> {
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        let (wanted, per_sm) = match self {
+            InflateKernel::Warp => (n.div_ceil(WARPS), BLOCKS_PER_SM),
+            InflateKernel::Pair => {
+                let f = gpu.function(&kernels::INFLATE, self.entry())?;
+                let fit = f.occupancy_max_active_blocks_per_multiprocessor(WARPS * 32, 0, None)?;
+                (n, fit.clamp(1, PAIR_BLOCKS_PER_SM))
+            }
+        };
+        Ok(wanted.min(gpu.sm_count() * per_sm).max(1))
     }
-}
-
-/// Blocks of the persistent grid for `n` streams: one block per [`WARPS`] streams (one per
-/// stream for pairs), at most [`BLOCKS_PER_SM`] blocks per SM. Every block has [`WARPS`] warps,
-/// each with its [`SCRATCH_ROWS`] rows of scratch.
-fn grid_blocks(gpu: &GpuContext, n: usize, kernel: InflateKernel) -> u32 {
-    let wanted = u32::try_from(n.div_ceil(kernel.streams_per_block())).unwrap_or(u32::MAX);
-    wanted.min(gpu.sm_count() * BLOCKS_PER_SM).max(1)
 }
 
 /// Output offsets for streams inflating to at most `caps[i]` bytes: each at a multiple of
@@ -170,10 +192,12 @@ impl InflateBatch {
         out: CudaSlice<u8>,
     ) -> Result<InflateBatch> {
         check_chunks(input.len(), &chunks, out.len())?;
-        let kernel = InflateKernel::for_streams(gpu, chunks.len());
-        let warps = grid_blocks(gpu, chunks.len(), kernel) as usize * WARPS as usize;
+        let kernel = InflateKernel::for_chunks(gpu, &chunks);
+        let blocks = kernel.grid_blocks(gpu, chunks.len())?;
+        let warps = blocks as usize * WARPS as usize;
         Ok(InflateBatch {
             kernel,
+            blocks,
             scratch: gpu.alloc::<u32>(warps * SCRATCH_ROWS * 32)?,
             chunks: gpu.upload(&chunks)?,
             results: gpu.alloc_zeros(chunks.len().max(1) * RESULT_WORDS)?,
@@ -203,7 +227,7 @@ impl InflateBatch {
         }
         let function = gpu.function(&kernels::INFLATE, self.kernel.entry())?;
         let cfg = LaunchConfig {
-            grid_dim: (grid_blocks(gpu, self.host_chunks.len(), self.kernel), 1, 1),
+            grid_dim: (self.blocks, 1, 1),
             block_dim: (WARPS * 32, 1, 1),
             shared_mem_bytes: 0,
         };
@@ -376,6 +400,7 @@ mod tests {
                 .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok())
         };
         assert_eq!(Some(WARPS), define("INFLATE_WARPS"));
+        assert_eq!(Some(PAIR_BLOCKS_PER_SM), define("INFLATE_PAIR_BLOCKS"));
         let rows = define("INFLATE_LIST").zip(define("INFLATE_FIX"));
         assert_eq!(Some(SCRATCH_ROWS as u32), rows.map(|(l, f)| l + f));
         assert_eq!(std::mem::size_of::<InflateChunk>(), 24);
