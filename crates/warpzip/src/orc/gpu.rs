@@ -57,7 +57,7 @@ pub struct PreparedColumn {
     /// The decompressed streams of every stripe, back to back (empty when they were built on
     /// the device, see `orc::gpu_inflate`).
     pub input: Vec<u8>,
-    /// Their total length.
+    /// The bytes of the device input the streams reach (their total length when back to back).
     pub input_len: u64,
     /// (kernel entry point, groups) per DATA encoding present.
     pub batches: Vec<(&'static str, Vec<OrcGroup>)>,
@@ -103,6 +103,9 @@ pub struct PlanShape<'a> {
     pub groups: &'a [RowGroup],
     pub present_len: Option<u64>,
     pub data_len: u64,
+    /// Where the PRESENT and DATA streams start in the device input, when they are not simply
+    /// back to back (GPU-inflated streams read in place from the inflate's output slots).
+    pub bases: Option<(u64, u64)>,
 }
 
 impl PreparedColumn {
@@ -117,6 +120,7 @@ impl PreparedColumn {
                 groups: &p.groups,
                 present_len: p.present.as_ref().map(|b| b.len() as u64),
                 data_len: p.data.len() as u64,
+                bases: None,
             })
             .collect();
         let mut prepared = PreparedColumn::lay_out(column, &shapes)?;
@@ -132,8 +136,8 @@ impl PreparedColumn {
     }
 
     /// The layout of stripes with the given shapes, their streams back to back (PRESENT then
-    /// DATA, stripe after stripe); `input` is left empty for the caller to fill (or to build on
-    /// the device).
+    /// DATA, stripe after stripe) or where their `bases` say; `input` is left empty for the
+    /// caller to fill (or to build on the device).
     pub fn lay_out(column: &OrcColumn, shapes: &[PlanShape<'_>]) -> Result<PreparedColumn> {
         column.check_supported()?;
         let mut at = 0u64;
@@ -145,12 +149,11 @@ impl PreparedColumn {
         for plan in shapes {
             let (kernel, w) = kernel_for(column.kind, plan.kind)?;
             width = w;
-            let present_base = at;
-            at += plan.present_len.unwrap_or(0);
-            let data_base = at;
-            at += plan.data_len;
-            let present_end = data_base;
-            let data_end = at;
+            let present_len = plan.present_len.unwrap_or(0);
+            let (present_base, data_base) = plan.bases.unwrap_or((at, at + present_len));
+            let present_end = present_base + present_len;
+            let data_end = data_base + plan.data_len;
+            at = at.max(present_end).max(data_end);
             let slot = match batches.iter().position(|(k, _)| *k == kernel) {
                 Some(i) => i,
                 None => {

@@ -2,9 +2,11 @@
 //! PRESENT and DATA streams (every stripe) go to the GPU inflate kernel as one batch, each
 //! into a slot of the file's compression block size; the chunk sizes it reports come back to
 //! the host (a few bytes per chunk) to place every row group in the decompressed streams (the
-//! row index's positions), and the chunks' bytes are then gathered on the device into the
-//! layout the RLE kernels read. Only the metadata (footers, stripe footers, the row index) is
-//! inflated on the CPU.
+//! row index's positions). When every chunk but a stream's last filled its slot (as ORC
+//! writers make them), the RLE kernels read the streams in place; otherwise the chunks' bytes
+//! are gathered on the device into the layout the RLE kernels read. The compressed chunks go up
+//! through a pinned staging buffer. Only the metadata (footers, stripe footers, the row index)
+//! is inflated on the CPU.
 
 use super::column::OrcColumn;
 use super::compression::{parse_chunk_header, ChunkMap, ChunkStart};
@@ -12,6 +14,7 @@ use super::gpu::{DeviceColumn, PlanShape, PreparedColumn};
 use super::proto::{RowIndex, StreamKind};
 use super::row_groups::{data_kind, locate_groups, plan_error, DataKind, RowGroup};
 use super::OrcFile;
+use crate::codec::deflate::batch::StreamResult;
 use crate::codec::deflate::gpu::{InflateBatch, InflateChunk, INPUT_ALIGN, OUTPUT_ALIGN};
 use crate::error::{ChunkStatus, Error, Result};
 use crate::gpu::GpuContext;
@@ -134,11 +137,12 @@ pub fn prepare_column(
             data,
         });
     }
-    // One inflate batch over every compressed chunk; stored chunks ride in the same upload.
-    let mut upload = Vec::new();
+    // One inflate batch over every compressed chunk; stored chunks ride in the same upload,
+    // which goes through a pinned staging buffer.
     let mut jobs = Vec::new();
     let mut slot_at = 0u64;
-    // Per piece (in stream order): (offset in `upload`, inflate job index or None).
+    let mut upload_len = 0usize;
+    // Per piece (in stream order): (offset in the upload, inflate job index or None).
     let mut placed: Vec<(u64, Option<usize>)> = Vec::new();
     let all_streams = || {
         work.iter()
@@ -146,8 +150,8 @@ pub fn prepare_column(
     };
     for sp in all_streams() {
         for p in &sp.pieces {
-            let at = upload.len() as u64;
-            upload.extend_from_slice(&file.data[p.start..p.start + p.len]);
+            let at = upload_len as u64;
+            upload_len += p.len;
             if p.original {
                 placed.push((at, None));
             } else {
@@ -162,12 +166,32 @@ pub fn prepare_column(
             }
         }
     }
-    upload.resize(upload.len().div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN, 0);
-    let d_upload = gpu.upload(&upload)?;
-    let slots = gpu.alloc::<u8>((slot_at as usize).max(OUTPUT_ALIGN))?;
-    let mut batch = InflateBatch::from_device(gpu, d_upload, jobs, slots)?;
-    batch.launch(gpu, gpu.stream())?;
-    let results = batch.results(gpu)?;
+    let padded = upload_len.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
+    let mut staging = gpu.take_staging(1, padded)?;
+    let launched = (|| -> Result<(InflateBatch, Vec<StreamResult>)> {
+        let staged = staging[0]
+            .as_mut_slice()?
+            .get_mut(..padded)
+            .ok_or_else(|| Error::Driver("staging buffer smaller than requested".into()))?;
+        let mut at = 0usize;
+        for p in all_streams().flat_map(|sp| sp.pieces.iter()) {
+            staged[at..at + p.len].copy_from_slice(&file.data[p.start..p.start + p.len]);
+            at += p.len;
+        }
+        staged[at..].fill(0);
+        let mut d_upload = gpu.alloc::<u8>(padded)?;
+        gpu.stream().memcpy_htod(&*staged, &mut d_upload)?;
+        // The slots are also read in place by the RLE kernels: whole 128-byte blocks.
+        let slots_len = (slot_at as usize).div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
+        let slots = gpu.alloc::<u8>(slots_len)?;
+        let mut batch = InflateBatch::from_device(gpu, d_upload, jobs, slots)?;
+        batch.launch(gpu, gpu.stream())?;
+        // Synchronises: the staging buffer is free again after this.
+        let results = batch.results(gpu)?;
+        Ok((batch, results))
+    })();
+    gpu.return_staging(staging);
+    let (batch, results) = launched?;
     // Every chunk's decompressed size, and the chunk maps of every stream.
     let mut sizes = Vec::with_capacity(placed.len());
     let mut k = 0usize;
@@ -251,20 +275,51 @@ pub fn prepare_column(
             data_map.decompressed_len,
         ));
     }
+    // Where each stream starts among the slots when it can be read there in place: every chunk
+    // inflated (none stored) and every chunk but its last filled its slot exactly, so the
+    // stream's bytes run on unbroken through consecutive slots.
+    let mut first = 0usize;
+    let mut in_place = block.is_multiple_of(OUTPUT_ALIGN); // slots then follow without gaps
+    let mut slot_base = |sp: &StreamPieces| -> u64 {
+        let k = first;
+        first += sp.pieces.len();
+        let fills = (k..first)
+            .all(|i| placed[i].1.is_some() && (i + 1 == first || sizes[i] == block as u64));
+        in_place &= fills;
+        match placed.get(k).and_then(|p| p.1) {
+            Some(j) => batch.host_chunks[j].out_offset,
+            None => 0,
+        }
+    };
+    let stream_bases: Vec<(u64, u64)> = work
+        .iter()
+        .map(|w| {
+            let present = w.present.as_ref().map(&mut slot_base).unwrap_or(0);
+            let data = w.data.as_ref().map(&mut slot_base).unwrap_or(0);
+            (present, data)
+        })
+        .collect();
     let shapes: Vec<PlanShape<'_>> = work
         .iter()
         .zip(groups.iter().zip(&lens))
-        .map(|(w, (g, &(present_len, data_len)))| PlanShape {
+        .zip(&stream_bases)
+        .map(|((w, (g, &(present_len, data_len))), &bases)| PlanShape {
             stripe: w.stripe.index,
             rows: w.stripe.rows(),
             kind: w.kind,
             groups: g,
             present_len,
             data_len,
+            bases: in_place.then_some(bases),
         })
         .collect();
     let prepared = PreparedColumn::lay_out(column, &shapes)?;
-    // Gather every chunk's bytes, in stream order, into the layout's input.
+    if in_place {
+        // The RLE kernels read the streams where the inflate left them.
+        let dev = DeviceColumn::with_input(gpu, &prepared, batch.out)?;
+        return Ok((prepared, dev));
+    }
+    // Otherwise gather every chunk's bytes, in stream order, into the layout's input.
     let total = usize::try_from(prepared.input_len).map_err(|_| too_big())?;
     let mut input = gpu.alloc_zeros::<u8>(total.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN)?;
     let stream = gpu.stream();

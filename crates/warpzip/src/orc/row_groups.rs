@@ -392,6 +392,28 @@ pub(crate) fn data_kind(stripe: &Stripe, column: &OrcColumn) -> Result<DataKind>
     }
 }
 
+/// Inflates `column`'s PRESENT and DATA streams of every stripe on the CPU (all cores, as
+/// [`plan_file_column`] does) and returns their decompressed bytes in all: the inflate alone,
+/// without the row index or the plans, for the benchmark's comparison.
+pub fn inflate_column_streams(file: &OrcFile, column: &OrcColumn) -> Result<u64> {
+    let sizes: Vec<Result<u64>> = (0..file.stripe_count())
+        .into_par_iter()
+        .map(|s| {
+            let stripe = file.stripe(s)?;
+            let mut total = 0u64;
+            for kind in [StreamKind::Present, StreamKind::Data] {
+                if let Some((bytes, _)) =
+                    read_stream(&file.data, file.compression(), &stripe, column, kind)?
+                {
+                    total += bytes.len() as u64;
+                }
+            }
+            Ok(total)
+        })
+        .collect();
+    sizes.into_iter().sum()
+}
+
 /// A stream's decompressed bytes and chunk map, or `None` when the stripe has no such stream.
 fn read_stream(
     file: &[u8],
