@@ -1,12 +1,14 @@
 //! Real ORC files (`--codec orc FILE.orc...`): every integer-family column decoded on the GPU,
 //! one warp per row group, from its decompressed streams already on the device (the ZLIB
 //! inflate runs on the CPU and is not timed), checked against the CPU reader; and the CPU's
-//! row-group decoder on one core over the same decompressed streams.
+//! row-group decoder on one core over the same decompressed streams. For ZLIB files, also the
+//! path from the file in host memory to the columns on the device with the GPU inflate against
+//! the CPU inflate, column by column and for the whole file at once.
 
 use super::{gbps, BenchOptions, BenchRow, Ceilings};
 use crate::error::{Error, Result};
 use crate::gpu::{median, GpuContext};
-use crate::orc::gpu::{DeviceColumn, PreparedColumn};
+use crate::orc::gpu::{decode_columns_on_device, decode_on_device, DeviceColumn, PreparedColumn};
 use crate::orc::row_groups::{decode_plan, plan_file_column};
 use crate::orc::OrcFile;
 use std::path::Path;
@@ -32,6 +34,9 @@ pub(super) fn bench_gpu(
     let stream = gpu.stream().clone();
     for path in files {
         let file = OrcFile::open(path)?;
+        if file.compression().kind == crate::orc::proto::CompressionKind::Zlib {
+            whole_file(gpu, &file, &label(path), rows)?;
+        }
         for column in file.columns().iter().filter(|c| c.is_supported()) {
             let plans = plan_file_column(&file, column)?;
             let prepared = PreparedColumn::new(column, &plans)?;
@@ -196,6 +201,93 @@ pub(super) fn bench_gpu(
                 note: "per core".into(),
             });
         }
+    }
+    Ok(())
+}
+
+/// Every supported column of a ZLIB file to device memory at once (what `orc to-arrow --device
+/// gpu` does before the download): its chunks inflated on the GPU in one batch, against planned
+/// on all cores with the CPU inflate. Wall clock, median of 5 after one warm-up.
+fn whole_file(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    name: &str,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    let columns: Vec<&crate::orc::column::OrcColumn> =
+        file.columns().iter().filter(|c| c.is_supported()).collect();
+    if columns.is_empty() {
+        return Ok(());
+    }
+    // Wall-clock median of 5 after one warm-up; `run` returns the decoded bytes.
+    let time = |run: &dyn Fn() -> Result<f64>| -> Result<(f64, f64)> {
+        let mut t = Vec::new();
+        let mut bytes = 0f64;
+        for _ in 0..6 {
+            let start = Instant::now();
+            bytes = run()?;
+            t.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        t.remove(0);
+        t.sort_by(|a, b| a.total_cmp(b));
+        Ok((median(&t), bytes))
+    };
+    let decoded_bytes = |d: &[(PreparedColumn, DeviceColumn)]| -> f64 {
+        d.iter().map(|(p, _)| p.rows as f64 * p.width as f64).sum()
+    };
+    // The CPU inflate two ways: the columns planned together on all cores, and one column
+    // after another (each on all cores, as `read_batch` did before); the faster is the baseline.
+    let (cpu_together_ms, _) = time(&|| {
+        Ok(decoded_bytes(&decode_columns_on_device(
+            gpu, file, &columns, true,
+        )?))
+    })?;
+    let (cpu_each_ms, _) = time(&|| {
+        let mut bytes = 0f64;
+        for c in &columns {
+            bytes += decoded_bytes(&[decode_on_device(gpu, file, c, true)?]);
+        }
+        Ok(bytes)
+    })?;
+    let (gpu_ms, out_bytes) = time(&|| {
+        Ok(decoded_bytes(&decode_columns_on_device(
+            gpu, file, &columns, false,
+        )?))
+    })?;
+    let cpu_ms = cpu_together_ms.min(cpu_each_ms);
+    let input = format!("{name} ({} integer columns)", columns.len());
+    for (what, ms, note) in [
+        (
+            "orc file to device, CPU inflate",
+            cpu_together_ms,
+            "columns planned together on all cores, ZLIB inflated on the CPU".to_string(),
+        ),
+        (
+            "orc file to device, CPU inflate",
+            cpu_each_ms,
+            "one column after another, each planned on all cores".to_string(),
+        ),
+        (
+            "orc file to device, GPU inflate",
+            gpu_ms,
+            format!(
+                "every column's chunks in one GPU inflate batch; {:.2}x the faster CPU-inflate \
+                 path",
+                cpu_ms / gpu_ms
+            ),
+        ),
+    ] {
+        rows.push(BenchRow {
+            what: what.into(),
+            input: input.clone(),
+            device: gpu.name().into(),
+            bytes: out_bytes as u64,
+            ratio: None,
+            ms,
+            gbps: gbps(out_bytes, ms),
+            roofline: None,
+            note,
+        });
     }
     Ok(())
 }

@@ -1,7 +1,9 @@
 //! ORC integer-family columns decoded on the GPU, one warp per row group (`orc_col_*` in
 //! `kernels/orc_rle.cu`, on the CODAG framework). The row index says where every group starts
 //! in the decompressed PRESENT and DATA streams (`row_groups`); a file without a row index gets
-//! one warp per stripe. Compression chunks are inflated on the CPU while the plans are made.
+//! one warp per stripe. A ZLIB file's compression chunks are inflated on the GPU
+//! (`orc::gpu_inflate`, the columns read together in one batch), or on the CPU while the plans
+//! are made.
 //! Each warp decodes its group's PRESENT bits, counts the non-null rows, decodes that many
 //! values from its DATA position and spreads them over the rows; the host turns the values and
 //! validity bytes into Arrow arrays.
@@ -20,6 +22,7 @@ use arrow_array::{
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{Field, Schema};
 use cudarc::driver::{CudaStream, DeviceRepr};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Warps per block; `ORC_WARPS` in orc_rle.cu.
@@ -208,7 +211,8 @@ impl PreparedColumn {
 
 /// A prepared column on the device, ready to be decoded (again and again, for benchmarks).
 pub struct DeviceColumn {
-    input: CudaSlice<u8>,
+    /// The decompressed streams (possibly shared with other columns of the same file).
+    input: Arc<CudaSlice<u8>>,
     batches: Vec<(&'static str, CudaSlice<OrcGroup>, u32)>,
     pub values: CudaSlice<u8>,
     pub valid: CudaSlice<u8>,
@@ -220,7 +224,7 @@ pub struct DeviceColumn {
 impl DeviceColumn {
     /// Uploads a prepared column and allocates its outputs.
     pub fn upload(gpu: &GpuContext, p: &PreparedColumn) -> Result<DeviceColumn> {
-        DeviceColumn::with_input(gpu, p, gpu.upload(&padded(&p.input))?)
+        DeviceColumn::with_input(gpu, p, Arc::new(gpu.upload(&padded(&p.input))?))
     }
 
     /// A prepared column whose decompressed streams are already on the device in `input`
@@ -228,7 +232,7 @@ impl DeviceColumn {
     pub fn with_input(
         gpu: &GpuContext,
         p: &PreparedColumn,
-        input: CudaSlice<u8>,
+        input: Arc<CudaSlice<u8>>,
     ) -> Result<DeviceColumn> {
         if (input.len() as u64) < p.input_len || !input.len().is_multiple_of(128) {
             return Err(Error::InvalidArgument(format!(
@@ -276,7 +280,7 @@ impl DeviceColumn {
             stream.memset_zeros(&mut self.counter)?;
             let mut launch = stream.launch_builder(&function);
             launch
-                .arg(&self.input)
+                .arg(self.input.as_ref())
                 .arg(groups)
                 .arg(n)
                 .arg(&mut self.values)
@@ -345,19 +349,48 @@ pub fn decode_on_device(
     column: &OrcColumn,
     cpu_inflate: bool,
 ) -> Result<(PreparedColumn, DeviceColumn)> {
-    column.check_supported()?;
+    decode_columns_on_device(gpu, file, &[column], cpu_inflate)?
+        .pop()
+        .ok_or_else(|| Error::InvalidArgument("no column decoded".into()))
+}
+
+/// [`decode_on_device`] for several columns of one file: a ZLIB file's streams are inflated
+/// together, in one GPU batch (or, with `cpu_inflate`, planned on all cores, column beside
+/// column); every column's row groups are decoded before any status is read.
+pub fn decode_columns_on_device(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    columns: &[&OrcColumn],
+    cpu_inflate: bool,
+) -> Result<Vec<(PreparedColumn, DeviceColumn)>> {
+    for c in columns {
+        c.check_supported()?;
+    }
     let zlib = file.compression().kind == super::proto::CompressionKind::Zlib;
-    let (prepared, mut dev) = if zlib && !cpu_inflate {
-        super::gpu_inflate::prepare_column(gpu, file, column)?
+    let mut decoded = if zlib && !cpu_inflate {
+        super::gpu_inflate::prepare_columns(gpu, file, columns)?
     } else {
-        let plans = plan_file_column(file, column)?;
-        let prepared = PreparedColumn::new(column, &plans)?;
-        let dev = DeviceColumn::upload(gpu, &prepared)?;
-        (prepared, dev)
+        let plans: Vec<Vec<ColumnPlan>> = columns
+            .par_iter()
+            .map(|c| plan_file_column(file, c))
+            .collect::<Result<_>>()?;
+        columns
+            .iter()
+            .zip(&plans)
+            .map(|(c, plans)| {
+                let prepared = PreparedColumn::new(c, plans)?;
+                let dev = DeviceColumn::upload(gpu, &prepared)?;
+                Ok((prepared, dev))
+            })
+            .collect::<Result<_>>()?
     };
-    dev.launch(gpu, gpu.stream())?;
-    dev.check(gpu, &prepared)?;
-    Ok((prepared, dev))
+    for (_, dev) in &mut decoded {
+        dev.launch(gpu, gpu.stream())?;
+    }
+    for (prepared, dev) in &decoded {
+        dev.check(gpu, prepared)?;
+    }
+    Ok(decoded)
 }
 
 /// Downloads a decoded device column and turns it into an Arrow array.
@@ -424,8 +457,9 @@ pub fn read_batch(gpu: &GpuContext, file: &OrcFile, names: Option<&[&str]>) -> R
     }
     let mut fields = Vec::with_capacity(selected.len());
     let mut arrays = Vec::with_capacity(selected.len());
-    for c in selected {
-        let array = read_column(gpu, file, c)?;
+    let decoded = decode_columns_on_device(gpu, file, &selected, false)?;
+    for (c, (prepared, dev)) in selected.iter().zip(&decoded) {
+        let array = to_host_arrow(gpu, c, prepared, dev)?;
         fields.push(Field::new(c.name.clone(), array.data_type().clone(), true));
         arrays.push(array);
     }

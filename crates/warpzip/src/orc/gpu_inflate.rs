@@ -17,7 +17,9 @@ use super::OrcFile;
 use crate::codec::deflate::batch::StreamResult;
 use crate::codec::deflate::gpu::{InflateBatch, InflateChunk, INPUT_ALIGN, OUTPUT_ALIGN};
 use crate::error::{ChunkStatus, Error, Result};
-use crate::gpu::GpuContext;
+use crate::gpu::{CudaSlice, GpuContext};
+use rayon::prelude::*;
+use std::sync::Arc;
 
 /// One compression chunk of a stream.
 struct Piece {
@@ -99,26 +101,27 @@ fn pieces_of(
     }))
 }
 
-/// Inflates `column`'s streams on the GPU and lays the column out for the RLE kernels: the
-/// prepared layout and its device buffers, ready to launch.
-pub fn prepare_column(
-    gpu: &GpuContext,
-    file: &OrcFile,
-    column: &OrcColumn,
-) -> Result<(PreparedColumn, DeviceColumn)> {
+/// One stripe of one column: its DATA encoding, row index, PRESENT and DATA chunks.
+struct StripeWork {
+    stripe: super::stripe::Stripe,
+    kind: DataKind,
+    index: Option<RowIndex>,
+    present: Option<StreamPieces>,
+    data: Option<StreamPieces>,
+}
+
+impl StripeWork {
+    /// Its streams in upload order: PRESENT, then DATA.
+    fn streams(&self) -> impl Iterator<Item = &StreamPieces> {
+        self.present.iter().chain(self.data.iter())
+    }
+}
+
+/// Every stripe of `column`: chunk headers checked, the row index read (nothing else inflated).
+fn column_work(file: &OrcFile, column: &OrcColumn) -> Result<Vec<StripeWork>> {
     column.check_supported()?;
     let compression = file.compression();
-    let block = usize::try_from(compression.block_size)
-        .map_err(|_| Error::Unsupported("an ORC compression block over 4 GiB".into()))?;
     let stride = file.tail().footer.row_index_stride;
-    // Per stripe: its DATA encoding, row index, PRESENT and DATA chunks.
-    struct StripeWork {
-        stripe: super::stripe::Stripe,
-        kind: DataKind,
-        index: Option<RowIndex>,
-        present: Option<StreamPieces>,
-        data: Option<StreamPieces>,
-    }
     let mut work = Vec::with_capacity(file.stripe_count());
     for s in 0..file.stripe_count() {
         let stripe = file.stripe(s)?;
@@ -137,33 +140,65 @@ pub fn prepare_column(
             data,
         });
     }
+    Ok(work)
+}
+
+/// Inflates `column`'s streams on the GPU and lays the column out for the RLE kernels: the
+/// prepared layout and its device buffers, ready to launch.
+pub fn prepare_column(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    column: &OrcColumn,
+) -> Result<(PreparedColumn, DeviceColumn)> {
+    prepare_columns(gpu, file, &[column])?
+        .pop()
+        .ok_or_else(|| Error::InvalidArgument("no column prepared".into()))
+}
+
+/// [`prepare_column`] for several columns at once: the chunks of all of them go up in one
+/// upload and through one inflate batch (so a file's columns pay the kernel's latency once),
+/// and each column's RLE layout reads its streams in place in the shared output (or in a
+/// gathered copy of its own). The row indexes are read on all cores.
+pub fn prepare_columns(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    columns: &[&OrcColumn],
+) -> Result<Vec<(PreparedColumn, DeviceColumn)>> {
+    let compression = file.compression();
+    let block = usize::try_from(compression.block_size)
+        .map_err(|_| Error::Unsupported("an ORC compression block over 4 GiB".into()))?;
+    let stride = file.tail().footer.row_index_stride;
+    let works: Vec<Vec<StripeWork>> = columns
+        .par_iter()
+        .map(|c| column_work(file, c))
+        .collect::<Result<_>>()?;
     // One inflate batch over every compressed chunk; stored chunks ride in the same upload,
     // which goes through a pinned staging buffer.
+    let pieces: Vec<&Piece> = works
+        .iter()
+        .flatten()
+        .flat_map(StripeWork::streams)
+        .flat_map(|sp| sp.pieces.iter())
+        .collect();
     let mut jobs = Vec::new();
     let mut slot_at = 0u64;
     let mut upload_len = 0usize;
-    // Per piece (in stream order): (offset in the upload, inflate job index or None).
-    let mut placed: Vec<(u64, Option<usize>)> = Vec::new();
-    let all_streams = || {
-        work.iter()
-            .flat_map(|w| w.present.iter().chain(w.data.iter()))
-    };
-    for sp in all_streams() {
-        for p in &sp.pieces {
-            let at = upload_len as u64;
-            upload_len += p.len;
-            if p.original {
-                placed.push((at, None));
-            } else {
-                jobs.push(InflateChunk {
-                    in_offset: at,
-                    out_offset: slot_at,
-                    in_len: p.len as u32,
-                    out_cap: block as u32,
-                });
-                slot_at += block.div_ceil(OUTPUT_ALIGN) as u64 * OUTPUT_ALIGN as u64;
-                placed.push((at, Some(jobs.len() - 1)));
-            }
+    // Per piece: (offset in the upload, inflate job index or None).
+    let mut placed: Vec<(u64, Option<usize>)> = Vec::with_capacity(pieces.len());
+    for p in &pieces {
+        let at = upload_len as u64;
+        upload_len += p.len;
+        if p.original {
+            placed.push((at, None));
+        } else {
+            jobs.push(InflateChunk {
+                in_offset: at,
+                out_offset: slot_at,
+                in_len: p.len as u32,
+                out_cap: block as u32,
+            });
+            slot_at += block.div_ceil(OUTPUT_ALIGN) as u64 * OUTPUT_ALIGN as u64;
+            placed.push((at, Some(jobs.len() - 1)));
         }
     }
     let padded = upload_len.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
@@ -173,12 +208,19 @@ pub fn prepare_column(
             .as_mut_slice()?
             .get_mut(..padded)
             .ok_or_else(|| Error::Driver("staging buffer smaller than requested".into()))?;
-        let mut at = 0usize;
-        for p in all_streams().flat_map(|sp| sp.pieces.iter()) {
-            staged[at..at + p.len].copy_from_slice(&file.data[p.start..p.start + p.len]);
-            at += p.len;
+        // The pieces' places in the staging buffer, filled on all cores.
+        let mut rest = &mut staged[..];
+        let mut slices = Vec::with_capacity(pieces.len());
+        for p in &pieces {
+            let (dst, tail) = rest.split_at_mut(p.len);
+            slices.push(dst);
+            rest = tail;
         }
-        staged[at..].fill(0);
+        rest.fill(0);
+        slices
+            .into_par_iter()
+            .zip(pieces.par_iter())
+            .for_each(|(dst, p)| dst.copy_from_slice(&file.data[p.start..p.start + p.len]));
         let mut d_upload = gpu.alloc::<u8>(padded)?;
         gpu.stream().memcpy_htod(&*staged, &mut d_upload)?;
         // The slots are also read in place by the RLE kernels: whole 128-byte blocks.
@@ -192,41 +234,107 @@ pub fn prepare_column(
     })();
     gpu.return_staging(staging);
     let (batch, results) = launched?;
-    // Every chunk's decompressed size, and the chunk maps of every stream.
+    // Every chunk's decompressed size, checked.
     let mut sizes = Vec::with_capacity(placed.len());
-    let mut k = 0usize;
-    for sp in all_streams() {
-        for p in &sp.pieces {
-            let size = match placed[k].1 {
-                None => p.len,
-                Some(j) => {
-                    let r = results[j];
-                    if r.status != ChunkStatus::Ok || r.consumed != p.len {
-                        let status = if r.status == ChunkStatus::Ok {
-                            ChunkStatus::Corrupt
-                        } else {
-                            r.status
-                        };
-                        return Err(Error::Corrupt {
-                            chunk: sp.stripe,
-                            reason: format!(
-                                "ORC stripe {} column '{}' {} stream: the ZLIB chunk at byte {} \
-                                 did not inflate on the GPU: {}",
-                                sp.stripe,
-                                column.name,
-                                sp.kind.name(),
-                                p.header,
-                                status.reason()
-                            ),
-                        });
-                    }
-                    r.written
-                }
-            };
-            sizes.push(size as u64);
-            k += 1;
+    for (column, work) in columns.iter().zip(&works) {
+        for sp in work.iter().flat_map(StripeWork::streams) {
+            for p in &sp.pieces {
+                let size = match placed[sizes.len()].1 {
+                    None => p.len,
+                    Some(j) => chunk_size(&results[j], p, sp, column)?,
+                };
+                sizes.push(size as u64);
+            }
         }
     }
+    let shared = Arc::new(batch.out);
+    let mut first = 0usize;
+    let mut prepared = Vec::with_capacity(columns.len());
+    for (column, work) in columns.iter().zip(&works) {
+        let count: usize = work
+            .iter()
+            .flat_map(StripeWork::streams)
+            .map(|sp| sp.pieces.len())
+            .sum();
+        let span = first..first + count;
+        first += count;
+        let sizes = &sizes[span.clone()];
+        let placed = &placed[span];
+        // (A stream without chunks has no first chunk: its base does not matter.)
+        let slot_of = |k: usize| {
+            let j = placed.get(k)?.1?;
+            batch.host_chunks.get(j).map(|c| c.out_offset)
+        };
+        let (layout, in_place) = lay_out_column(
+            column,
+            work,
+            compression,
+            stride,
+            block,
+            sizes,
+            placed,
+            &slot_of,
+        )?;
+        let input = if in_place {
+            // The RLE kernels read the streams where the inflate left them.
+            Arc::clone(&shared)
+        } else {
+            Arc::new(gather(
+                gpu,
+                &layout,
+                column,
+                sizes,
+                placed,
+                &batch.input,
+                &batch.host_chunks,
+                &shared,
+            )?)
+        };
+        let dev = DeviceColumn::with_input(gpu, &layout, input)?;
+        prepared.push((layout, dev));
+    }
+    Ok(prepared)
+}
+
+/// The decompressed size of a chunk the GPU inflated, or an error naming it.
+fn chunk_size(r: &StreamResult, p: &Piece, sp: &StreamPieces, column: &OrcColumn) -> Result<usize> {
+    if r.status == ChunkStatus::Ok && r.consumed == p.len {
+        return Ok(r.written);
+    }
+    let status = if r.status == ChunkStatus::Ok {
+        ChunkStatus::Corrupt
+    } else {
+        r.status
+    };
+    Err(Error::Corrupt {
+        chunk: sp.stripe,
+        reason: format!(
+            "ORC stripe {} column '{}' {} stream: the ZLIB chunk at byte {} did not inflate on \
+             the GPU: {}",
+            sp.stripe,
+            column.name,
+            sp.kind.name(),
+            p.header,
+            status.reason()
+        ),
+    })
+}
+
+/// One column's layout from its chunks' decompressed `sizes` (and where each went: `placed`,
+/// `slot_of(k)` the output offset of its k-th chunk when inflated); true when its streams can
+/// be read in place: every chunk inflated (none stored) and every chunk but a stream's last
+/// filled its slot exactly, so each stream's bytes run on unbroken through consecutive slots.
+#[allow(clippy::too_many_arguments)]
+fn lay_out_column(
+    column: &OrcColumn,
+    work: &[StripeWork],
+    compression: super::compression::Compression,
+    stride: Option<u32>,
+    block: usize,
+    sizes: &[u64],
+    placed: &[(u64, Option<usize>)],
+    slot_of: &dyn Fn(usize) -> Option<u64>,
+) -> Result<(PreparedColumn, bool)> {
     let map_of = |sp: &StreamPieces, first: usize| -> ChunkMap {
         let mut chunks = Vec::with_capacity(sp.pieces.len());
         let mut at = 0u64;
@@ -243,23 +351,23 @@ pub fn prepare_column(
             decompressed_len: at,
         }
     };
+    let mut in_place = block.is_multiple_of(OUTPUT_ALIGN); // slots then follow without gaps
     let mut first = 0usize;
+    // A stream's chunk map and the output offset of its first chunk.
+    let mut stream = |sp: &StreamPieces| -> (ChunkMap, u64) {
+        let k = first;
+        first += sp.pieces.len();
+        in_place &= (k..first)
+            .all(|i| placed[i].1.is_some() && (i + 1 == first || sizes[i] == block as u64));
+        (map_of(sp, k), slot_of(k).unwrap_or(0))
+    };
     let mut groups: Vec<Vec<RowGroup>> = Vec::with_capacity(work.len());
     let mut lens: Vec<(Option<u64>, u64)> = Vec::with_capacity(work.len());
-    for w in &work {
-        let present_map = w.present.as_ref().map(|sp| {
-            let m = map_of(sp, first);
-            first += sp.pieces.len();
-            m
-        });
-        let data_map = match &w.data {
-            Some(sp) => {
-                let m = map_of(sp, first);
-                first += sp.pieces.len();
-                m
-            }
-            None => ChunkMap::default(),
-        };
+    let mut bases: Vec<(u64, u64)> = Vec::with_capacity(work.len());
+    for w in work {
+        let present = w.present.as_ref().map(&mut stream);
+        let (data_map, data_base) = w.data.as_ref().map(&mut stream).unwrap_or_default();
+        let present_map = present.as_ref().map(|(m, _)| m);
         groups.push(locate_groups(
             &w.stripe,
             column,
@@ -267,93 +375,73 @@ pub fn prepare_column(
             w.kind,
             stride,
             w.index.as_ref(),
-            present_map.as_ref(),
+            present_map,
             &data_map,
         )?);
         lens.push((
             present_map.map(|m| m.decompressed_len),
             data_map.decompressed_len,
         ));
+        bases.push((present.map(|(_, b)| b).unwrap_or(0), data_base));
     }
-    // Where each stream starts among the slots when it can be read there in place: every chunk
-    // inflated (none stored) and every chunk but its last filled its slot exactly, so the
-    // stream's bytes run on unbroken through consecutive slots.
-    let mut first = 0usize;
-    let mut in_place = block.is_multiple_of(OUTPUT_ALIGN); // slots then follow without gaps
-    let mut slot_base = |sp: &StreamPieces| -> u64 {
-        let k = first;
-        first += sp.pieces.len();
-        let fills = (k..first)
-            .all(|i| placed[i].1.is_some() && (i + 1 == first || sizes[i] == block as u64));
-        in_place &= fills;
-        match placed.get(k).and_then(|p| p.1) {
-            Some(j) => batch.host_chunks[j].out_offset,
-            None => 0,
-        }
-    };
-    let stream_bases: Vec<(u64, u64)> = work
-        .iter()
-        .map(|w| {
-            let present = w.present.as_ref().map(&mut slot_base).unwrap_or(0);
-            let data = w.data.as_ref().map(&mut slot_base).unwrap_or(0);
-            (present, data)
-        })
-        .collect();
     let shapes: Vec<PlanShape<'_>> = work
         .iter()
         .zip(groups.iter().zip(&lens))
-        .zip(&stream_bases)
-        .map(|((w, (g, &(present_len, data_len))), &bases)| PlanShape {
+        .zip(&bases)
+        .map(|((w, (g, &(present_len, data_len))), &b)| PlanShape {
             stripe: w.stripe.index,
             rows: w.stripe.rows(),
             kind: w.kind,
             groups: g,
             present_len,
             data_len,
-            bases: in_place.then_some(bases),
+            bases: in_place.then_some(b),
         })
         .collect();
-    let prepared = PreparedColumn::lay_out(column, &shapes)?;
-    if in_place {
-        // The RLE kernels read the streams where the inflate left them.
-        let dev = DeviceColumn::with_input(gpu, &prepared, batch.out)?;
-        return Ok((prepared, dev));
-    }
-    // Otherwise gather every chunk's bytes, in stream order, into the layout's input.
-    let total = usize::try_from(prepared.input_len).map_err(|_| too_big())?;
+    Ok((PreparedColumn::lay_out(column, &shapes)?, in_place))
+}
+
+/// A column's chunks gathered on the device, in stream order, into the layout's input (for
+/// columns whose streams cannot be read in place): stored chunks from the upload, inflated ones
+/// from their slots in `out`.
+#[allow(clippy::too_many_arguments)]
+fn gather(
+    gpu: &GpuContext,
+    layout: &PreparedColumn,
+    column: &OrcColumn,
+    sizes: &[u64],
+    placed: &[(u64, Option<usize>)],
+    upload: &CudaSlice<u8>,
+    jobs: &[InflateChunk],
+    out: &CudaSlice<u8>,
+) -> Result<CudaSlice<u8>> {
+    let total = usize::try_from(layout.input_len).map_err(|_| too_big())?;
     let mut input = gpu.alloc_zeros::<u8>(total.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN)?;
     let stream = gpu.stream();
     let mut at = 0usize;
-    for (k, &(src_at, job)) in placed.iter().enumerate() {
-        let n = sizes[k] as usize;
+    for (&n, &(src_at, job)) in sizes.iter().zip(placed) {
+        let n = n as usize;
         if n == 0 {
             continue;
         }
         let mut dst = input.slice_mut(at..at + n);
-        match job {
-            None => {
-                let src = batch.input.slice(src_at as usize..src_at as usize + n);
-                stream.memcpy_dtod(&src, &mut dst)?;
-            }
-            Some(j) => {
-                let from = batch.host_chunks[j].out_offset as usize;
-                let src = batch.out.slice(from..from + n);
-                stream.memcpy_dtod(&src, &mut dst)?;
-            }
-        }
+        let (src, from) = match job {
+            None => (upload, src_at as usize),
+            Some(j) => (out, jobs[j].out_offset as usize),
+        };
+        stream.memcpy_dtod(&src.slice(from..from + n), &mut dst)?;
         at += n;
     }
-    if at as u64 != prepared.input_len {
+    if at as u64 != layout.input_len {
         return Err(Error::Corrupt {
             chunk: 0,
             reason: format!(
                 "ORC column '{}': {at} bytes gathered for {} bytes of streams",
-                column.name, prepared.input_len
+                column.name, layout.input_len
             ),
         });
     }
-    let dev = DeviceColumn::with_input(gpu, &prepared, input)?;
-    Ok((prepared, dev))
+    Ok(input)
 }
 
 fn too_big() -> Error {
