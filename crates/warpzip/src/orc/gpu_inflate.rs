@@ -1,12 +1,11 @@
-//! ORC files compressed with ZLIB, inflated on the GPU: the compression chunks of a column's
-//! PRESENT and DATA streams (every stripe) go to the GPU inflate kernel as one batch, each
-//! into a slot of the file's compression block size; the chunk sizes it reports come back to
-//! the host (a few bytes per chunk) to place every row group in the decompressed streams (the
-//! row index's positions). When every chunk but a stream's last filled its slot (as ORC
-//! writers make them), the RLE kernels read the streams in place; otherwise the chunks' bytes
-//! are gathered on the device into the layout the RLE kernels read. The compressed chunks go up
-//! through a pinned staging buffer. Only the metadata (footers, stripe footers, the row index)
-//! is inflated on the CPU.
+//! ORC files compressed with ZLIB, inflated on the GPU: the compression chunks of the PRESENT
+//! and DATA streams of one or several columns (every stripe) go up together through a pinned
+//! staging buffer and through one GPU inflate batch, each into a slot of the file's compression
+//! block size; the chunk sizes it reports come back to the host (a few bytes per chunk) to place
+//! every row group in the decompressed streams (the row index's positions). When every chunk but
+//! a stream's last filled its slot (as ORC writers make them), the RLE kernels read a column's
+//! streams in place; otherwise its chunks' bytes are gathered on the device into a layout of its
+//! own. Only the metadata (footers, stripe footers, the row indexes) is inflated on the CPU.
 
 use super::column::OrcColumn;
 use super::compression::{parse_chunk_header, ChunkMap, ChunkStart};
@@ -172,68 +171,15 @@ pub fn prepare_columns(
         .par_iter()
         .map(|c| column_work(file, c))
         .collect::<Result<_>>()?;
-    // One inflate batch over every compressed chunk; stored chunks ride in the same upload,
-    // which goes through a pinned staging buffer.
+    // One inflate batch over every compressed chunk of every column; stored chunks ride in the
+    // same upload.
     let pieces: Vec<&Piece> = works
         .iter()
         .flatten()
         .flat_map(StripeWork::streams)
         .flat_map(|sp| sp.pieces.iter())
         .collect();
-    let mut jobs = Vec::new();
-    let mut slot_at = 0u64;
-    let mut upload_len = 0usize;
-    // Per piece: (offset in the upload, inflate job index or None).
-    let mut placed: Vec<(u64, Option<usize>)> = Vec::with_capacity(pieces.len());
-    for p in &pieces {
-        let at = upload_len as u64;
-        upload_len += p.len;
-        if p.original {
-            placed.push((at, None));
-        } else {
-            jobs.push(InflateChunk {
-                in_offset: at,
-                out_offset: slot_at,
-                in_len: p.len as u32,
-                out_cap: block as u32,
-            });
-            slot_at += block.div_ceil(OUTPUT_ALIGN) as u64 * OUTPUT_ALIGN as u64;
-            placed.push((at, Some(jobs.len() - 1)));
-        }
-    }
-    let padded = upload_len.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
-    let mut staging = gpu.take_staging(1, padded)?;
-    let launched = (|| -> Result<(InflateBatch, Vec<StreamResult>)> {
-        let staged = staging[0]
-            .as_mut_slice()?
-            .get_mut(..padded)
-            .ok_or_else(|| Error::Driver("staging buffer smaller than requested".into()))?;
-        // The pieces' places in the staging buffer, filled on all cores.
-        let mut rest = &mut staged[..];
-        let mut slices = Vec::with_capacity(pieces.len());
-        for p in &pieces {
-            let (dst, tail) = rest.split_at_mut(p.len);
-            slices.push(dst);
-            rest = tail;
-        }
-        rest.fill(0);
-        slices
-            .into_par_iter()
-            .zip(pieces.par_iter())
-            .for_each(|(dst, p)| dst.copy_from_slice(&file.data[p.start..p.start + p.len]));
-        let mut d_upload = gpu.alloc::<u8>(padded)?;
-        gpu.stream().memcpy_htod(&*staged, &mut d_upload)?;
-        // The slots are also read in place by the RLE kernels: whole 128-byte blocks.
-        let slots_len = (slot_at as usize).div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
-        let slots = gpu.alloc::<u8>(slots_len)?;
-        let mut batch = InflateBatch::from_device(gpu, d_upload, jobs, slots)?;
-        batch.launch(gpu, gpu.stream())?;
-        // Synchronises: the staging buffer is free again after this.
-        let results = batch.results(gpu)?;
-        Ok((batch, results))
-    })();
-    gpu.return_staging(staging);
-    let (batch, results) = launched?;
+    let (batch, results, placed) = inflate_pieces(gpu, file, &pieces, block)?;
     // Every chunk's decompressed size, checked.
     let mut sizes = Vec::with_capacity(placed.len());
     for (column, work) in columns.iter().zip(&works) {
@@ -296,6 +242,75 @@ pub fn prepare_columns(
     Ok(prepared)
 }
 
+/// Where a piece went: its offset in the upload, and its inflate job (`None`: stored as is).
+type Placed = (u64, Option<usize>);
+
+/// Uploads `pieces` through a pinned staging buffer (filled on all cores) and inflates the
+/// compressed ones, each into a slot of `block` bytes of the batch's output: the batch, every
+/// job's result, and where each piece went.
+fn inflate_pieces(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    pieces: &[&Piece],
+    block: usize,
+) -> Result<(InflateBatch, Vec<StreamResult>, Vec<Placed>)> {
+    let mut jobs = Vec::new();
+    let mut slot_at = 0u64;
+    let mut upload_len = 0usize;
+    // Per piece: (offset in the upload, inflate job index or None).
+    let mut placed: Vec<Placed> = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        let at = upload_len as u64;
+        upload_len += p.len;
+        if p.original {
+            placed.push((at, None));
+        } else {
+            jobs.push(InflateChunk {
+                in_offset: at,
+                out_offset: slot_at,
+                in_len: p.len as u32,
+                out_cap: block as u32,
+            });
+            slot_at += block.div_ceil(OUTPUT_ALIGN) as u64 * OUTPUT_ALIGN as u64;
+            placed.push((at, Some(jobs.len() - 1)));
+        }
+    }
+    let padded = upload_len.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
+    let mut staging = gpu.take_staging(1, padded)?;
+    let launched = (|| -> Result<(InflateBatch, Vec<StreamResult>)> {
+        let staged = staging[0]
+            .as_mut_slice()?
+            .get_mut(..padded)
+            .ok_or_else(|| Error::Driver("staging buffer smaller than requested".into()))?;
+        // The pieces' places in the staging buffer, filled on all cores.
+        let mut rest = &mut staged[..];
+        let mut slices = Vec::with_capacity(pieces.len());
+        for p in pieces {
+            let (dst, tail) = rest.split_at_mut(p.len);
+            slices.push(dst);
+            rest = tail;
+        }
+        rest.fill(0);
+        slices
+            .into_par_iter()
+            .zip(pieces.par_iter())
+            .for_each(|(dst, p)| dst.copy_from_slice(&file.data[p.start..p.start + p.len]));
+        let mut d_upload = gpu.alloc::<u8>(padded)?;
+        gpu.stream().memcpy_htod(&*staged, &mut d_upload)?;
+        // The slots are also read in place by the RLE kernels: whole 128-byte blocks.
+        let slots_len = (slot_at as usize).div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
+        let slots = gpu.alloc::<u8>(slots_len)?;
+        let mut batch = InflateBatch::from_device(gpu, d_upload, jobs, slots)?;
+        batch.launch(gpu, gpu.stream())?;
+        // Synchronises: the staging buffer is free again after this.
+        let results = batch.results(gpu)?;
+        Ok((batch, results))
+    })();
+    gpu.return_staging(staging);
+    let (batch, results) = launched?;
+    Ok((batch, results, placed))
+}
+
 /// The decompressed size of a chunk the GPU inflated, or an error naming it.
 fn chunk_size(r: &StreamResult, p: &Piece, sp: &StreamPieces, column: &OrcColumn) -> Result<usize> {
     if r.status == ChunkStatus::Ok && r.consumed == p.len {
@@ -332,7 +347,7 @@ fn lay_out_column(
     stride: Option<u32>,
     block: usize,
     sizes: &[u64],
-    placed: &[(u64, Option<usize>)],
+    placed: &[Placed],
     slot_of: &dyn Fn(usize) -> Option<u64>,
 ) -> Result<(PreparedColumn, bool)> {
     let map_of = |sp: &StreamPieces, first: usize| -> ChunkMap {
@@ -410,7 +425,7 @@ fn gather(
     layout: &PreparedColumn,
     column: &OrcColumn,
     sizes: &[u64],
-    placed: &[(u64, Option<usize>)],
+    placed: &[Placed],
     upload: &CudaSlice<u8>,
     jobs: &[InflateChunk],
     out: &CudaSlice<u8>,
