@@ -402,6 +402,28 @@ __device__ void inflate_fixed_tables(InflateSmem& S) {
 #define INFLATE_STOP 0x40000000u
 #define INFLATE_BAD (INFLATE_STOP | 0x100u)
 
+// The match token whose length code (entry `e`, a first-level or canonical E_LENGTH entry)
+// starts `v` (at least 48 valid bits). A distance code longer than the first level, or invalid,
+// gives 0 (SLOW false: the caller decodes it another way) or is decoded canonically, INFLATE_BAD
+// when no code matches (SLOW true).
+template <bool SLOW>
+__device__ __forceinline__ u32 inflate_match(u64 v, u32 e, const InflateSmem& S) {
+    const u32 L = e & 15u;
+    const u32 extra = (e >> 4) & 15u;
+    const u32 p = L + extra;
+    const u32 length = (e >> 16) + ((u32)(v >> L) & ((1u << extra) - 1u));
+    const u64 dv = v >> p;
+    u32 d = S.dist[(u32)dv & ((1u << DIST_TB) - 1u)];
+    if (E_KIND(d) == E_SPECIAL) {
+        if (!SLOW) return 0u;
+        if ((d >> 16) != 0u) d = inflate_slow(dv, DIST_TB, TK_DIST, S.dist_meta, S.sorted_dist);
+        if (E_KIND(d) == E_SPECIAL) return INFLATE_BAD;
+    }
+    const u32 dl = d & 15u, dx = (d >> 4) & 15u;
+    const u32 distance = (d >> 16) + ((u32)(dv >> dl) & ((1u << dx) - 1u));
+    return (p + dl + dx) | (length << 6) | ((distance - 1u) << 15);
+}
+
 // The token whose bits start `v` (at least 48 valid bits) when its codes fit the first-level
 // tables, a literal pair when two literals do; 0 when it needs `inflate_token_slow` (end of
 // block, a long or invalid code).
@@ -417,14 +439,7 @@ __device__ __forceinline__ u32 inflate_token(u64 v, const InflateSmem& S) {
         return 0x80000000u | L | ((e >> 16) << 8);
     }
     if (kind != E_LENGTH) return 0u;
-    const u32 extra = (e >> 4) & 15u;
-    const u32 p = L + extra;
-    const u32 length = (e >> 16) + ((u32)(v >> L) & ((1u << extra) - 1u));
-    const u32 d = S.dist[(u32)(v >> p) & ((1u << DIST_TB) - 1u)];
-    if (E_KIND(d) == E_SPECIAL) return 0u;
-    const u32 dl = d & 15u, dx = (d >> 4) & 15u;
-    const u32 distance = (d >> 16) + ((u32)(v >> (p + dl)) & ((1u << dx) - 1u));
-    return (p + dl + dx) | (length << 6) | ((distance - 1u) << 15);
+    return inflate_match<false>(v, e, S);
 }
 
 // One symbol (never a pair) whose bits start `v` (at least 48 valid bits), whatever its codes'
@@ -439,18 +454,7 @@ __device__ u32 inflate_token_slow(u64 v, const InflateSmem& S) {
     if (kind == E_SPECIAL) return INFLATE_BAD;
     if (kind == E_END) return INFLATE_STOP | L;
     if (kind == E_LITERAL) return 0x80000000u | L | ((e >> 16) << 8);
-    const u32 extra = (e >> 4) & 15u;
-    const u32 p = L + extra;
-    const u32 length = (e >> 16) + ((u32)(v >> L) & ((1u << extra) - 1u));
-    const u64 dv = v >> p;
-    u32 d = S.dist[(u32)dv & ((1u << DIST_TB) - 1u)];
-    if (E_KIND(d) == E_SPECIAL && (d >> 16) != 0u) {
-        d = inflate_slow(dv, DIST_TB, TK_DIST, S.dist_meta, S.sorted_dist);
-    }
-    if (E_KIND(d) == E_SPECIAL) return INFLATE_BAD;
-    const u32 dl = d & 15u, dx = (d >> 4) & 15u;
-    const u32 distance = (d >> 16) + ((u32)(dv >> dl) & ((1u << dx) - 1u));
-    return (p + dl + dx) | (length << 6) | ((distance - 1u) << 15);
+    return inflate_match<true>(v, e, S);
 }
 
 // A kept token as the LZ77 batch takes it: `info` (CODAG_LZ_LITERAL | the bytes, or the match
