@@ -103,28 +103,41 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
     match device {
         Device::Gpu(gpu) => {
             let ceilings = measure_ceilings(gpu, opts, &mut rows)?;
+            let rows = &mut rows;
             if opts.wants("scan") {
-                scan::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+                with_peak(gpu, "scan", rows, |r| {
+                    scan::bench_gpu(gpu, opts, &ceilings, r)
+                })?;
             }
             // Tuning only: never part of the default set.
             if opts.codecs.iter().any(|c| c == "scan-sweep") {
-                scan::sweep_gpu(gpu, opts, &ceilings, &mut rows)?;
+                scan::sweep_gpu(gpu, opts, &ceilings, rows)?;
             }
             if opts.wants("rle") {
-                rle::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+                with_peak(gpu, "rle", rows, |r| {
+                    rle::bench_gpu(gpu, opts, &ceilings, r)
+                })?;
             }
             if opts.wants("select") {
-                compact::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+                with_peak(gpu, "select", rows, |r| {
+                    compact::bench_gpu(gpu, opts, &ceilings, r)
+                })?;
             }
             if opts.wants("orc-rle") {
-                orc::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+                with_peak(gpu, "orc-rle", rows, |r| {
+                    orc::bench_gpu(gpu, opts, &ceilings, r)
+                })?;
             }
             // Real ORC files given on the command line.
             if opts.wants("orc") {
-                orc_file::bench_gpu(gpu, opts, &ceilings, &mut rows)?;
+                with_peak(gpu, "orc", rows, |r| {
+                    orc_file::bench_gpu(gpu, opts, &ceilings, r)
+                })?;
             }
             if opts.wants("deflate") {
-                deflate::bench(Some((gpu, &ceilings)), opts, &mut rows)?;
+                with_peak(gpu, "deflate", rows, |r| {
+                    deflate::bench(Some((gpu, &ceilings)), opts, r)
+                })?;
             }
         }
         Device::Cpu => {
@@ -143,6 +156,52 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
         }
     }
     Ok(rows)
+}
+
+/// Runs one codec's GPU benchmark and adds a row with the most device memory allocated at once
+/// while it ran, beside what the project's rule allows its largest input (N bytes, from its
+/// rows): input + output + a scratch of max(64 MiB, N/16). The benchmark's own buffers (copies
+/// of the expected output, poisoned outputs) count too, so the row bounds the codec from above.
+fn with_peak(
+    gpu: &GpuContext,
+    codec: &str,
+    rows: &mut Vec<BenchRow>,
+    f: impl FnOnce(&mut Vec<BenchRow>) -> Result<()>,
+) -> Result<()> {
+    gpu.synchronize()?;
+    gpu.reset_peak_memory()?;
+    let first = rows.len();
+    f(rows)?;
+    gpu.synchronize()?;
+    let Some(peak) = gpu.peak_memory()? else {
+        return Ok(());
+    };
+    let mib = |b: f64| b / f64::from(1u32 << 20);
+    let note = match rows[first..].iter().max_by_key(|r| r.bytes) {
+        Some(r) => {
+            let n = r.bytes as f64;
+            let coded = r.ratio.filter(|&x| x > 0.0).map_or(n, |x| n / x);
+            let allowed = n + coded + (64.0 * f64::from(1u32 << 20)).max(n / 16.0);
+            format!(
+                "most allocated at once; largest input {:.1} MiB: the rule allows {:.1} MiB",
+                mib(n),
+                mib(allowed)
+            )
+        }
+        None => "most allocated at once".into(),
+    };
+    rows.push(BenchRow {
+        what: "peak device memory".into(),
+        input: codec.into(),
+        device: gpu.name().into(),
+        bytes: peak,
+        ratio: None,
+        ms: 0.0,
+        gbps: 0.0,
+        roofline: None,
+        note,
+    });
+    Ok(())
 }
 
 fn gbps(bytes: f64, ms: f64) -> f64 {

@@ -131,6 +131,56 @@ impl GpuContext {
         Ok(self.stream.clone_htod(data)?)
     }
 
+    /// The device's default memory pool, from which every allocation of this context is made
+    /// (stream-ordered); `None` when the device has no memory pools.
+    fn memory_pool(&self) -> Result<Option<cudarc::driver::sys::CUmemoryPool>> {
+        use cudarc::driver::sys;
+        if !self.ctx.has_async_alloc() {
+            return Ok(None);
+        }
+        self.ctx.bind_to_thread()?;
+        let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+        // SAFETY: `pool` is a valid place for the handle and the device handle is this
+        // context's own.
+        unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, self.ctx.cu_device()) }.result()?;
+        Ok(Some(pool))
+    }
+
+    /// Starts a new measure of the most device memory allocated at once.
+    pub fn reset_peak_memory(&self) -> Result<()> {
+        if let Some(pool) = self.memory_pool()? {
+            let mut zero = 0u64;
+            let attr = cudarc::driver::sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_HIGH;
+            // SAFETY: the attribute is a u64 (cuuint64_t), and only 0 may be written to it.
+            unsafe {
+                cudarc::driver::sys::cuMemPoolSetAttribute(
+                    pool,
+                    attr,
+                    (&mut zero as *mut u64).cast(),
+                )
+            }
+            .result()?;
+        }
+        Ok(())
+    }
+
+    /// The most device memory this context had allocated at once since
+    /// [`reset_peak_memory`](Self::reset_peak_memory) (bytes in use, not the pool's reserve);
+    /// `None` when the device has no memory pools.
+    pub fn peak_memory(&self) -> Result<Option<u64>> {
+        let Some(pool) = self.memory_pool()? else {
+            return Ok(None);
+        };
+        let mut high = 0u64;
+        let attr = cudarc::driver::sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_HIGH;
+        // SAFETY: the attribute is a u64 (cuuint64_t), written to `high`.
+        unsafe {
+            cudarc::driver::sys::cuMemPoolGetAttribute(pool, attr, (&mut high as *mut u64).cast())
+        }
+        .result()?;
+        Ok(Some(high))
+    }
+
     /// Uninitialised device memory of `len` elements.
     pub fn alloc<T: cudarc::driver::DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
         // SAFETY: the memory is uninitialised; every caller writes before reading, and tests

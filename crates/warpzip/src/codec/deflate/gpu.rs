@@ -115,23 +115,44 @@ impl InflateKernel {
         }
     }
 
-    /// Blocks of the persistent grid for `n` streams. Warp: one block per [`WARPS`] streams,
-    /// at most [`BLOCKS_PER_SM`] per SM. Pair: one block per stream, at most as many as fit the
-    /// GPU at once (shared memory limits them below `INFLATE_PAIR_BLOCKS`), so that no block
-    /// holds scratch while it waits to start. Every block has [`WARPS`] warps, each with its
-    /// [`SCRATCH_ROWS`] rows of scratch.
-    fn grid_blocks(self, gpu: &GpuContext, n: usize) -> Result<u32> {
-        let n = u32::try_from(n).unwrap_or(u32::MAX);
-        let (wanted, per_sm) = match self {
-            InflateKernel::Warp => (n.div_ceil(WARPS), BLOCKS_PER_SM),
+    /// Blocks of the persistent grid for `chunks`. Warp: one block per [`WARPS`] streams, at
+    /// most [`BLOCKS_PER_SM`] per SM. Pair: one block per stream, at most as many as fit the GPU
+    /// at once (shared memory limits them below `INFLATE_PAIR_BLOCKS`), so that no block holds
+    /// scratch while it waits to start. Every block has [`WARPS`] warps, each with its
+    /// [`SCRATCH_ROWS`] rows of scratch, and the grid's scratch stays within
+    /// [`scratch_budget`] of the batch's output.
+    fn grid_blocks(self, gpu: &GpuContext, chunks: &[InflateChunk]) -> Result<u32> {
+        let n = u32::try_from(chunks.len()).unwrap_or(u32::MAX);
+        let blocks = match self {
+            InflateKernel::Warp => n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM),
             InflateKernel::Pair => {
                 let f = gpu.function(&kernels::INFLATE, self.entry())?;
                 let fit = f.occupancy_max_active_blocks_per_multiprocessor(WARPS * 32, 0, None)?;
-                (n, fit.clamp(1, PAIR_BLOCKS_PER_SM))
+                n.min(gpu.sm_count() * fit.clamp(1, PAIR_BLOCKS_PER_SM))
             }
         };
-        Ok(wanted.min(gpu.sm_count() * per_sm).max(1))
+        // The scratch is the token rows plus the chunk table, the results and the counter.
+        let output: u64 = chunks.iter().map(|c| u64::from(c.out_cap)).sum();
+        let tables = chunks.len() as u64
+            * (std::mem::size_of::<InflateChunk>() + RESULT_WORDS * 4) as u64
+            + 4;
+        let by_scratch = scratch_budget(output).saturating_sub(tables) / block_scratch_bytes();
+        Ok(blocks
+            .min(u32::try_from(by_scratch).unwrap_or(u32::MAX))
+            .max(1))
     }
+}
+
+/// Bytes of token rows one block of either kernel keeps in global scratch.
+fn block_scratch_bytes() -> u64 {
+    (WARPS as usize * SCRATCH_ROWS * 32 * std::mem::size_of::<u32>()) as u64
+}
+
+/// The most scratch a batch inflating to `output` bytes may use: max(64 MiB, output / 16), the
+/// project's rule for every codec (the warp kernel's grid needs 49.5 MiB on an H200; the pair
+/// kernel's, with up to 13 resident blocks per SM, would need 80 MiB).
+fn scratch_budget(output: u64) -> u64 {
+    (64u64 << 20).max(output / 16)
 }
 
 /// Output offsets for streams inflating to at most `caps[i]` bytes: each at a multiple of
@@ -193,7 +214,7 @@ impl InflateBatch {
     ) -> Result<InflateBatch> {
         check_chunks(input.len(), &chunks, out.len())?;
         let kernel = InflateKernel::for_chunks(gpu, &chunks);
-        let blocks = kernel.grid_blocks(gpu, chunks.len())?;
+        let blocks = kernel.grid_blocks(gpu, &chunks)?;
         let warps = blocks as usize * WARPS as usize;
         Ok(InflateBatch {
             kernel,
@@ -404,6 +425,15 @@ mod tests {
         let rows = define("INFLATE_LIST").zip(define("INFLATE_FIX"));
         assert_eq!(Some(SCRATCH_ROWS as u32), rows.map(|(l, f)| l + f));
         assert_eq!(std::mem::size_of::<InflateChunk>(), 24);
+    }
+
+    #[test]
+    fn scratch_stays_within_the_rule() {
+        // 48 KiB of rows per block: 1,365 blocks in 64 MiB, more for large outputs.
+        assert_eq!(block_scratch_bytes(), 48 << 10);
+        assert_eq!(scratch_budget(0) / block_scratch_bytes(), 1365);
+        assert_eq!(scratch_budget(256 << 20), 64 << 20);
+        assert_eq!(scratch_budget(4 << 30), 256 << 20);
     }
 
     #[test]
