@@ -5,7 +5,7 @@
 //! path from the file in host memory to the columns on the device with the GPU inflate against
 //! the CPU inflate, column by column and for the whole file at once.
 
-use super::{gbps, BenchOptions, BenchRow, Ceilings};
+use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
 use crate::error::{Error, Result};
 use crate::gpu::{median, GpuContext};
 use crate::orc::gpu::{decode_columns_on_device, decode_on_device, DeviceColumn, PreparedColumn};
@@ -79,53 +79,36 @@ pub(super) fn bench_gpu(
             // inflated on the GPU (the library's path) against inflated on the CPU while the
             // plans are made (the path before GPU inflate). Wall clock, median of 5.
             if file.compression().kind == crate::orc::proto::CompressionKind::Zlib {
-                let e2e = |cpu_inflate: bool| -> Result<f64> {
-                    let mut t = Vec::new();
-                    for _ in 0..6 {
-                        let start = Instant::now();
-                        let a = if cpu_inflate {
+                let e2e = |cpu_inflate: bool| {
+                    wall_ms(5, || {
+                        std::hint::black_box(if cpu_inflate {
                             crate::orc::gpu::read_column_cpu_inflate(gpu, &file, column)?
                         } else {
                             crate::orc::gpu::read_column(gpu, &file, column)?
-                        };
-                        std::hint::black_box(a);
-                        t.push(start.elapsed().as_secs_f64() * 1e3);
-                    }
-                    t.remove(0); // the first run compiles kernels
-                    t.sort_by(|a, b| a.total_cmp(b));
-                    Ok(median(&t))
+                        });
+                        Ok(())
+                    })
                 };
                 let cpu_inflate_ms = e2e(true)?;
                 let gpu_inflate_ms = e2e(false)?;
                 // The same, stopping at the decoded column in device memory (what a GPU query
                 // pipeline consumes): no download, no Arrow conversion.
-                let to_device = |cpu_inflate: bool| -> Result<f64> {
-                    let mut t = Vec::new();
-                    for _ in 0..6 {
-                        let start = Instant::now();
-                        let d = crate::orc::gpu::decode_on_device(gpu, &file, column, cpu_inflate)?;
-                        std::hint::black_box(d);
-                        t.push(start.elapsed().as_secs_f64() * 1e3);
-                    }
-                    t.remove(0);
-                    t.sort_by(|a, b| a.total_cmp(b));
-                    Ok(median(&t))
+                let to_device = |cpu_inflate: bool| {
+                    wall_ms(5, || {
+                        std::hint::black_box(decode_on_device(gpu, &file, column, cpu_inflate)?);
+                        Ok(())
+                    })
                 };
                 let cpu_dev_ms = to_device(true)?;
                 let gpu_dev_ms = to_device(false)?;
                 // The CPU inflate alone (all cores), which the GPU inflate replaces: the
                 // CPU-inflate path less this bounds what any inflate could gain.
-                let mut t = Vec::new();
-                for _ in 0..6 {
-                    let start = Instant::now();
+                let inflate_ms = wall_ms(5, || {
                     std::hint::black_box(crate::orc::row_groups::inflate_column_streams(
                         &file, column,
                     )?);
-                    t.push(start.elapsed().as_secs_f64() * 1e3);
-                }
-                t.remove(0);
-                t.sort_by(|a, b| a.total_cmp(b));
-                let inflate_ms = median(&t);
+                    Ok(())
+                })?;
                 let rest_ms = (cpu_dev_ms - inflate_ms).max(1e-3);
                 for (what, ms, note) in [
                     (
@@ -165,17 +148,7 @@ pub(super) fn bench_gpu(
                         ),
                     ),
                 ] {
-                    rows.push(BenchRow {
-                        what: what.into(),
-                        input: format!("{} {} ({})", label(path), column.name, column.type_name),
-                        device: gpu.name().into(),
-                        bytes: out_bytes as u64,
-                        ratio: None,
-                        ms,
-                        gbps: gbps(out_bytes, ms),
-                        roofline: None,
-                        note,
-                    });
+                    rows.push(wall_row(gpu, what, input.clone(), out_bytes, ms, note));
                 }
             }
             // One CPU core over the same decompressed streams.
@@ -219,40 +192,25 @@ fn whole_file(
     if columns.is_empty() {
         return Ok(());
     }
-    // Wall-clock median of 5 after one warm-up; `run` returns the decoded bytes.
-    let time = |run: &dyn Fn() -> Result<f64>| -> Result<(f64, f64)> {
-        let mut t = Vec::new();
-        let mut bytes = 0f64;
-        for _ in 0..6 {
-            let start = Instant::now();
-            bytes = run()?;
-            t.push(start.elapsed().as_secs_f64() * 1e3);
-        }
-        t.remove(0);
-        t.sort_by(|a, b| a.total_cmp(b));
-        Ok((median(&t), bytes))
-    };
     let decoded_bytes = |d: &[(PreparedColumn, DeviceColumn)]| -> f64 {
         d.iter().map(|(p, _)| p.rows as f64 * p.width as f64).sum()
     };
     // The CPU inflate two ways: the columns planned together on all cores, and one column
     // after another (each on all cores, as `read_batch` did before); the faster is the baseline.
-    let (cpu_together_ms, _) = time(&|| {
-        Ok(decoded_bytes(&decode_columns_on_device(
-            gpu, file, &columns, true,
-        )?))
+    let cpu_together_ms = wall_ms(5, || {
+        std::hint::black_box(decode_columns_on_device(gpu, file, &columns, true)?);
+        Ok(())
     })?;
-    let (cpu_each_ms, _) = time(&|| {
-        let mut bytes = 0f64;
+    let cpu_each_ms = wall_ms(5, || {
         for c in &columns {
-            bytes += decoded_bytes(&[decode_on_device(gpu, file, c, true)?]);
+            std::hint::black_box(decode_on_device(gpu, file, c, true)?);
         }
-        Ok(bytes)
+        Ok(())
     })?;
-    let (gpu_ms, out_bytes) = time(&|| {
-        Ok(decoded_bytes(&decode_columns_on_device(
-            gpu, file, &columns, false,
-        )?))
+    let mut out_bytes = 0f64;
+    let gpu_ms = wall_ms(5, || {
+        out_bytes = decoded_bytes(&decode_columns_on_device(gpu, file, &columns, false)?);
+        Ok(())
     })?;
     let cpu_ms = cpu_together_ms.min(cpu_each_ms);
     let input = format!("{name} ({} integer columns)", columns.len());
@@ -277,17 +235,29 @@ fn whole_file(
             ),
         ),
     ] {
-        rows.push(BenchRow {
-            what: what.into(),
-            input: input.clone(),
-            device: gpu.name().into(),
-            bytes: out_bytes as u64,
-            ratio: None,
-            ms,
-            gbps: gbps(out_bytes, ms),
-            roofline: None,
-            note,
-        });
+        rows.push(wall_row(gpu, what, input.clone(), out_bytes, ms, note));
     }
     Ok(())
+}
+
+/// A wall-clock row of `bytes` decoded values (no ratio, no roofline).
+fn wall_row(
+    gpu: &GpuContext,
+    what: &str,
+    input: String,
+    bytes: f64,
+    ms: f64,
+    note: String,
+) -> BenchRow {
+    BenchRow {
+        what: what.into(),
+        input,
+        device: gpu.name().into(),
+        bytes: bytes as u64,
+        ratio: None,
+        ms,
+        gbps: gbps(bytes, ms),
+        roofline: None,
+        note,
+    }
 }

@@ -452,9 +452,6 @@ pub fn read_batch(gpu: &GpuContext, file: &OrcFile, names: Option<&[&str]>) -> R
             .collect::<Result<_>>()?,
         None => file.columns().iter().collect(),
     };
-    for c in &selected {
-        c.check_supported()?;
-    }
     let mut fields = Vec::with_capacity(selected.len());
     let mut arrays = Vec::with_capacity(selected.len());
     let decoded = decode_columns_on_device(gpu, file, &selected, false)?;

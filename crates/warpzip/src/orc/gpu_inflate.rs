@@ -142,20 +142,9 @@ fn column_work(file: &OrcFile, column: &OrcColumn) -> Result<Vec<StripeWork>> {
     Ok(work)
 }
 
-/// Inflates `column`'s streams on the GPU and lays the column out for the RLE kernels: the
-/// prepared layout and its device buffers, ready to launch.
-pub fn prepare_column(
-    gpu: &GpuContext,
-    file: &OrcFile,
-    column: &OrcColumn,
-) -> Result<(PreparedColumn, DeviceColumn)> {
-    prepare_columns(gpu, file, &[column])?
-        .pop()
-        .ok_or_else(|| Error::InvalidArgument("no column prepared".into()))
-}
-
-/// [`prepare_column`] for several columns at once: the chunks of all of them go up in one
-/// upload and through one inflate batch (so a file's columns pay the kernel's latency once),
+/// Inflates the streams of `columns` on the GPU and lays each column out for the RLE kernels:
+/// its prepared layout and device buffers, ready to launch. The chunks of all of them go up in
+/// one upload and through one inflate batch (so a file's columns pay the kernel's latency once),
 /// and each column's RLE layout reads its streams in place in the shared output (or in a
 /// gathered copy of its own). The row indexes are read on all cores.
 pub fn prepare_columns(
