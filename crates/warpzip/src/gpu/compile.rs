@@ -23,6 +23,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("codag.cuh", include_str!("../kernels/codag.cuh")),
     ("orc_int.cuh", include_str!("../kernels/orc_int.cuh")),
+    ("inflate.cuh", include_str!("../kernels/inflate.cuh")),
 ];
 
 /// Every kernel source of the library, for the compile-everything test and cache warm-up.
@@ -34,6 +35,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::ORC_RLE_LEADER,
     super::kernels::CODAG_TEST,
     super::kernels::INFLATE,
+    super::kernels::INFLATE_PAIR,
 ];
 
 impl KernelSource {

@@ -36,3 +36,8 @@ pub const INFLATE: KernelSource = KernelSource {
     name: "inflate",
     text: include_str!("../kernels/inflate.cu"),
 };
+
+pub const INFLATE_PAIR: KernelSource = KernelSource {
+    name: "inflate_pair",
+    text: include_str!("../kernels/inflate_pair.cu"),
+};

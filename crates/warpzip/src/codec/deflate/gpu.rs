@@ -1,26 +1,31 @@
-//! Inflate on the GPU (`kernels/inflate.cu`, on the CODAG framework of `kernels/codag.cuh`): one
-//! warp per raw-deflate stream, all 32 lanes decoding together, a persistent grid; or, for
-//! batches of few streams, a pair of warps per stream (see [`InflateKernel`]). A batch is a
+//! Inflate on the GPU (`kernels/inflate.cuh`, on the CODAG framework of `kernels/codag.cuh`): one
+//! warp per raw-deflate stream (`kernels/inflate.cu`), all 32 lanes decoding together, a
+//! persistent grid; or, for batches of few or poorly compressed streams, a pair of warps per
+//! stream (`kernels/inflate_pair.cu`; see [`InflateKernel`]). A batch is a
 //! set of [`InflateChunk`]s over one device input buffer and one device output buffer; it can be
 //! built from host slices ([`InflateBatch::upload`]) or from buffers already on the device
 //! ([`InflateBatch::from_device`]).
 
 use super::batch::StreamResult;
 use crate::error::{ChunkStatus, Error, Result};
+use crate::gpu::compile::KernelSource;
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
 use cudarc::driver::{CudaStream, DeviceRepr};
 use std::sync::Arc;
 
-/// Warps per block; must match `INFLATE_WARPS` in inflate.cu.
+/// Warps per block of either kernel; must match `INFLATE_WARPS` in inflate.cuh.
 pub const WARPS: u32 = 2;
 /// Resident blocks per SM the persistent grid asks for.
 const BLOCKS_PER_SM: u32 = 8;
 /// The most resident blocks per SM `inflate_pair` is compiled for; must match
-/// `INFLATE_PAIR_BLOCKS` in inflate.cu.
+/// `INFLATE_PAIR_BLOCKS` in inflate_pair.cu.
 const PAIR_BLOCKS_PER_SM: u32 = 16;
-/// Token rows of 32 words each warp of the grid keeps in global scratch; must match
-/// `INFLATE_ROWS` in inflate.cu.
-pub const SCRATCH_ROWS: usize = 192;
+/// Token rows of 32 words in one row set of the parallel rounds (`INFLATE_ROWS`, the list plus
+/// the walk, of inflate.cu): each warp of `inflate_warp` keeps one set in global scratch.
+pub const WARP_ROWS: usize = 192;
+/// The same for inflate_pair.cu, whose blocks keep two sets each (smaller regions than the warp
+/// kernel's, so that a full grid's rows fit the scratch rule).
+pub const PAIR_ROWS: usize = 144;
 /// The input allocation is padded to a multiple of this many bytes (the framework loads whole
 /// aligned 128-byte blocks around a stream's bytes).
 pub const INPUT_ALIGN: usize = 128;
@@ -57,7 +62,7 @@ pub struct InflateBatch {
     pub out: CudaSlice<u8>,
     results: CudaSlice<u32>,
     counter: CudaSlice<u32>,
-    /// The parallel rounds' token rows: [`SCRATCH_ROWS`] x 32 words per warp of the grid.
+    /// The parallel rounds' token rows: [`InflateKernel::block_scratch_bytes`] per block.
     scratch: CudaSlice<u32>,
     /// The kernel that runs the batch.
     pub kernel: InflateKernel,
@@ -107,26 +112,37 @@ impl InflateKernel {
         }
     }
 
-    /// The kernel's entry point in inflate.cu.
-    pub fn entry(self) -> &'static str {
+    /// The kernel's source and entry point.
+    pub fn function(self) -> (&'static KernelSource, &'static str) {
         match self {
-            InflateKernel::Warp => "inflate_warp",
-            InflateKernel::Pair => "inflate_pair",
+            InflateKernel::Warp => (&kernels::INFLATE, "inflate_warp"),
+            InflateKernel::Pair => (&kernels::INFLATE_PAIR, "inflate_pair"),
         }
+    }
+
+    /// Bytes of token rows one block keeps in global scratch: a row set per warp (warp kernel)
+    /// or two per block (pairs).
+    pub fn block_scratch_bytes(self) -> u64 {
+        let rows = match self {
+            InflateKernel::Warp => WARPS as usize * WARP_ROWS,
+            InflateKernel::Pair => 2 * PAIR_ROWS,
+        };
+        (rows * 32 * std::mem::size_of::<u32>()) as u64
     }
 
     /// Blocks of the persistent grid for `chunks`. Warp: one block per [`WARPS`] streams, at
     /// most [`BLOCKS_PER_SM`] per SM. Pair: one block per stream, at most as many as fit the GPU
     /// at once (shared memory limits them below `INFLATE_PAIR_BLOCKS`), so that no block holds
-    /// scratch while it waits to start. Every block has [`WARPS`] warps, each with its
-    /// [`SCRATCH_ROWS`] rows of scratch, and the grid's scratch stays within
-    /// [`scratch_budget`] of the batch's output.
+    /// scratch while it waits to start. The grid's scratch
+    /// ([`InflateKernel::block_scratch_bytes`] a block) stays within [`scratch_budget`] of the
+    /// batch's output.
     fn grid_blocks(self, gpu: &GpuContext, chunks: &[InflateChunk]) -> Result<u32> {
         let n = u32::try_from(chunks.len()).unwrap_or(u32::MAX);
         let blocks = match self {
             InflateKernel::Warp => n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM),
             InflateKernel::Pair => {
-                let f = gpu.function(&kernels::INFLATE, self.entry())?;
+                let (source, entry) = self.function();
+                let f = gpu.function(source, entry)?;
                 let fit = f.occupancy_max_active_blocks_per_multiprocessor(WARPS * 32, 0, None)?;
                 n.min(gpu.sm_count() * fit.clamp(1, PAIR_BLOCKS_PER_SM))
             }
@@ -136,21 +152,16 @@ impl InflateKernel {
         let tables = chunks.len() as u64
             * (std::mem::size_of::<InflateChunk>() + RESULT_WORDS * 4) as u64
             + 4;
-        let by_scratch = scratch_budget(output).saturating_sub(tables) / block_scratch_bytes();
+        let by_scratch = scratch_budget(output).saturating_sub(tables) / self.block_scratch_bytes();
         Ok(blocks
             .min(u32::try_from(by_scratch).unwrap_or(u32::MAX))
             .max(1))
     }
 }
 
-/// Bytes of token rows one block of either kernel keeps in global scratch.
-fn block_scratch_bytes() -> u64 {
-    (WARPS as usize * SCRATCH_ROWS * 32 * std::mem::size_of::<u32>()) as u64
-}
-
 /// The most scratch a batch inflating to `output` bytes may use: max(64 MiB, output / 16), the
-/// project's rule for every codec (the warp kernel's grid needs 49.5 MiB on an H200; the pair
-/// kernel's, with up to 13 resident blocks per SM, would need 80 MiB).
+/// project's rule for every codec (on an H200 the warp kernel's grid needs 49.5 MiB, the pair
+/// kernel's, at 13 resident blocks per SM, 60.3 MiB).
 fn scratch_budget(output: u64) -> u64 {
     (64u64 << 20).max(output / 16)
 }
@@ -215,11 +226,11 @@ impl InflateBatch {
         check_chunks(input.len(), &chunks, out.len())?;
         let kernel = InflateKernel::for_chunks(gpu, &chunks);
         let blocks = kernel.grid_blocks(gpu, &chunks)?;
-        let warps = blocks as usize * WARPS as usize;
         Ok(InflateBatch {
             kernel,
             blocks,
-            scratch: gpu.alloc::<u32>(warps * SCRATCH_ROWS * 32)?,
+            scratch: gpu
+                .alloc::<u32>((u64::from(blocks) * kernel.block_scratch_bytes() / 4) as usize)?,
             chunks: gpu.upload(&chunks)?,
             results: gpu.alloc_zeros(chunks.len().max(1) * RESULT_WORDS)?,
             counter: gpu.alloc_zeros(1)?,
@@ -246,7 +257,8 @@ impl InflateBatch {
         if n == 0 {
             return Ok(());
         }
-        let function = gpu.function(&kernels::INFLATE, self.kernel.entry())?;
+        let (source, entry) = self.kernel.function();
+        let function = gpu.function(source, entry)?;
         let cfg = LaunchConfig {
             grid_dim: (self.blocks, 1, 1),
             block_dim: (WARPS * 32, 1, 1),
@@ -263,8 +275,8 @@ impl InflateBatch {
             .arg(&mut self.counter)
             .arg(&mut self.scratch);
         // SAFETY: the arguments match `inflate_warp` and `inflate_pair` (input, chunks, count,
-        // output, results, counter, scratch of `SCRATCH_ROWS` x 32 words for every warp of the
-        // grid, which `from_device` sized for this kernel and stream count).
+        // output, results, counter, scratch of `block_scratch_bytes` for every block of the grid,
+        // which `from_device` sized for this kernel and stream count).
         // `check_chunks` proved that every stream's bytes lie inside the input, whose length is a
         // multiple of 128 as the framework requires, and that every output range lies inside the
         // output, 4-byte aligned; the kernel bounds every read by `in_len` and every write by
@@ -411,27 +423,45 @@ fn stage_slice(buf: &mut cudarc::driver::PinnedHostSlice<u8>, len: usize) -> Res
 mod tests {
     use super::*;
 
+    /// The value of `#define NAME V` in `src`.
+    fn define(src: &str, name: &str) -> Option<u32> {
+        src.lines()
+            .find_map(|l| l.strip_prefix(&format!("#define {name} ")))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok())
+    }
+
     #[test]
-    fn launch_constants_match_inflate_cu() {
-        let src = include_str!("../../kernels/inflate.cu");
-        let define = |name: &str| {
-            src.lines()
-                .find_map(|l| l.strip_prefix(&format!("#define {name} ")))
-                .and_then(|v| v.split_whitespace().next())
-                .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok())
-        };
-        assert_eq!(Some(WARPS), define("INFLATE_WARPS"));
-        assert_eq!(Some(PAIR_BLOCKS_PER_SM), define("INFLATE_PAIR_BLOCKS"));
-        let rows = define("INFLATE_LIST").zip(define("INFLATE_FIX"));
-        assert_eq!(Some(SCRATCH_ROWS as u32), rows.map(|(l, f)| l + f));
+    fn launch_constants_match_the_kernels() {
+        let shared = include_str!("../../kernels/inflate.cuh");
+        let warp = include_str!("../../kernels/inflate.cu");
+        let pair = include_str!("../../kernels/inflate_pair.cu");
+        let rows = |src| define(src, "INFLATE_LIST").zip(define(src, "INFLATE_FIX"));
+        assert_eq!(Some(WARPS), define(shared, "INFLATE_WARPS"));
+        assert_eq!(
+            Some(PAIR_BLOCKS_PER_SM),
+            define(pair, "INFLATE_PAIR_BLOCKS")
+        );
+        assert_eq!(Some(WARP_ROWS as u32), rows(warp).map(|(l, f)| l + f));
+        assert_eq!(Some(PAIR_ROWS as u32), rows(pair).map(|(l, f)| l + f));
         assert_eq!(std::mem::size_of::<InflateChunk>(), 24);
     }
 
     #[test]
     fn scratch_stays_within_the_rule() {
-        // 48 KiB of rows per block: 1,365 blocks in 64 MiB, more for large outputs.
-        assert_eq!(block_scratch_bytes(), 48 << 10);
-        assert_eq!(scratch_budget(0) / block_scratch_bytes(), 1365);
+        // 48 KiB of rows per warp-kernel block, 36 KiB per pair block: 1,365 and 1,820 blocks in
+        // 64 MiB (an H200 or H100 runs at most 1,056 and, at 13 pairs per SM, 1,716), more for
+        // large outputs.
+        assert_eq!(InflateKernel::Warp.block_scratch_bytes(), 48 << 10);
+        assert_eq!(InflateKernel::Pair.block_scratch_bytes(), 36 << 10);
+        assert_eq!(
+            scratch_budget(0) / InflateKernel::Warp.block_scratch_bytes(),
+            1365
+        );
+        assert_eq!(
+            scratch_budget(0) / InflateKernel::Pair.block_scratch_bytes(),
+            1820
+        );
         assert_eq!(scratch_budget(256 << 20), 64 << 20);
         assert_eq!(scratch_budget(4 << 30), 256 << 20);
     }
