@@ -168,7 +168,12 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
 // of 32 vectors is scanned across the warp with shuffles (the VECS rows' shuffles are
 // independent, so they overlap), a running carry chains the rows, and only the warps' totals
 // and the tile's prefix go through shared memory.
-template <typename T, int THREADS, int VECS, bool PACKED>
+//
+// PREFETCH: after its own loads, the block asks L2 to prefetch the tile that the block one wave
+// later (the number of SMs further on; one block fits an SM) will load, so that block's loads
+// meet L2 instead of memory (on an H200 the u64 scan went from 68.6% to 72.5% of the roofline,
+// the u32 scan stayed at 73%; two waves ahead, or with the evict-last policy, was no better).
+template <typename T, int THREADS, int VECS, bool PACKED, bool PREFETCH = false>
 __device__ __forceinline__ void scan_tile_striped(const T* __restrict__ in, T* __restrict__ out,
                                                   u64 n, u32* flags, T* aggregate, T* inclusive,
                                                   T* total_out, int vector_ok) {
@@ -198,6 +203,18 @@ __device__ __forceinline__ void scan_tile_striped(const T* __restrict__ in, T* _
             const u64 at = wstart + ((u64)k * 32 + lane) * PER_VEC;
 #pragma unroll
             for (int j = 0; j < PER_VEC; j++) e[j] = (at + j < n) ? in[at + j] : (T)0;
+        }
+    }
+    if constexpr (PREFETCH) {
+        u32 nsm;
+        asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+        const u64 ahead = start + (u64)nsm * TILE;
+        constexpr u32 LINES = TILE * sizeof(T) / 128u;
+        if (ahead + TILE <= n) {
+            const char* base = reinterpret_cast<const char*>(in + ahead);
+            for (u32 l = threadIdx.x; l < LINES; l += THREADS) {
+                asm volatile("prefetch.global.L2 [%0];" ::"l"(base + (u64)l * 128u));
+            }
         }
     }
 
@@ -290,15 +307,16 @@ extern "C" __global__ void __launch_bounds__(SCAN_U32_THREADS)
 }
 
 // Exclusive prefix sum of n u64 (wrapping): striped, 256 threads x 32 vectors (16384 values a
-// tile), flag and value in separate words, block order (the sweep's fastest u64 variant).
+// tile), flag and value in separate words, block order, the next wave's tile prefetched to L2
+// (the sweep's fastest u64 variant).
 #define SCAN_U64_THREADS 256
 #define SCAN_U64_VECS 32
 extern "C" __global__ void __launch_bounds__(SCAN_U64_THREADS)
     scan_exclusive_u64(const u64* __restrict__ in, u64* __restrict__ out, u64 n, u32* state,
                        u32* flags, u64* aggregate, u64* inclusive, u64* total_out, int vector_ok) {
     (void)state;
-    scan_tile_striped<u64, SCAN_U64_THREADS, SCAN_U64_VECS, false>(in, out, n, flags, aggregate,
-                                                                   inclusive, total_out, vector_ok);
+    scan_tile_striped<u64, SCAN_U64_THREADS, SCAN_U64_VECS, false, true>(
+        in, out, n, flags, aggregate, inclusive, total_out, vector_ok);
 }
 
 // Tuning variants (threads x vectors per thread; _p packed status, _o block-ordered tiles), timed
@@ -343,3 +361,13 @@ SCAN_STRIPED(u32, 192, 32, true, _ps)
 SCAN_STRIPED(u64, 256, 16, false, _s)
 SCAN_STRIPED(u64, 128, 32, false, _s)
 
+// The u32 default with the L2 prefetch (_pf), the u64 default without it (_s).
+SCAN_STRIPED(u64, 256, 32, false, _s)
+extern "C" __global__ void __launch_bounds__(256)
+    scan_variant_u32_t256_v32_pf(const u32* __restrict__ in, u32* __restrict__ out, u64 n,
+                                 u32* state, u32* flags, u32* aggregate, u32* inclusive,
+                                 u32* total_out, int vector_ok) {
+    (void)state;
+    scan_tile_striped<u32, 256, 32, true, true>(in, out, n, flags, aggregate, inclusive,
+                                                total_out, vector_ok);
+}
