@@ -111,8 +111,8 @@ fn sweep_rows<T: ScanElem + PartialEq>(
 
 /// Times the scan.cu tuning variants against the defaults (`--codec scan-sweep`): suffix `_p`
 /// packs flag and value in one status word, `_o` takes tiles in block order, `_s` keeps the tile
-/// warp-striped in registers (no shared-memory staging, block order), `_pf` also prefetches the
-/// next wave's tile to L2.
+/// warp-striped in registers (no shared-memory staging, block order); the defaults also prefetch
+/// the next wave's tile to L2.
 pub(super) fn sweep_gpu(
     gpu: &GpuContext,
     opts: &BenchOptions,
@@ -136,7 +136,7 @@ pub(super) fn sweep_gpu(
         ("scan_variant_u32_t192_v32_ps", 192, 32),
         ("scan_variant_u32_t128_v16_po", 128, 16),
         ("scan_exclusive_u32", 256, 32),
-        ("scan_variant_u32_t256_v32_pf", 256, 32),
+        ("scan_variant_u32_t256_v32_ps", 256, 32),
     ];
     sweep_rows::<u32>(gpu, opts, ceilings, &v32, &u32_kernels, rows)?;
     drop(v32);

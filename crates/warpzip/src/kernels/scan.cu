@@ -14,7 +14,10 @@ __device__ __forceinline__ u32 scan_pad(u32 v) { return v + (v >> 3); }
 // The tile's look-back, by one whole warp: publishes the tile's aggregate, finds the sum of
 // every earlier tile, publishes the inclusive prefix, and (lane 0) leaves the tile's exclusive
 // prefix in `*tile_prefix` and, for the last tile, the grand total in `*total_out`. PACKED
-// keeps flag and 32-bit value in one 64-bit word per tile (`flags` then holds two words a tile).
+// keeps flag and 32-bit value in one 64-bit word per tile (`flags` then holds two words a tile),
+// stored relaxed: a reader that sees the flag sees the value in the same single-copy-atomic word,
+// and it needs nothing else the tile wrote, so no release fence is paid (on an H200 the fences
+// cost the u32 scan 7 points of the roofline beside the L2 prefetch).
 template <typename T, bool PACKED>
 __device__ __forceinline__ void scan_tile_lookback(u32* flags, T* aggregate, T* inclusive,
                                                    u32 tile, T block_total, bool last,
@@ -25,17 +28,17 @@ __device__ __forceinline__ void scan_tile_lookback(u32* flags, T* aggregate, T* 
         u64* status = reinterpret_cast<u64*>(flags);
         if (tile == 0) {
             if (lane == 0) {
-                wz_lookback_publish_word<WZ_LB_SHIFT_U32, true>(status, 0, (u32)block_total,
+                wz_lookback_publish_word<WZ_LB_SHIFT_U32, false>(status, 0, (u32)block_total,
                                                                 WZ_LB_INCLUSIVE);
             }
         } else {
             if (lane == 0) {
-                wz_lookback_publish_word<WZ_LB_SHIFT_U32, true>(status, tile, (u32)block_total,
+                wz_lookback_publish_word<WZ_LB_SHIFT_U32, false>(status, tile, (u32)block_total,
                                                                 WZ_LB_AGGREGATE);
             }
             prefix = (T)wz_lookback_word_warp<u32, WZ_LB_SHIFT_U32, 0>(status, tile);
             if (lane == 0) {
-                wz_lookback_publish_word<WZ_LB_SHIFT_U32, true>(
+                wz_lookback_publish_word<WZ_LB_SHIFT_U32, false>(
                     status, tile, (u32)(prefix + block_total), WZ_LB_INCLUSIVE);
             }
         }
@@ -171,8 +174,9 @@ __device__ __forceinline__ void scan_tile(const T* __restrict__ in, T* __restric
 //
 // PREFETCH: after its own loads, the block asks L2 to prefetch the tile that the block one wave
 // later (the number of SMs further on; one block fits an SM) will load, so that block's loads
-// meet L2 instead of memory (on an H200 the u64 scan went from 68.6% to 72.5% of the roofline,
-// the u32 scan stayed at 73%; two waves ahead, or with the evict-last policy, was no better).
+// meet L2 instead of memory (on an H200 the u64 scan went from 68% to 72.5% of the roofline, the
+// u32 scan from 75% to 81.5% with its relaxed status stores, and not at all with release
+// stores; two waves ahead, or with the evict-last policy, was no better).
 template <typename T, int THREADS, int VECS, bool PACKED, bool PREFETCH = false>
 __device__ __forceinline__ void scan_tile_striped(const T* __restrict__ in, T* __restrict__ out,
                                                   u64 n, u32* flags, T* aggregate, T* inclusive,
@@ -293,8 +297,9 @@ __device__ __forceinline__ void scan_tile_striped(const T* __restrict__ in, T* _
 }
 
 // Exclusive prefix sum of n u32 (wrapping): the shared-memory-free striped tile, 256 threads x
-// 32 vectors (32768 values a tile), packed look-back status, tiles in block order: the fastest
-// variant of the sweep on an H200 (73% of the roofline against 70% for the best staged one).
+// 32 vectors (32768 values a tile), packed look-back status, tiles in block order, the next
+// wave's tile prefetched to L2: the fastest variant of the sweep on an H200 (81.5% of the
+// roofline; 73% without the prefetch, 70% for the best staged one).
 // `flags` (two words per tile) must be zeroed.
 #define SCAN_U32_THREADS 256
 #define SCAN_U32_VECS 32
@@ -302,8 +307,8 @@ extern "C" __global__ void __launch_bounds__(SCAN_U32_THREADS)
     scan_exclusive_u32(const u32* __restrict__ in, u32* __restrict__ out, u64 n, u32* state,
                        u32* flags, u32* aggregate, u32* inclusive, u32* total_out, int vector_ok) {
     (void)state;
-    scan_tile_striped<u32, SCAN_U32_THREADS, SCAN_U32_VECS, true>(in, out, n, flags, aggregate,
-                                                                  inclusive, total_out, vector_ok);
+    scan_tile_striped<u32, SCAN_U32_THREADS, SCAN_U32_VECS, true, true>(
+        in, out, n, flags, aggregate, inclusive, total_out, vector_ok);
 }
 
 // Exclusive prefix sum of n u64 (wrapping): striped, 256 threads x 32 vectors (16384 values a
@@ -361,13 +366,6 @@ SCAN_STRIPED(u32, 192, 32, true, _ps)
 SCAN_STRIPED(u64, 256, 16, false, _s)
 SCAN_STRIPED(u64, 128, 32, false, _s)
 
-// The u32 default with the L2 prefetch (_pf), the u64 default without it (_s).
+// The defaults without the L2 prefetch.
+SCAN_STRIPED(u32, 256, 32, true, _ps)
 SCAN_STRIPED(u64, 256, 32, false, _s)
-extern "C" __global__ void __launch_bounds__(256)
-    scan_variant_u32_t256_v32_pf(const u32* __restrict__ in, u32* __restrict__ out, u64 n,
-                                 u32* state, u32* flags, u32* aggregate, u32* inclusive,
-                                 u32* total_out, int vector_ok) {
-    (void)state;
-    scan_tile_striped<u32, 256, 32, true, true>(in, out, n, flags, aggregate, inclusive,
-                                                total_out, vector_ok);
-}
