@@ -56,8 +56,9 @@ pub struct OrcToArrowArgs {
     /// Overwrite an existing output; write to a terminal.
     #[arg(short, long)]
     pub force: bool,
-    /// Where to decode. Accepted for every choice, but ORC decoding runs on the CPU in this
-    /// version (the GPU decoders are not wired to the file reader yet).
+    /// Where to decode: on the GPU, ZLIB streams are inflated and the RLE streams decoded there
+    /// (one warp per row group), then the columns are copied back; `auto` uses a GPU when one
+    /// is usable.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
     /// The ORC file.
