@@ -229,8 +229,10 @@ impl InflateBatch {
         Ok(InflateBatch {
             kernel,
             blocks,
-            scratch: gpu
-                .alloc::<u32>((u64::from(blocks) * kernel.block_scratch_bytes() / 4) as usize)?,
+            scratch: gpu.alloc::<u32>(
+                (u64::from(blocks) * kernel.block_scratch_bytes()) as usize
+                    / std::mem::size_of::<u32>(),
+            )?,
             chunks: gpu.upload(&chunks)?,
             results: gpu.alloc_zeros(chunks.len().max(1) * RESULT_WORDS)?,
             counter: gpu.alloc_zeros(1)?,
