@@ -1,8 +1,9 @@
 // Inflate (RFC 1951), two warps per raw-deflate stream (`inflate_pair`): the decoder of
 // inflate.cuh split into a producer and a consumer, for batches of few or poorly compressed
 // streams. Each block keeps two sets of INFLATE_ROWS x 32 words of token rows in global scratch;
-// the rounds' regions are smaller than the warp kernel's so that a full grid's rows stay within
-// the scratch rule (36 KiB a block; measured in docs/benchmarks.md, "Stop 15").
+// the rounds' regions are smaller than the warp kernel's so that the scratch rule allows more
+// pairs at once (36 KiB a block, 1,820 blocks in 64 MiB, against 1,365 at 48 KiB; measured in
+// docs/benchmarks.md, "Stop 15").
 #define INFLATE_REGION_WORDS 21u
 #define INFLATE_LIST 96u
 #define INFLATE_FIX 48u

@@ -24,7 +24,7 @@ const PAIR_BLOCKS_PER_SM: u32 = 16;
 /// the walk, of inflate.cu): each warp of `inflate_warp` keeps one set in global scratch.
 pub const WARP_ROWS: usize = 192;
 /// The same for inflate_pair.cu, whose blocks keep two sets each (smaller regions than the warp
-/// kernel's, so that a full grid's rows fit the scratch rule).
+/// kernel's, so that the scratch rule allows more pairs at once).
 pub const PAIR_ROWS: usize = 144;
 /// The input allocation is padded to a multiple of this many bytes (the framework loads whole
 /// aligned 128-byte blocks around a stream's bytes).
@@ -160,8 +160,8 @@ impl InflateKernel {
 }
 
 /// The most scratch a batch inflating to `output` bytes may use: max(64 MiB, output / 16), the
-/// project's rule for every codec (on an H200 the warp kernel's grid needs 49.5 MiB, the pair
-/// kernel's, at 13 resident blocks per SM, 60.3 MiB).
+/// project's rule for every codec (on an H200 the warp kernel's grid needs 49.5 MiB; the pair
+/// kernel's, at 36 KiB a block, 64 MiB holds 1,820 blocks, 13.8 per SM).
 fn scratch_budget(output: u64) -> u64 {
     (64u64 << 20).max(output / 16)
 }
@@ -452,7 +452,7 @@ mod tests {
     #[test]
     fn scratch_stays_within_the_rule() {
         // 48 KiB of rows per warp-kernel block, 36 KiB per pair block: 1,365 and 1,820 blocks in
-        // 64 MiB (an H200 or H100 runs at most 1,056 and, at 13 pairs per SM, 1,716), more for
+        // 64 MiB (an H200 or H100 runs at most 1,056 warp-kernel blocks), more for
         // large outputs.
         assert_eq!(InflateKernel::Warp.block_scratch_bytes(), 48 << 10);
         assert_eq!(InflateKernel::Pair.block_scratch_bytes(), 36 << 10);
