@@ -236,6 +236,13 @@ impl GpuContext {
         Ok(unsafe { self.ctx.alloc_pinned_with_flags::<u8>(len.max(1), 0) }?)
     }
 
+    /// The first `len` bytes of a staging buffer taken with `take_staging`.
+    pub fn staging_slice(buf: &mut PinnedHostSlice<u8>, len: usize) -> Result<&mut [u8]> {
+        buf.as_mut_slice()?
+            .get_mut(..len)
+            .ok_or_else(|| Error::Driver("staging buffer smaller than requested".into()))
+    }
+
     /// Returns staging buffers to the pool (the pool keeps at most eight).
     pub fn return_staging(&self, buffers: Vec<PinnedHostSlice<u8>>) {
         if let Ok(mut pool) = self.staging.lock() {

@@ -267,10 +267,7 @@ fn inflate_pieces(
     let padded = upload_len.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
     let mut staging = gpu.take_staging(1, padded)?;
     let launched = (|| -> Result<(InflateBatch, Vec<StreamResult>)> {
-        let staged = staging[0]
-            .as_mut_slice()?
-            .get_mut(..padded)
-            .ok_or_else(|| Error::Driver("staging buffer smaller than requested".into()))?;
+        let staged = GpuContext::staging_slice(&mut staging[0], padded)?;
         // The pieces' places in the staging buffer, filled on all cores.
         let mut rest = &mut staged[..];
         let mut slices = Vec::with_capacity(pieces.len());

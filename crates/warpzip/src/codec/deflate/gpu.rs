@@ -382,7 +382,7 @@ pub fn inflate_host(
     let mut stage_out = gpu.take_staging(1, out_len)?;
     let result = (|| -> Result<Vec<StreamResult>> {
         let stream = gpu.stream();
-        let staged = stage_slice(&mut stage_in[0], in_len)?;
+        let staged = GpuContext::staging_slice(&mut stage_in[0], in_len)?;
         for (c, s) in chunks.iter().zip(inputs) {
             let at = c.in_offset as usize;
             staged[at..at + s.len()].copy_from_slice(s);
@@ -394,7 +394,7 @@ pub fn inflate_host(
         let mut batch = InflateBatch::from_device(gpu, d_input, chunks, d_out)?;
         batch.launch(gpu, stream)?;
         let results = batch.results(gpu)?;
-        let down = stage_slice(&mut stage_out[0], out_len)?;
+        let down = GpuContext::staging_slice(&mut stage_out[0], out_len)?;
         stream.memcpy_dtoh(&batch.out, &mut *down)?;
         stream.synchronize()?;
         let down: &[u8] = down;
@@ -412,13 +412,6 @@ pub fn inflate_host(
     gpu.return_staging(stage_in);
     gpu.return_staging(stage_out);
     result
-}
-
-/// The first `len` bytes of a staging buffer.
-fn stage_slice(buf: &mut cudarc::driver::PinnedHostSlice<u8>, len: usize) -> Result<&mut [u8]> {
-    buf.as_mut_slice()?
-        .get_mut(..len)
-        .ok_or_else(|| Error::Driver("staging buffer smaller than requested".into()))
 }
 
 #[cfg(test)]

@@ -47,12 +47,6 @@ fn event(gpu: &GpuContext) -> Result<CudaEvent> {
         .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))?)
 }
 
-fn staging_slice(buf: &mut PinnedHostSlice<u8>, len: usize) -> Result<&mut [u8]> {
-    buf.as_mut_slice()?
-        .get_mut(..len)
-        .ok_or_else(|| Error::Driver("staging buffer smaller than a batch".into()))
-}
-
 /// Reusable streams for pipelined compression and decompression.
 pub struct RlePipeline {
     streams: Vec<Arc<CudaStream>>,
@@ -166,7 +160,7 @@ impl RlePipeline {
                 if staged {
                     // The previous batch of this slot finished its kernels (finish_encode
                     // waited), so its copy out of this staging buffer is done.
-                    let stage = staging_slice(&mut stage_in[k], batch.len())?;
+                    let stage = GpuContext::staging_slice(&mut stage_in[k], batch.len())?;
                     par_copy(stage, batch);
                     stream.memcpy_htod(&*stage, &mut dst)?;
                 } else {
@@ -184,7 +178,7 @@ impl RlePipeline {
                     super::gpu::encoded_spans_on(gpu, stream, &slot.buffers)?;
                 let src = slot.buffers.out.slice(0..total);
                 if staged {
-                    let stage = staging_slice(&mut stage_out[p], total)?;
+                    let stage = GpuContext::staging_slice(&mut stage_out[p], total)?;
                     stream.memcpy_dtoh(&src, stage)?;
                     slot.out_ready.record(stream)?;
                     pending.push_back(PendingOut {
@@ -209,7 +203,7 @@ impl RlePipeline {
             while pending.len() > keep {
                 if let Some(done) = pending.pop_front() {
                     slots[done.slot].out_ready.synchronize()?;
-                    let stage = staging_slice(&mut stage_out[done.slot], done.len)?;
+                    let stage = GpuContext::staging_slice(&mut stage_out[done.slot], done.len)?;
                     let dst = out
                         .get_mut(done.base..done.base + done.len)
                         .ok_or_else(|| Error::Driver("rle pipeline output overflow".into()))?;
@@ -353,7 +347,7 @@ impl RlePipeline {
                 })?;
             let mut d_payload = slot.payload.slice_mut(0..bytes);
             if staged {
-                let stage = staging_slice(&mut stage_in[k], bytes)?;
+                let stage = GpuContext::staging_slice(&mut stage_in[k], bytes)?;
                 par_copy(stage, src);
                 stream.memcpy_htod(&*stage, &mut d_payload)?;
             } else {
@@ -367,7 +361,7 @@ impl RlePipeline {
             decode_on_stream(gpu, stream, slot, kernel)?;
             let src_out = slot.out.slice(0..raw);
             if staged {
-                let stage = staging_slice(&mut stage_out[k], raw)?;
+                let stage = GpuContext::staging_slice(&mut stage_out[k], raw)?;
                 stream.memcpy_dtoh(&src_out, stage)?;
                 ready.record(stream)?;
                 pending.push_back((k, out_base, raw));
@@ -396,7 +390,7 @@ fn drain_output(
     len: usize,
 ) -> Result<()> {
     ready.synchronize()?;
-    let src = staging_slice(stage, len)?;
+    let src = GpuContext::staging_slice(stage, len)?;
     let dst = out
         .get_mut(base..base + len)
         .ok_or_else(|| Error::Driver("rle pipeline output overflow".into()))?;
