@@ -208,13 +208,7 @@ pub fn decompress_container_into(
     container.verify_all()?;
     match container.header.codec {
         CodecId::Rle => {
-            if container.header.codec_params != rle::format::codec_params() {
-                return Err(Error::Unsupported(format!(
-                    "rle parameters {:02x?} differ from the ones this build supports ({:02x?})",
-                    container.header.codec_params,
-                    rle::format::codec_params()
-                )));
-            }
+            rle::format::check_codec_params(&container.header.codec_params)?;
             match device {
                 Device::Cpu => {
                     // verify_all has checked that every chunk lies inside the payload.

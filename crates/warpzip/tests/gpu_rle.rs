@@ -87,13 +87,11 @@ fn round_trip(gpu: &GpuContext, data: &[u8], chunk_size: usize, what: &str) {
     let file = container_bytes(data.len(), chunk_size, &gpu_payload, &gpu_spans);
     let container = Container::parse(&file).unwrap();
     container.verify_all().unwrap();
-    for kernel in rle_gpu::DecodeKernel::ALL {
-        let mut out = vec![0xA5u8; data.len()];
-        rle_gpu::decompress_into_with(gpu, &container, &mut out, kernel).unwrap();
-        if out != data {
-            let at = out.iter().zip(data).position(|(a, b)| a != b);
-            panic!("{what}: GPU decode ({kernel:?}) differs at byte {at:?}");
-        }
+    let mut out = vec![0xA5u8; data.len()];
+    rle_gpu::decompress_into(gpu, &container, &mut out).unwrap();
+    if out != data {
+        let at = out.iter().zip(data).position(|(a, b)| a != b);
+        panic!("{what}: GPU decode differs at byte {at:?}");
     }
 }
 
@@ -186,6 +184,141 @@ fn gpu_rle_matches_cpu_on_real_files() {
     round_trip(&gpu, &all, 1 << 20, "all shared files concatenated");
 }
 
+/// CPU and GPU agree: both decode to the same bytes, or both blame the same chunk (the
+/// reasons may differ where several segments of a chunk fail: the CPU names the first, the GPU
+/// the most severe).
+fn same_verdict(
+    cpu: &warpzip::Result<()>,
+    cpu_out: &[u8],
+    gpu: &warpzip::Result<()>,
+    gpu_out: &[u8],
+    what: &str,
+) {
+    match (cpu, gpu) {
+        (Ok(()), Ok(())) => assert!(cpu_out == gpu_out, "{what}: both decoded, bytes differ"),
+        (
+            Err(warpzip::Error::Corrupt { chunk: a, .. }),
+            Err(warpzip::Error::Corrupt { chunk: b, .. }),
+        ) => assert_eq!(a, b, "{what}: CPU and GPU blame different chunks"),
+        _ => panic!("{what}: CPU said {cpu:?}, GPU said {gpu:?}"),
+    }
+}
+
+/// A valid, usually non-canonical, layout-2 segment for `seg`: literals of random lengths
+/// (runs stored as literals too), runs split in two, short runs written as long ones, and
+/// zero-length long runs; with `padding` zero-length long runs, a segment longer than any
+/// canonical one (the decoder then reads it from global memory).
+fn non_canonical_segment(seg: &[u8], rng: &mut rand::rngs::StdRng, padding: usize) -> Vec<u8> {
+    let mut payload = Vec::new();
+    let mut controls = Vec::new();
+    let long = |payload: &mut Vec<u8>, controls: &mut Vec<u8>, len: usize, v: u8| {
+        controls.push(0xFF);
+        payload.extend_from_slice(&(len as u16).to_le_bytes());
+        payload.push(v);
+    };
+    let mut i = 0;
+    while i < seg.len() {
+        let v = seg[i];
+        let run = seg[i..].iter().take_while(|&&b| b == v).count();
+        if rng.gen_range(0..8) == 0 {
+            long(&mut payload, &mut controls, 0, rng.gen());
+        }
+        if run >= 3 && rng.gen_range(0..4) != 0 {
+            let take = if rng.gen() {
+                run
+            } else {
+                rng.gen_range(3..=run)
+            };
+            if take <= 129 && rng.gen() {
+                controls.push(0x80 + (take - 3) as u8);
+                payload.push(v);
+            } else {
+                long(&mut payload, &mut controls, take, v);
+            }
+            i += take;
+        } else {
+            let take = rng.gen_range(1..=128).min(seg.len() - i);
+            controls.push((take - 1) as u8);
+            payload.extend_from_slice(&seg[i..i + take]);
+            i += take;
+        }
+    }
+    for _ in 0..padding {
+        long(&mut payload, &mut controls, 0, 0);
+    }
+    let mut out = (controls.len() as u16).to_le_bytes().to_vec();
+    out.extend_from_slice(&payload);
+    out.extend_from_slice(&controls);
+    out
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_rle_decodes_non_canonical_streams() {
+    let gpu = gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let chunk = 8 * rle_format::SEGMENT_SIZE;
+    let data = mixed(&mut rng, 37 * chunk + 1234);
+    let mut payload = Vec::new();
+    let mut spans = Vec::new();
+    for piece in data.chunks(chunk) {
+        let segs: Vec<&[u8]> = piece.chunks(rle_format::SEGMENT_SIZE).collect();
+        let mut table = Vec::new();
+        let mut body = Vec::new();
+        for seg in &segs {
+            // Some segments too long to stage in shared memory (over 4130 bytes).
+            let padding = if rng.gen_range(0..5) == 0 { 1100 } else { 0 };
+            body.extend(non_canonical_segment(seg, &mut rng, padding));
+            table.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        }
+        let offset = payload.len();
+        payload.extend_from_slice(&table);
+        payload.extend_from_slice(&body);
+        spans.push(ChunkSpan {
+            offset,
+            compressed_len: (table.len() + body.len()) as u32,
+            uncompressed_len: piece.len() as u32,
+        });
+    }
+    let file = container_bytes(data.len(), chunk, &payload, &spans);
+    let container = Container::parse(&file).unwrap();
+    let mut out = vec![0u8; data.len()];
+    rle_gpu::decompress_into(&gpu, &container, &mut out).unwrap();
+    assert!(
+        out == data,
+        "non-canonical streams decode differently on the GPU"
+    );
+    // Damaged copies: the same verdicts as the CPU's, on staged and unstaged segments alike.
+    let payload_start = file.len() - payload.len();
+    for trial in 0..200 {
+        let mut bad = file.clone();
+        for _ in 0..1 + trial % 3 {
+            let at = payload_start + rng.gen_range(0..payload.len());
+            bad[at] ^= 1 << rng.gen_range(0..8);
+        }
+        let container = Container::parse(&bad).unwrap();
+        let chunks: Vec<(&[u8], usize)> = (0..container.chunks.len())
+            .map(|i| {
+                (
+                    container.chunk_bytes(i),
+                    container.chunks[i].uncompressed_len as usize,
+                )
+            })
+            .collect();
+        let mut cpu_out = vec![0u8; data.len()];
+        let cpu = chunked::decompress_into(&chunks, &mut cpu_out);
+        let mut gpu_out = vec![0u8; data.len()];
+        let gpu_res = rle_gpu::decompress_into(&gpu, &container, &mut gpu_out);
+        same_verdict(
+            &cpu,
+            &cpu_out,
+            &gpu_res,
+            &gpu_out,
+            &format!("non-canonical trial {trial}"),
+        );
+    }
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_rle_corrupt_payloads_match_cpu_verdicts() {
@@ -215,26 +348,15 @@ fn gpu_rle_corrupt_payloads_match_cpu_verdicts() {
             .collect();
         let mut cpu_out = vec![0u8; data.len()];
         let cpu = chunked::decompress_into(&chunks, &mut cpu_out);
-        for kernel in rle_gpu::DecodeKernel::ALL {
-            let mut gpu_out = vec![0u8; data.len()];
-            let gpu_res = rle_gpu::decompress_into_with(&gpu, &container, &mut gpu_out, kernel);
-            match (&cpu, &gpu_res) {
-                (Ok(()), Ok(())) => assert_eq!(
-                    cpu_out, gpu_out,
-                    "trial {trial} {kernel:?}: both decoded, bytes differ"
-                ),
-                (
-                    Err(warpzip::Error::Corrupt { chunk: a, .. }),
-                    Err(warpzip::Error::Corrupt { chunk: b, .. }),
-                ) => {
-                    assert_eq!(
-                        a, b,
-                        "trial {trial} {kernel:?}: CPU and GPU blame different chunks"
-                    )
-                }
-                _ => panic!("trial {trial} {kernel:?}: CPU said {cpu:?}, GPU said {gpu_res:?}"),
-            }
-        }
+        let mut gpu_out = vec![0u8; data.len()];
+        let gpu_res = rle_gpu::decompress_into(&gpu, &container, &mut gpu_out);
+        same_verdict(
+            &cpu,
+            &cpu_out,
+            &gpu_res,
+            &gpu_out,
+            &format!("trial {trial}"),
+        );
     }
     // Truncated chunk tables and payloads (sizes shrunk inside a valid container).
     for cut in [1usize, 3, 4, 7, 100] {
@@ -243,14 +365,10 @@ fn gpu_rle_corrupt_payloads_match_cpu_verdicts() {
         spans2[last].compressed_len = spans2[last].compressed_len.saturating_sub(cut as u32);
         let file = container_bytes(data.len(), chunk, &payload, &spans2);
         let container = Container::parse(&file).unwrap();
-        for kernel in rle_gpu::DecodeKernel::ALL {
-            let mut out = vec![0u8; data.len()];
-            match rle_gpu::decompress_into_with(&gpu, &container, &mut out, kernel) {
-                Err(warpzip::Error::Corrupt { chunk, .. }) => assert_eq!(chunk, last),
-                other => {
-                    panic!("cut {cut} {kernel:?}: expected a corrupt last chunk, got {other:?}")
-                }
-            }
+        let mut out = vec![0u8; data.len()];
+        match rle_gpu::decompress_into(&gpu, &container, &mut out) {
+            Err(warpzip::Error::Corrupt { chunk, .. }) => assert_eq!(chunk, last),
+            other => panic!("cut {cut}: expected a corrupt last chunk, got {other:?}"),
         }
     }
 }
@@ -294,7 +412,7 @@ fn gpu_rle_pipeline_with_pinned_buffers_matches_cpu() {
         pin_out.as_mut_slice().unwrap().fill(0xC3);
         let out = &mut pin_out.as_mut_slice().unwrap()[..data.len()];
         pipeline
-            .decompress_into(&gpu, &container, out, rle_gpu::DecodeKernel::Window, memory)
+            .decompress_into(&gpu, &container, out, memory)
             .unwrap();
         assert!(
             pin_out.as_slice().unwrap()[..data.len()] == data[..],

@@ -1,6 +1,6 @@
-//! The CPU `rle` codec: canonical bytes against a naive reference encoder, round trips, every
-//! decoder status on hand-made streams, no panics on truncated or bit-flipped chunks, the real
-//! corpora, golden files, and the fuzz corpus.
+//! The CPU `rle` codec, token layout 2: canonical bytes against a naive reference encoder, round
+//! trips, every decoder status on hand-made streams, no panics on truncated or bit-flipped
+//! chunks, the codec parameters, the real corpora, golden files, and the fuzz corpus.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -11,9 +11,14 @@ use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
-use warpzip::codec::rle::format::{max_compressed_len, DEFAULT_CHUNK_SIZE, SEGMENT_SIZE};
+use warpzip::api::CompressOptions;
+use warpzip::codec::rle::format::{
+    check_codec_params, codec_params, max_compressed_len, max_segment_len, payload_len,
+    DEFAULT_CHUNK_SIZE, SEGMENT_SIZE,
+};
 use warpzip::codec::rle::{chunked, cpu};
-use warpzip::{ChunkStatus, Error};
+use warpzip::format::{write_container, Container, Header};
+use warpzip::{ChunkStatus, CodecId, Device, Error};
 
 /// Sizes at and around the segment boundaries.
 const EDGE_SIZES: &[usize] = &[
@@ -21,7 +26,39 @@ const EDGE_SIZES: &[usize] = &[
 ];
 
 // ---------------------------------------------------------------------------------------------
-// The reference: obviously correct, slow.
+// The reference: obviously correct, slow. A segment is built from its tokens, each a control
+// byte and a payload, as `u16 m`, then every payload, then every control.
+
+/// One token: its control byte and its payload.
+type Token = (u8, Vec<u8>);
+
+/// The bytes of a segment made of `tokens`.
+fn segment(tokens: &[Token]) -> Vec<u8> {
+    let mut out = u16::try_from(tokens.len()).unwrap().to_le_bytes().to_vec();
+    for (_, payload) in tokens {
+        out.extend_from_slice(payload);
+    }
+    out.extend(tokens.iter().map(|(c, _)| *c));
+    out
+}
+
+/// A literal token of 1..=128 bytes.
+fn lit(bytes: &[u8]) -> Token {
+    assert!((1..=128).contains(&bytes.len()));
+    ((bytes.len() - 1) as u8, bytes.to_vec())
+}
+
+/// A short run token of 3..=129 bytes.
+fn short(len: usize, value: u8) -> Token {
+    assert!((3..=129).contains(&len));
+    (0x80 + (len - 3) as u8, vec![value])
+}
+
+/// A long run token of any u16 length.
+fn long(len: u16, value: u8) -> Token {
+    let [lo, hi] = len.to_le_bytes();
+    (0xFF, vec![lo, hi, value])
+}
 
 /// Cuts `seg` into maximal runs of equal bytes: (value, length).
 fn maximal_runs(seg: &[u8]) -> Vec<(u8, usize)> {
@@ -35,42 +72,35 @@ fn maximal_runs(seg: &[u8]) -> Vec<(u8, usize)> {
     runs
 }
 
-fn reference_flush_literals(lit: &mut Vec<u8>, out: &mut Vec<u8>) {
-    for piece in lit.chunks(128) {
-        out.push((piece.len() - 1) as u8);
-        out.extend_from_slice(piece);
+fn reference_flush_literals(pending: &mut Vec<u8>, tokens: &mut Vec<Token>) {
+    for piece in pending.chunks(128) {
+        tokens.push(lit(piece));
     }
-    lit.clear();
+    pending.clear();
+}
+
+/// The canonical tokens of one segment.
+fn reference_tokens(seg: &[u8]) -> Vec<Token> {
+    let mut tokens = Vec::new();
+    let mut pending = Vec::new();
+    for (value, len) in maximal_runs(seg) {
+        if len < 3 {
+            pending.extend(std::iter::repeat_n(value, len));
+            continue;
+        }
+        reference_flush_literals(&mut pending, &mut tokens);
+        if len <= 129 {
+            tokens.push(short(len, value));
+        } else {
+            tokens.push(long(u16::try_from(len).unwrap(), value));
+        }
+    }
+    reference_flush_literals(&mut pending, &mut tokens);
+    tokens
 }
 
 fn reference_encode_segment(seg: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut lit = Vec::new();
-    for (value, len) in maximal_runs(seg) {
-        if len < 3 {
-            lit.extend(std::iter::repeat_n(value, len));
-            continue;
-        }
-        reference_flush_literals(&mut lit, &mut out);
-        if len <= 129 {
-            out.push(0x80 + (len - 3) as u8);
-        } else {
-            out.push(0xFF);
-            let mut v = len - 130;
-            loop {
-                let b = (v & 0x7F) as u8;
-                v >>= 7;
-                if v == 0 {
-                    out.push(b);
-                    break;
-                }
-                out.push(b | 0x80);
-            }
-        }
-        out.push(value);
-    }
-    reference_flush_literals(&mut lit, &mut out);
-    out
+    segment(&reference_tokens(seg))
 }
 
 fn reference_encode_chunk(input: &[u8]) -> Vec<u8> {
@@ -167,41 +197,45 @@ fn runs_strategy() -> impl Strategy<Value = Vec<(u8, usize)>> {
     prop::collection::vec((symbol, length), 1..40)
 }
 
-/// A valid but usually non-canonical token stream for one segment: random literal lengths,
-/// runs split at random points, long runs with padded varints.
-fn random_valid_segment(seg: &[u8], rng: &mut StdRng) -> Vec<u8> {
-    let mut out = Vec::new();
+/// A valid but usually non-canonical token sequence for one segment: literals of random
+/// lengths (adjacent, and holding runs), runs split at random points, runs of any length
+/// (1 to 4096, short ones too) stored as long runs, and long runs of length 0 anywhere.
+fn random_valid_tokens(seg: &[u8], rng: &mut StdRng) -> Vec<Token> {
+    let mut tokens = Vec::new();
     let mut i = 0;
     while i < seg.len() {
+        if rng.gen_bool(0.05) {
+            tokens.push(long(0, rng.gen()));
+        }
         let run = seg[i..].iter().take_while(|&&b| b == seg[i]).count();
-        if run >= 3 && rng.gen_bool(0.7) {
+        let pick = rng.gen_range(0..10);
+        if run >= 3 && pick < 7 {
             let len = rng.gen_range(3..=run);
-            if len >= 130 && rng.gen_bool(0.8) {
-                // Long run; varint padded to a random length of 1..=3 bytes where it fits.
-                let v = len - 130;
-                let min_bytes = if v < 0x80 { 1 } else { 2 };
-                let bytes = rng.gen_range(min_bytes..=3);
-                out.push(0xFF);
-                for k in 0..bytes {
-                    let b = ((v >> (7 * k)) & 0x7F) as u8;
-                    out.push(if k + 1 < bytes { b | 0x80 } else { b });
-                }
-                out.push(seg[i]);
-                i += len;
+            if len > 129 || pick == 0 {
+                tokens.push(long(u16::try_from(len).unwrap(), seg[i]));
             } else {
-                let len = len.min(129);
-                out.push(0x80 + (len - 3) as u8);
-                out.push(seg[i]);
-                i += len;
+                tokens.push(short(len, seg[i]));
             }
+            i += len;
+        } else if pick == 7 {
+            // A long run shorter than any run token's minimum.
+            let len = rng.gen_range(1..=run.min(2));
+            tokens.push(long(len as u16, seg[i]));
+            i += len;
         } else {
             let len = rng.gen_range(1..=(seg.len() - i).min(128));
-            out.push((len - 1) as u8);
-            out.extend_from_slice(&seg[i..i + len]);
+            tokens.push(lit(&seg[i..i + len]));
             i += len;
         }
     }
-    out
+    if rng.gen_bool(0.1) {
+        tokens.push(long(0, rng.gen()));
+    }
+    tokens
+}
+
+fn random_valid_segment(seg: &[u8], rng: &mut StdRng) -> Vec<u8> {
+    segment(&random_valid_tokens(seg, rng))
 }
 
 fn random_valid_chunk(input: &[u8], rng: &mut StdRng) -> Vec<u8> {
@@ -215,7 +249,7 @@ fn random_valid_chunk(input: &[u8], rng: &mut StdRng) -> Vec<u8> {
     table
 }
 
-/// A chunk of `n` bytes with one segment per entry of `segments` (table built here).
+/// A chunk with one segment per entry of `segments` (table built here).
 fn chunk_of(segments: &[&[u8]]) -> Vec<u8> {
     let mut table = Vec::new();
     let mut body = Vec::new();
@@ -225,6 +259,11 @@ fn chunk_of(segments: &[&[u8]]) -> Vec<u8> {
     }
     table.extend(body);
     table
+}
+
+/// A chunk of one segment made of `tokens`.
+fn chunk_of_tokens(tokens: &[Token]) -> Vec<u8> {
+    chunk_of(&[&segment(tokens)])
 }
 
 /// Mixed data: runs, text, noise, short runs of two.
@@ -319,6 +358,23 @@ proptest! {
     ) {
         let _ = decode(&stream, n);
     }
+
+    /// Random token counts and controls behind a valid table: the decoder's segment walk sees
+    /// every shape of count, payload and control area, not only a table that fails first.
+    #[test]
+    fn random_segments_never_panic(
+        segments in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..80), 1..4),
+        m in prop::collection::vec(0u16..40, 4),
+        n in 0usize..(3 * 4096 + 7),
+    ) {
+        let segs: Vec<Vec<u8>> = segments
+            .iter()
+            .zip(&m)
+            .map(|(s, &m)| [&m.to_le_bytes()[..], s].concat())
+            .collect();
+        let refs: Vec<&[u8]> = segs.iter().map(Vec::as_slice).collect();
+        let _ = decode(&chunk_of(&refs), n);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,8 +402,17 @@ fn run_across_segment_boundary_is_split() {
     check_chunk(&data);
     let enc = encode(&data);
     let first_end = u32::from_le_bytes(enc[0..4].try_into().unwrap()) as usize;
-    // Segment 1 starts with a run of 104 nines: a short run token.
-    assert_eq!(&enc[8 + first_end..], &[0x80 + 101, 9]);
+    // Segment 0: 4000 literal bytes (31 literals of 128, one of 32), then a short run of 96
+    // nines, whose value is the last payload byte and whose control is the segment's last byte.
+    let seg0 = &enc[8..8 + first_end];
+    assert_eq!(seg0.len(), 2 + 4000 + 1 + 33);
+    assert_eq!(&seg0[..2], &[33, 0]);
+    assert_eq!(&seg0[2..4002], &data[..4000]);
+    assert_eq!(seg0[4002], 9);
+    assert_eq!(&seg0[4003..4034], &[0x7F; 31]);
+    assert_eq!(&seg0[4034..], &[0x1F, 0x80 + 93]);
+    // Segment 1 is a short run of 104 nines: count 1, value 9, control 0x80 + 101.
+    assert_eq!(&enc[8 + first_end..], &[1, 0, 9, 0x80 + 101]);
 }
 
 #[test]
@@ -356,21 +421,92 @@ fn worked_example_from_the_docs() {
     let enc = encode(input);
     assert_eq!(
         enc,
-        [0x08, 0x00, 0x00, 0x00, 0x82, 0x61, 0x04, 0x62, 0x63, 0x63, 0x64, 0x65]
+        [
+            0x0A, 0x00, 0x00, 0x00, // segment table: segment 0 ends 10 bytes after it
+            0x02, 0x00, // m = 2 tokens
+            0x61, // payload of token 0: the run's value 'a'
+            0x62, 0x63, 0x63, 0x64, 0x65, // payload of token 1: "bccde"
+            0x82, // control 0: short run of 0x82 - 0x80 + 3 = 5
+            0x04, // control 1: literal of 0x04 + 1 = 5
+        ]
     );
     assert_eq!(decode(&enc, 10).unwrap(), input);
 }
 
 #[test]
-fn long_runs_use_leb128() {
-    let enc = encode(&[5u8; 4096]);
-    // 4096 - 130 = 3966 = 0x0F7E -> 0xFE 0x1E.
-    assert_eq!(enc, [4, 0, 0, 0, 0xFF, 0xFE, 0x1E, 5]);
-    assert_eq!(encode(&[5u8; 130]), [3, 0, 0, 0, 0xFF, 0x00, 5]);
-    assert_eq!(encode(&[5u8; 129]), [2, 0, 0, 0, 0xFE, 5]);
-    assert_eq!(encode(&[5u8; 3]), [2, 0, 0, 0, 0x80, 5]);
-    assert_eq!(encode(&[5u8; 2]), [3, 0, 0, 0, 0x01, 5, 5]);
+fn long_runs_store_their_length_in_a_u16() {
+    // 4096 = 0x1000: payload 00 10 and the value, control 0xFF.
+    assert_eq!(
+        encode(&[5u8; 4096]),
+        [6, 0, 0, 0, 1, 0, 0x00, 0x10, 5, 0xFF]
+    );
+    // 130 = 0x82, the length itself (no bias).
+    assert_eq!(encode(&[5u8; 130]), [6, 0, 0, 0, 1, 0, 0x82, 0x00, 5, 0xFF]);
+    assert_eq!(encode(&[5u8; 129]), [4, 0, 0, 0, 1, 0, 5, 0xFE]);
+    assert_eq!(encode(&[5u8; 3]), [4, 0, 0, 0, 1, 0, 5, 0x80]);
+    assert_eq!(encode(&[5u8; 2]), [5, 0, 0, 0, 1, 0, 5, 5, 0x01]);
     assert_eq!(encode(&[]), Vec::<u8>::new());
+    // One long run per segment; the one-byte tail segment is a literal.
+    assert_eq!(
+        encode(&[5u8; 8193]),
+        [
+            6, 0, 0, 0, 12, 0, 0, 0, 16, 0, 0, 0, // table
+            1, 0, 0x00, 0x10, 5, 0xFF, // segment 0
+            1, 0, 0x00, 0x10, 5, 0xFF, // segment 1
+            1, 0, 5, 0x00, // segment 2
+        ]
+    );
+    // A long run and a literal: payloads first, in token order, then the controls.
+    let mut data = vec![7u8; 300];
+    data.extend(b"xy");
+    assert_eq!(
+        encode(&data),
+        [9, 0, 0, 0, 2, 0, 0x2C, 0x01, 7, b'x', b'y', 0xFF, 0x01]
+    );
+}
+
+#[test]
+fn sizes_and_bounds() {
+    assert_eq!(max_segment_len(1), 4);
+    assert_eq!(max_segment_len(128), 131);
+    assert_eq!(max_segment_len(129), 133);
+    assert_eq!(max_segment_len(4096), 2 + 4096 + 32);
+    assert_eq!(max_compressed_len(0), 0);
+    assert_eq!(max_compressed_len(1), 4 + 4);
+    assert_eq!(max_compressed_len(4096), 4 + 4130);
+    assert_eq!(max_compressed_len(4097), 8 + 4130 + 4);
+    let mib = 1usize << 20;
+    let growth = max_compressed_len(mib) as f64 / mib as f64 - 1.0;
+    assert!(growth < 0.0093, "growth {growth}");
+    // Input without any run of three is all literals: the bound is reached exactly.
+    for n in [1, 2, 127, 128, 129, 4095, 4096, 4097, 3 * 4096 + 200] {
+        let data: Vec<u8> = (0..n).map(|i| (i % 256) as u8).collect();
+        assert_eq!(encode(&data).len(), max_compressed_len(n), "n = {n}");
+    }
+    // Payload sizes by control byte.
+    assert_eq!(payload_len(0x00), 1);
+    assert_eq!(payload_len(0x7F), 128);
+    assert_eq!(payload_len(0x80), 1);
+    assert_eq!(payload_len(0xFE), 1);
+    assert_eq!(payload_len(0xFF), 3);
+}
+
+/// The worst cases of the growth proof: runs of three between literal bytes, and runs of 130
+/// (the longest a long run does not pay for) between them, stay within the bound.
+#[test]
+fn worst_case_shapes_stay_within_the_bound() {
+    for pattern in [
+        &[(1u8, 3usize), (2, 1)][..],
+        &[(1, 3), (2, 1), (3, 1)],
+        &[(1, 130), (2, 1)],
+        &[(1, 130), (2, 2)],
+        &[(1, 1), (2, 2)],
+        &[(1, 2), (2, 2)],
+    ] {
+        for n in [4096, 4097, 8192 + 17] {
+            check_chunk(&from_runs(pattern, n));
+        }
+    }
 }
 
 #[test]
@@ -382,7 +518,7 @@ fn encode_segment_matches_reference() {
         assert_eq!(&out[..3], &[1, 2, 3]);
         assert_eq!(out[3..], reference_encode_segment(seg));
     }
-    // Longer than a segment: the pieces' streams, back to back.
+    // Longer than a segment: the pieces' segments, back to back.
     let mut whole = Vec::new();
     cpu::encode_segment(&data, &mut whole);
     let pieces: Vec<u8> = data
@@ -404,30 +540,57 @@ fn encode_chunk_into_rejects_short_buffers() {
 
 #[test]
 fn non_canonical_hand_made_streams_decode() {
-    // A run of three inside a literal.
+    // A run of three stored as (part of) a literal.
     assert_eq!(
-        decode(&chunk_of(&[&[0x04, b'a', b'a', b'a', b'b', b'b']]), 5).unwrap(),
+        decode(&chunk_of_tokens(&[lit(b"aaabb")]), 5).unwrap(),
         b"aaabb"
     );
-    // Two adjacent literals.
+    // Two adjacent literals, payloads `ab` `c`, controls 01 00.
+    let adjacent = chunk_of_tokens(&[lit(b"ab"), lit(b"c")]);
+    assert_eq!(adjacent, [7, 0, 0, 0, 2, 0, b'a', b'b', b'c', 0x01, 0x00]);
+    assert_eq!(decode(&adjacent, 3).unwrap(), b"abc");
+    // A run split in two, and in three with a long piece.
     assert_eq!(
-        decode(&chunk_of(&[&[0x01, b'a', b'b', 0x00, b'c']]), 3).unwrap(),
-        b"abc"
-    );
-    // Two adjacent runs of the same value.
-    assert_eq!(
-        decode(&chunk_of(&[&[0x80, b'x', 0x81, b'x']]), 7).unwrap(),
+        decode(&chunk_of_tokens(&[short(3, b'x'), short(4, b'x')]), 7).unwrap(),
         b"xxxxxxx"
     );
-    // A long run with a padded (non-minimal) three-byte varint: 130 + 1.
     assert_eq!(
-        decode(&chunk_of(&[&[0xFF, 0x81, 0x80, 0x00, b'z']]), 131).unwrap(),
-        vec![b'z'; 131]
+        decode(
+            &chunk_of_tokens(&[short(129, b'x'), long(200, b'x'), short(3, b'x')]),
+            332
+        )
+        .unwrap(),
+        vec![b'x'; 332]
     );
-    // A long run whose varint is 0x7F in two bytes: 130 + 127 = 257.
+    // Short lengths stored as long runs, 1 and 2 (below a run token's minimum) included.
     assert_eq!(
-        decode(&chunk_of(&[&[0xFF, 0xFF, 0x00, b'q']]), 257).unwrap(),
-        vec![b'q'; 257]
+        decode(&chunk_of_tokens(&[long(5, b'y')]), 5).unwrap(),
+        b"yyyyy"
+    );
+    assert_eq!(
+        decode(&chunk_of_tokens(&[long(1, b'p'), long(2, b'q')]), 3).unwrap(),
+        b"pqq"
+    );
+    // Long runs of length 0 decode to nothing, wherever they stand.
+    assert_eq!(
+        decode(
+            &chunk_of_tokens(&[long(0, 1), lit(b"ab"), long(0, 2), lit(b"c"), long(0, 3)]),
+            3
+        )
+        .unwrap(),
+        b"abc"
+    );
+    // A long run filling the segment, in the last (short) segment of a chunk too.
+    let full = segment(&[long(4096, b'z')]);
+    let tail = segment(&[long(10, b'w')]);
+    let mut expected = vec![b'z'; 4096];
+    expected.extend([b'w'; 10]);
+    assert_eq!(decode(&chunk_of(&[&full, &tail]), 4106).unwrap(), expected);
+    // The longest literal.
+    let bytes: Vec<u8> = (0..128).collect();
+    assert_eq!(
+        decode(&chunk_of_tokens(&[lit(&bytes)]), 128).unwrap(),
+        bytes
     );
 }
 
@@ -439,45 +602,110 @@ fn truncated_streams_are_reported() {
     assert_eq!(decode(&[1, 0, 0], 10), Err(Truncated));
     assert_eq!(decode(&[8, 0, 0, 0, 0, 0, 0], 4097), Err(Truncated));
     // A table entry past the token area.
-    assert_eq!(decode(&[5, 0, 0, 0, 0x80, b'x'], 3), Err(Truncated));
-    // A literal's payload past the segment's bytes.
-    assert_eq!(decode(&chunk_of(&[&[0x09, b'a']]), 10), Err(Truncated));
-    // A literal cut by the segment boundary (its bytes belong to segment 1).
-    let seg0: Vec<u8> = [&[0x7F][..], &[1u8; 127][..]].concat();
+    assert_eq!(decode(&[5, 0, 0, 0, 1, 0, b'x', 0x80], 3), Err(Truncated));
+    // ... checked entry by entry: a decreasing entry after it is not reached.
     assert_eq!(
-        decode(&chunk_of(&[&seg0, &[0x00, 1]]), 4097),
+        decode(&[9, 0, 0, 0, 1, 0, 0, 0, 1, 0, b'x', 0x80], 4099),
         Err(Truncated)
     );
-    // A run's value byte, a varint's bytes.
-    assert_eq!(decode(&chunk_of(&[&[0x87]]), 10), Err(Truncated));
-    assert_eq!(decode(&chunk_of(&[&[0xFF]]), 200), Err(Truncated));
-    assert_eq!(decode(&chunk_of(&[&[0xFF, 0x80]]), 200), Err(Truncated));
-    assert_eq!(decode(&chunk_of(&[&[0xFF, 0x05]]), 200), Err(Truncated));
+    // A segment shorter than its token count: 0 or 1 bytes.
+    assert_eq!(decode(&chunk_of(&[&[]]), 10), Err(Truncated));
+    assert_eq!(decode(&chunk_of(&[&[1]]), 10), Err(Truncated));
+    let full = encode(&[3u8; 4096]);
+    assert_eq!(decode(&chunk_of(&[&full[4..], &[]]), 4097), Err(Truncated));
+    // More controls than bytes after the count.
+    assert_eq!(decode(&chunk_of(&[&[3, 0, b'x', 0x80]]), 3), Err(Truncated));
+    assert_eq!(decode(&chunk_of(&[&[1, 0]]), 3), Err(Truncated));
+    assert_eq!(
+        decode(&chunk_of(&[&[0xFF, 0xFF, 0x80, b'x']]), 3),
+        Err(Truncated)
+    );
+    // A literal's payload past the payload area.
+    assert_eq!(
+        decode(&chunk_of(&[&[1, 0, b'a', 0x09]]), 10),
+        Err(Truncated)
+    );
+    // ... even where the segment has bytes enough: the payload area ends at the controls.
+    assert_eq!(
+        decode(&chunk_of(&[&[2, 0, b'a', b'b', 0x02, 0x00]]), 4),
+        Err(Truncated)
+    );
+    // A literal cut short at the end of the first segment.
+    let mut seg0 = vec![1, 0];
+    seg0.extend([1u8; 127]);
+    seg0.push(0x7F);
+    assert_eq!(
+        decode(&chunk_of(&[&seg0, &segment(&[lit(&[1])])]), 4097),
+        Err(Truncated)
+    );
+    // A run's value byte missing; all controls and no payload.
+    assert_eq!(decode(&chunk_of(&[&[1, 0, 0x87]]), 10), Err(Truncated));
+    assert_eq!(decode(&chunk_of(&[&[2, 0, 0x80, 0x80]]), 6), Err(Truncated));
+    // A long run's payload cut after 0, 1 or 2 of its 3 bytes.
+    assert_eq!(decode(&chunk_of(&[&[1, 0, 0xFF]]), 200), Err(Truncated));
+    assert_eq!(
+        decode(&chunk_of(&[&[1, 0, 0x10, 0xFF]]), 200),
+        Err(Truncated)
+    );
+    assert_eq!(
+        decode(&chunk_of(&[&[1, 0, 0x10, 0x00, 0xFF]]), 200),
+        Err(Truncated)
+    );
+    // ... after earlier tokens took their payload.
+    assert_eq!(
+        decode(&chunk_of(&[&[2, 0, b'a', 0x10, 0x00, 0x00, 0xFF]]), 200),
+        Err(Truncated)
+    );
+    // Truncated is checked before overflow for each token: these would overflow too.
+    assert_eq!(decode(&chunk_of(&[&[1, 0, b'a', 0x09]]), 5), Err(Truncated));
+    assert_eq!(
+        decode(&chunk_of(&[&[1, 0, 0xFF, 0xFF, 0xFF]]), 5),
+        Err(Truncated)
+    );
+    // A token count one too many takes the last payload byte for a control.
+    let mut enc = encode(b"aaaaabccde");
+    enc[4] += 1;
+    assert_eq!(decode(&enc, 10), Err(Truncated));
 }
 
 #[test]
 fn overflowing_streams_are_reported() {
     use ChunkStatus::Overflow;
-    assert_eq!(decode(&chunk_of(&[&[0x87, b'x']]), 5), Err(Overflow));
-    let mut lit = vec![0x09];
-    lit.extend([b'l'; 10]);
-    assert_eq!(decode(&chunk_of(&[&lit]), 5), Err(Overflow));
     assert_eq!(
-        decode(&chunk_of(&[&[0xFF, 0x00, b'x']]), 100),
+        decode(&chunk_of_tokens(&[short(10, b'x')]), 5),
         Err(Overflow)
     );
-    // Overflow is checked before a literal's payload is read.
-    assert_eq!(decode(&chunk_of(&[&[0x09, b'a']]), 5), Err(Overflow));
+    assert_eq!(
+        decode(&chunk_of_tokens(&[lit(&[b'l'; 10])]), 5),
+        Err(Overflow)
+    );
+    assert_eq!(
+        decode(&chunk_of_tokens(&[long(256, b'x')]), 100),
+        Err(Overflow)
+    );
     // A long run larger than any segment.
     assert_eq!(
-        decode(&chunk_of(&[&[0xFF, 0xFF, 0xFF, 0x7F, b'x']]), 4096),
+        decode(&chunk_of_tokens(&[long(u16::MAX, b'x')]), 4096),
+        Err(Overflow)
+    );
+    assert_eq!(
+        decode(&chunk_of_tokens(&[long(4097, b'x')]), 4096),
+        Err(Overflow)
+    );
+    // The second token overflows.
+    assert_eq!(
+        decode(&chunk_of_tokens(&[short(3, b'x'), short(3, b'y')]), 5),
+        Err(Overflow)
+    );
+    // Overflow of a token comes before a later token's missing payload.
+    assert_eq!(
+        decode(&chunk_of(&[&[2, 0, b'x', 0x87, 0x80]]), 5),
         Err(Overflow)
     );
     // Overflow of the short last segment of a chunk.
     let full = encode(&[3u8; 4096]);
-    let seg0 = &full[4..];
     assert_eq!(
-        decode(&chunk_of(&[seg0, &[0x80, b'x']]), 4097),
+        decode(&chunk_of(&[&full[4..], &segment(&[short(3, b'x')])]), 4097),
         Err(Overflow)
     );
 }
@@ -485,40 +713,70 @@ fn overflowing_streams_are_reported() {
 #[test]
 fn underflowing_streams_are_reported() {
     use ChunkStatus::Underflow;
-    assert_eq!(decode(&chunk_of(&[&[0x80, b'x']]), 10), Err(Underflow));
-    assert_eq!(decode(&chunk_of(&[&[]]), 10), Err(Underflow));
+    assert_eq!(
+        decode(&chunk_of_tokens(&[short(3, b'x')]), 10),
+        Err(Underflow)
+    );
+    // No tokens at all.
+    assert_eq!(decode(&chunk_of(&[&[0, 0]]), 10), Err(Underflow));
+    // A payload without controls.
+    assert_eq!(
+        decode(&chunk_of(&[&[0, 0, b'a', b'b', b'c']]), 3),
+        Err(Underflow)
+    );
+    // Only empty long runs.
+    assert_eq!(
+        decode(&chunk_of_tokens(&[long(0, b'x'), long(0, b'y')]), 5),
+        Err(Underflow)
+    );
+    // Underflow is checked before leftover payload.
+    assert_eq!(
+        decode(&chunk_of(&[&[1, 0, b'x', b'y', 0x80]]), 10),
+        Err(Underflow)
+    );
     let full = encode(&[3u8; 4096]);
     assert_eq!(
-        decode(&chunk_of(&[&full[4..], &[0x80, b'x']]), 4100),
+        decode(&chunk_of(&[&full[4..], &segment(&[short(3, b'x')])]), 4100),
         Err(Underflow)
     );
     // The first failing segment decides, even when a later one fails differently.
     assert_eq!(
-        decode(&chunk_of(&[&[0x80, b'x'], &[0xFF]]), 5000),
+        decode(&chunk_of(&[&segment(&[short(3, b'x')]), &[0xFF]]), 5000),
         Err(Underflow)
     );
+    // A token count one too few turns the first control into payload.
+    let mut enc = encode(b"aaaaabccde");
+    enc[4] -= 1;
+    assert_eq!(decode(&enc, 10), Err(Underflow));
 }
 
 #[test]
 fn corrupt_streams_are_reported() {
     use ChunkStatus::Corrupt;
-    // Bytes left over in a segment after it is full.
+    // Payload bytes left over once the tokens have filled the segment.
     assert_eq!(
-        decode(&chunk_of(&[&[0x80, b'x', 0x00, b'y']]), 3),
+        decode(&chunk_of(&[&[1, 0, b'x', b'y', 0x80]]), 3),
         Err(Corrupt)
     );
-    // A varint of more than three bytes.
     assert_eq!(
-        decode(&chunk_of(&[&[0xFF, 0x80, 0x80, 0x80, 0x00, b'x']]), 4096),
+        decode(&chunk_of(&[&[1, 0, 0x05, 0x00, b'x', 0, 0, 0xFF]]), 5),
         Err(Corrupt)
     );
     // A decreasing table.
     assert_eq!(
-        decode(&[4, 0, 0, 0, 2, 0, 0, 0, 0x80, b'x', 0, 0], 4097),
+        decode(&[6, 0, 0, 0, 4, 0, 0, 0, 1, 0, b'x', 0x80, 0, 0], 4097),
+        Err(Corrupt)
+    );
+    // ... checked entry by entry: an entry past the token area after it is not reached.
+    assert_eq!(
+        decode(
+            &[4, 0, 0, 0, 2, 0, 0, 0, 99, 0, 0, 0, 1, 0, b'x', 0x80],
+            8193
+        ),
         Err(Corrupt)
     );
     // Bytes after the last segment.
-    assert_eq!(decode(&[2, 0, 0, 0, 0x80, b'x', 0], 3), Err(Corrupt));
+    assert_eq!(decode(&[4, 0, 0, 0, 1, 0, b'x', 0x80, 0], 3), Err(Corrupt));
     // An empty chunk with bytes.
     assert_eq!(decode(&[0], 0), Err(Corrupt));
     assert_eq!(decode(&[], 0), Ok(vec![]));
@@ -614,6 +872,80 @@ fn chunked_reports_the_lowest_failing_chunk() {
         }
         other => panic!("expected a corrupt chunk, got {other:?}"),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codec parameters: segment size 4096, token layout 2.
+
+#[test]
+fn codec_params_name_token_layout_2() {
+    assert_eq!(
+        codec_params(),
+        [0x00, 0x10, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00]
+    );
+    check_codec_params(&codec_params()).unwrap();
+    // Layout 1: the segment size alone.
+    match check_codec_params(&[0x00, 0x10, 0x00, 0x00]) {
+        Err(Error::Unsupported(msg)) => assert!(msg.contains("layout 1"), "{msg}"),
+        other => panic!("layout-1 params accepted or misreported: {other:?}"),
+    }
+    for bad in [
+        &[][..],
+        &[0x00, 0x10, 0x00],
+        &[0x00, 0x20, 0x00, 0x00],
+        &[0x00, 0x10, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00],
+        &[0x00, 0x10, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00],
+        &[0x00, 0x20, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00],
+        &[0x00, 0x10, 0x00, 0x00, 0x02, 0x00, 0x00],
+        &[0x00, 0x10, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00],
+    ] {
+        match check_codec_params(bad) {
+            Err(Error::Unsupported(msg)) => {
+                assert!(!msg.contains("layout 1"), "{bad:02x?}: {msg}");
+            }
+            other => panic!("{bad:02x?}: expected Unsupported, got {other:?}"),
+        }
+    }
+}
+
+/// A container written now carries the layout-2 params; the same chunks under layout-1 params
+/// are refused by `decompress`, naming the layout.
+#[test]
+fn containers_carry_the_token_layout() {
+    let data = mixed_input(3 * 4096 + 10, 31);
+    let opts = CompressOptions {
+        chunk_size: Some(8192),
+        ..CompressOptions::default()
+    };
+    let wz = warpzip::compress(&data, &opts, &Device::Cpu).unwrap();
+    assert_eq!(&wz[28..32], &[8, 0, 0, 0], "P");
+    assert_eq!(&wz[32..40], &codec_params()[..]);
+    assert_eq!(warpzip::decompress(&wz, &Device::Cpu).unwrap(), data);
+
+    let parsed = Container::parse(&wz).unwrap();
+    assert_eq!(parsed.header.codec, CodecId::Rle);
+    let (payload, spans) = chunked::compress(&data, 8192).unwrap();
+    let rewrite = |params: &[u8]| {
+        let header = Header {
+            codec_params: params.to_vec(),
+            ..parsed.header.clone()
+        };
+        let mut out = Vec::new();
+        write_container(&mut out, &header, &payload, &spans).unwrap();
+        out
+    };
+    assert_eq!(rewrite(&codec_params()), wz);
+    match warpzip::decompress(&rewrite(&[0x00, 0x10, 0x00, 0x00]), &Device::Cpu) {
+        Err(Error::Unsupported(msg)) => assert!(msg.contains("layout 1"), "{msg}"),
+        other => panic!("a layout-1 container decoded or misreported: {other:?}"),
+    }
+    assert!(matches!(
+        warpzip::decompress(
+            &rewrite(&[0x00, 0x10, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00]),
+            &Device::Cpu
+        ),
+        Err(Error::Unsupported(_))
+    ));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -758,39 +1090,94 @@ fn rle_decode_check(data: &[u8]) {
     }
 }
 
-/// Seeds of the fuzz corpus: (name, output length, stream). Written by `WARPZIP_BLESS=1`.
-fn fuzz_seeds() -> Vec<(&'static str, u16, Vec<u8>)> {
+/// A seed of the fuzz corpus: name, output length, stream, the status it decodes with.
+type Seed = (&'static str, u16, Vec<u8>, Result<(), ChunkStatus>);
+
+/// Seeds of the fuzz corpus, written to `seed_<name>` by `WARPZIP_BLESS=1`.
+fn fuzz_seeds() -> Vec<Seed> {
+    use ChunkStatus::{Corrupt, Overflow, Truncated, Underflow};
     let mixed = mixed_input(2 * 4096 + 5, 77);
+    let n_mixed = mixed.len() as u16;
     let mut rng = StdRng::seed_from_u64(78);
     vec![
-        ("empty", 0, vec![]),
-        ("worked_example", 10, encode(b"aaaaabccde")),
-        ("long_run", 4096, encode(&[5u8; 4096])),
-        ("mixed_three_segments", mixed.len() as u16, encode(&mixed)),
+        ("empty", 0, vec![], Ok(())),
+        ("worked_example", 10, encode(b"aaaaabccde"), Ok(())),
+        ("long_run", 4096, encode(&[5u8; 4096]), Ok(())),
+        ("mixed_three_segments", n_mixed, encode(&mixed), Ok(())),
         (
             "non_canonical",
-            mixed.len() as u16,
+            n_mixed,
             random_valid_chunk(&mixed, &mut rng),
+            Ok(()),
         ),
         (
-            "padded_varint",
-            131,
-            chunk_of(&[&[0xFF, 0x81, 0x80, 0x00, b'z']]),
+            "zero_length_long_run",
+            3,
+            chunk_of_tokens(&[lit(b"ab"), long(0, b'z'), lit(b"c")]),
+            Ok(()),
         ),
         (
-            "varint_too_long",
-            4096,
-            chunk_of(&[&[0xFF, 0x80, 0x80, 0x80, 0x00, b'x']]),
+            "short_run_as_long",
+            5,
+            chunk_of_tokens(&[long(5, b'y')]),
+            Ok(()),
         ),
-        ("truncated_literal", 10, chunk_of(&[&[0x09, b'a']])),
-        ("overflow_run", 5, chunk_of(&[&[0x87, b'x']])),
-        ("underflow", 10, chunk_of(&[&[0x80, b'x']])),
+        ("segment_too_short", 10, chunk_of(&[&[1]]), Err(Truncated)),
+        (
+            "count_past_segment",
+            10,
+            chunk_of(&[&[3, 0, b'x', 0x80]]),
+            Err(Truncated),
+        ),
+        (
+            "truncated_literal",
+            10,
+            chunk_of(&[&[1, 0, b'a', 0x09]]),
+            Err(Truncated),
+        ),
+        (
+            "long_run_cut",
+            200,
+            chunk_of(&[&[1, 0, 0x10, 0x00, 0xFF]]),
+            Err(Truncated),
+        ),
+        (
+            "overflow_run",
+            5,
+            chunk_of_tokens(&[short(10, b'x')]),
+            Err(Overflow),
+        ),
+        (
+            "underflow",
+            10,
+            chunk_of_tokens(&[short(3, b'x')]),
+            Err(Underflow),
+        ),
+        (
+            "payload_left_over",
+            3,
+            chunk_of(&[&[1, 0, b'x', b'y', 0x80]]),
+            Err(Corrupt),
+        ),
         (
             "decreasing_table",
             4097,
-            vec![4, 0, 0, 0, 2, 0, 0, 0, 0x80, b'x', 0, 0],
+            vec![6, 0, 0, 0, 4, 0, 0, 0, 1, 0, b'x', 0x80, 0, 0],
+            Err(Corrupt),
         ),
     ]
+}
+
+#[test]
+fn fuzz_seeds_decode_as_intended() {
+    for (name, n, stream, expected) in fuzz_seeds() {
+        let mut out = vec![0u8; usize::from(n)];
+        assert_eq!(
+            cpu::decode_chunk(&stream, &mut out),
+            expected,
+            "seed {name}"
+        );
+    }
 }
 
 #[test]
@@ -799,19 +1186,46 @@ fn fuzz_corpus_runs_clean() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../fuzz/corpus/rle_decode"
     ));
+    let seeds = fuzz_seeds();
+    let seed_bytes = |n: u16, stream: &[u8]| [&n.to_le_bytes()[..], stream].concat();
     if std::env::var("WARPZIP_BLESS").as_deref() == Ok("1") {
         std::fs::create_dir_all(&dir).unwrap();
-        for (name, n, stream) in fuzz_seeds() {
-            let mut bytes = n.to_le_bytes().to_vec();
-            bytes.extend(stream);
-            std::fs::write(dir.join(format!("seed_{name}")), bytes).unwrap();
+        // Seeds no longer made here (an older format's) go.
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let made = seeds.iter().any(|(s, ..)| name == format!("seed_{s}"));
+            if name.starts_with("seed_") && !made {
+                std::fs::remove_file(&path).unwrap();
+            }
         }
+        for (name, n, stream, _) in &seeds {
+            std::fs::write(dir.join(format!("seed_{name}")), seed_bytes(*n, stream)).unwrap();
+        }
+    }
+    // Every seed file holds what `fuzz_seeds` makes now, and there is no other `seed_` file.
+    for (name, n, stream, _) in &seeds {
+        let path = dir.join(format!("seed_{name}"));
+        let stored = std::fs::read(&path).unwrap_or_else(|e| {
+            panic!("{} missing ({e}); run with WARPZIP_BLESS=1", path.display())
+        });
+        assert!(
+            stored == seed_bytes(*n, stream),
+            "{} is stale; run with WARPZIP_BLESS=1",
+            path.display()
+        );
     }
     let entries = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("fuzz corpus {} missing: {e}", dir.display()));
     let mut count = 0;
     for entry in entries {
         let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            !name.starts_with("seed_") || seeds.iter().any(|(s, ..)| name == format!("seed_{s}")),
+            "{} is not made by fuzz_seeds (stale?); run with WARPZIP_BLESS=1",
+            path.display()
+        );
         rle_decode_check(&std::fs::read(&path).unwrap());
         count += 1;
     }

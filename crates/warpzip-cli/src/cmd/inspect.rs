@@ -126,9 +126,17 @@ fn codec_params(codec: CodecId, params: &[u8]) -> String {
             .join(" ")
     };
     match codec {
-        CodecId::Rle => match <[u8; 4]>::try_from(params) {
-            Ok(bytes) => format!("{hex} (segment size {})", u32::from_le_bytes(bytes)),
-            Err(_) => hex,
+        CodecId::Rle => match params {
+            [s0, s1, s2, s3, l0, l1, l2, l3] => format!(
+                "{hex} (segment size {}, token layout {})",
+                u32::from_le_bytes([*s0, *s1, *s2, *s3]),
+                u32::from_le_bytes([*l0, *l1, *l2, *l3])
+            ),
+            [s0, s1, s2, s3] => format!(
+                "{hex} (segment size {}, token layout 1)",
+                u32::from_le_bytes([*s0, *s1, *s2, *s3])
+            ),
+            _ => hex,
         },
         CodecId::OrcRleV1 | CodecId::OrcRleV2 => match params {
             [1, size, signed] => format!(

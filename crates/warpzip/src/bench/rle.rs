@@ -102,38 +102,29 @@ pub(super) fn bench_gpu(
             note: "device-resident; bytes equal CPU".into(),
         });
 
-        // Device-side decode, every decoder kernel (the one the library picks is marked).
+        // Device-side decode.
         let file = container(n, &cpu_payload, &cpu_spans)?;
         let parsed = Container::parse(&file)?;
         let mut dec = rle_gpu::DecodeBuffers::from_container(gpu, &parsed)?;
-        for kernel in rle_gpu::DecodeKernel::ALL {
-            let times = gpu.time_ms(3, opts.runs(), || {
-                rle_gpu::decode_on_device_with(gpu, &mut dec, kernel)
-            })?;
-            let dec_ms = median(&times);
-            rle_gpu::check_status(gpu, &dec)?;
-            if gpu.download(&dec.out)?[..n] != data[..] {
-                return Err(Error::Driver(format!(
-                    "rle bench: GPU decode ({kernel:?}) of {name} differs from the input"
-                )));
-            }
-            let default = if kernel == rle_gpu::DecodeKernel::pick(n as u64, comp as u64) {
-                " (picked)"
-            } else {
-                ""
-            };
-            rows.push(BenchRow {
-                what: format!("rle decode {kernel:?}{default}"),
-                input: name.clone(),
-                device: dev.clone(),
-                bytes: n as u64,
-                ratio: Some(ratio),
-                ms: dec_ms,
-                gbps: gbps(n as f64, dec_ms),
-                roofline: Some(gbps((n + comp) as f64, dec_ms) / ceilings.d2d_gbps),
-                note: "device-resident; bytes equal input".into(),
-            });
+        let times = gpu.time_ms(3, opts.runs(), || rle_gpu::decode_on_device(gpu, &mut dec))?;
+        let dec_ms = median(&times);
+        rle_gpu::check_status(gpu, &dec)?;
+        if gpu.download(&dec.out)?[..n] != data[..] {
+            return Err(Error::Driver(format!(
+                "rle bench: GPU decode of {name} differs from the input"
+            )));
         }
+        rows.push(BenchRow {
+            what: "rle decode".into(),
+            input: name.clone(),
+            device: dev.clone(),
+            bytes: n as u64,
+            ratio: Some(ratio),
+            ms: dec_ms,
+            gbps: gbps(n as f64, dec_ms),
+            roofline: Some(gbps((n + comp) as f64, dec_ms) / ceilings.d2d_gbps),
+            note: "device-resident; bytes equal input".into(),
+        });
         drop(dec);
 
         // End to end from host memory: pinned buffers (what a pipeline that reads into pinned
@@ -162,13 +153,7 @@ pub(super) fn bench_gpu(
         let pinned_container = Container::parse(pin_file.as_slice()?)?;
         let d_pinned = wall_ms(e2e_runs, || {
             let out = &mut pin_out.as_mut_slice()?[..n];
-            pipeline.decompress_into(
-                gpu,
-                &pinned_container,
-                out,
-                rle_gpu::DecodeKernel::pick(n as u64, comp as u64),
-                HostMemory::Pinned,
-            )
+            pipeline.decompress_into(gpu, &pinned_container, out, HostMemory::Pinned)
         })?;
         if pin_out.as_slice()?[..n] != data[..] {
             return Err(Error::Driver(format!(

@@ -1,32 +1,47 @@
-// Byte run-length encoding (codec `rle`, layout in codec/rle/format.rs and docs/format.md).
-// One warp per 4096-byte segment. The encoder stages the segment in shared memory, finds the
-// canonical tokens with bitmaps (run heads, bytes inside runs, token-group starts), and lets
-// lane l own bytes [128 l, 128 l + 128): its output size comes in closed form from popcounts,
-// so the segment's size is published to the decoupled look-back before any token is written;
-// then every lane writes the run tokens that start in its bytes and copies the literal bytes
-// that lie there (with their control bytes), whichever lane's token they belong to. Two
-// decoders: the sliced one (each lane decodes the tokens of its 32nd of the segment's token
-// bytes) and the window one (the warp walks the tokens together, for streams of few long
-// runs); the host picks one per container from its ratio (DecodeKernel::pick).
+// Byte run-length encoding (codec `rle`, token layout 2: codec/rle/format.rs and
+// docs/format.md). A segment is its token count (u16), the tokens' payloads, then one control
+// byte per token. One warp per 4096-byte segment. The encoder stages the segment in shared
+// memory, finds the canonical tokens with bitmaps (run heads, bytes inside runs, token-group
+// starts), and lets lane l own bytes [128 l, 128 l + 128): its control and payload byte counts
+// come in closed form from popcounts, so the segment's size is published to the decoupled
+// look-back before any token is written; then every lane writes the run tokens that start in
+// its bytes and copies the literal bytes that lie there (with the control bytes of the
+// literal pieces that start there), whichever lane's token they belong to. The decoder reads
+// 32 controls at a time: two warp scans give every token's payload and output offsets.
 #include "common.cuh"
 
 #define RLE_SEG 4096u
 #define RLE_WORDS (RLE_SEG / 32u)
-#define RLE_MAX_SEG_OUT (RLE_SEG + RLE_SEG / 128u)
+// A segment's token count, then at most one control byte per 128 literal bytes.
+#define RLE_HEADER 2u
+#define RLE_MAX_SEG_OUT (RLE_HEADER + RLE_SEG + RLE_SEG / 128u)
 #define RLE_ENC_WARPS 2
-#define RLE_DEC_WARPS 8
+// Offsets and sizes in the encoder are packed: control bytes in the high 16 bits, payload
+// bytes in the low 16 (a segment has fewer than 2^16 of each, so sums never carry across).
+#define RLE_CTRL1 0x10000u
 
 // The segment's bytes in shared memory: byte p sits in word (p / 4) + (p / 128), one pad word
 // after every 128 bytes, so that lanes reading their own 128-byte ranges hit distinct banks.
 #define RLE_IN_WORDS (RLE_WORDS * 8u + RLE_WORDS / 4u + 4u)
 
+// The encoded segment in shared memory is padded the same way (byte x at x + 4 (x / 128)):
+// lanes copying their literal bytes write at offsets 128 bytes apart, which would otherwise
+// all fall in one bank.
+#define RLE_OUT_WORDS ((RLE_MAX_SEG_OUT + 3u) / 4u + (RLE_MAX_SEG_OUT + 127u) / 128u + 8u)
+
 struct __align__(16) RleEncodeWarp {
     u32 in[RLE_IN_WORDS];
     union {
-        u8 out[RLE_MAX_SEG_OUT + 16];  // the segment's tokens, written after the plan
+        u32 out[RLE_OUT_WORDS];  // the segment's bytes, padded, written after the plan
         u32 head[RLE_WORDS + 1];  // run heads, plus the sentinel head at position n
     };
 };
+
+// Byte x of the encoded segment, and its word x / 4 (x a multiple of 4).
+__device__ __forceinline__ u8& rle_out_byte(RleEncodeWarp& w, u32 x) {
+    return reinterpret_cast<u8*>(w.out)[x + 4u * (x >> 7)];
+}
+__device__ __forceinline__ u32& rle_out_word(RleEncodeWarp& w, u32 x) { return w.out[(x >> 2) + (x >> 7)]; }
 
 // Word `wi` (bytes 4 wi .. 4 wi + 3) of the segment in shared memory.
 __device__ __forceinline__ u32 rle_in_word(const RleEncodeWarp& w, u32 wi) { return w.in[wi + (wi >> 5)]; }
@@ -45,10 +60,10 @@ struct RlePlan {
     u64 ev_lo, ev_hi;
     u64 cov_lo, cov_hi;
     u32 next;
-    u32 total;  // the segment's encoded length
+    u32 total;  // the segment's control and payload byte counts (packed)
     u32 open_start, open_off, open_len;
     bool open_run;
-    u32 first_off;  // output offset of the first group that starts in the lane's bytes
+    u32 first_off;  // packed offsets of the first group that starts in the lane's bytes
 };
 
 // Lowest set bit of the 128-bit mask (hi:lo), 128 when empty.
@@ -71,22 +86,20 @@ __device__ __forceinline__ void rle_next_group(u64& lo, u64& hi, u32& cur, const
     is_run = ((b < 64u ? plan.cov_lo >> b : plan.cov_hi >> (b - 64u)) & 1ull) != 0;
 }
 
-__device__ __forceinline__ u32 rle_varint_len(u32 v) { return v < 128u ? 1u : (v < 16384u ? 2u : 3u); }
-
-// Output bytes that the lane's bytes under `mask` account for: two per run start, one control
-// byte per literal-stretch start, and every literal byte.
+// Packed output bytes that the lane's bytes under `mask` account for: a control and a value
+// byte per run start, a control byte per literal-stretch start, and every literal byte.
 __device__ __forceinline__ u32 rle_lane_out_bytes(u64 run_lo, u64 run_hi, u64 lgr_lo, u64 lgr_hi,
                                                   u64 lit_lo, u64 lit_hi, u64 mask_lo, u64 mask_hi) {
-    return 2u * (u32)(__popcll(run_lo & mask_lo) + __popcll(run_hi & mask_hi)) +
-           (u32)(__popcll(lgr_lo & mask_lo) + __popcll(lgr_hi & mask_hi)) +
+    return (RLE_CTRL1 + 1u) * (u32)(__popcll(run_lo & mask_lo) + __popcll(run_hi & mask_hi)) +
+           RLE_CTRL1 * (u32)(__popcll(lgr_lo & mask_lo) + __popcll(lgr_hi & mask_hi)) +
            (u32)(__popcll(lit_lo & mask_lo) + __popcll(lit_hi & mask_hi));
 }
 
-// Encoded size of a token group: a run of `len` bytes, or a literal stretch of `len` bytes
-// (one control byte per 128).
+// Packed size of a token group: a run of `len` bytes (a control, and the value after a u16
+// length for a long run), or a literal stretch of `len` bytes (one control byte per 128).
 __device__ __forceinline__ u32 rle_group_size(bool is_run, u32 len) {
-    if (is_run) return len <= 129u ? 2u : 2u + rle_varint_len(len - 130u);
-    return len + (len + 127u) / 128u;
+    if (is_run) return RLE_CTRL1 + (len <= 129u ? 1u : 3u);
+    return RLE_CTRL1 * ((len + 127u) / 128u) + len;
 }
 
 __device__ __forceinline__ u32 rle_valid_mask(u32 wd, u32 n) {
@@ -246,10 +259,11 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
         plan.open_start = 0;
         plan.open_len = 0;
     }
-    // The output bytes each lane's bytes account for, in closed form: every literal byte, one
-    // control byte per literal group starting here, two bytes per run starting here (plus the
-    // varint of a long run, which can only be the lane's last group), and the control byte of
-    // the open literal group's next 128-byte piece if that piece begins here.
+    // The output bytes each lane's bytes account for, in closed form (packed): every literal
+    // byte, one control byte per literal group starting here, a control and a value byte per
+    // run starting here (plus the u16 length of a long run, which can only be the lane's last
+    // group), and the control byte of the open literal group's next 128-byte piece if that
+    // piece begins here.
     const u32 r1 = min(r0 + 128u, n);
     const u32 open_end = min(plan.open_start + plan.open_len, r1);
     const bool open_literal_here = !plan.open_run && r0 < open_end;
@@ -264,16 +278,17 @@ __device__ void rle_encode_plan(RleEncodeWarp& w, const u8* __restrict__ seg, u3
     // Bits below the last group's start.
     const u64 below_lo = lb >= 64u ? ~0ull : ((1ull << lb) - 1ull);
     const u64 below_hi = lb >= 64u ? ((1ull << (lb - 64u)) - 1ull) : 0ull;
-    const u32 before_last =
-        rle_lane_out_bytes(run_lo, run_hi, lgr_lo, lgr_hi, lit_lo, lit_hi, below_lo, below_hi) + piece;
-    u32 sum = rle_lane_out_bytes(run_lo, run_hi, lgr_lo, lgr_hi, lit_lo, lit_hi, ~0ull, ~0ull) + piece;
-    if (has && last_run && last_len > 129u) sum += rle_varint_len(last_len - 130u);
+    const u32 before_last = rle_lane_out_bytes(run_lo, run_hi, lgr_lo, lgr_hi, lit_lo, lit_hi,
+                                               below_lo, below_hi) + RLE_CTRL1 * piece;
+    u32 sum = rle_lane_out_bytes(run_lo, run_hi, lgr_lo, lgr_hi, lit_lo, lit_hi, ~0ull, ~0ull) +
+              RLE_CTRL1 * piece;
+    if (has && last_run && last_len > 129u) sum += 2u;
     const u32 incl = wz_warp_inclusive_sum<u32>(sum);
-    const u32 off = incl - sum;  // output offset of the lane's first byte
+    const u32 off = incl - sum;  // packed offsets of the lane's first byte
     plan.total = __shfl_sync(WZ_FULL_MASK, incl, 31);
     plan.open_off = __shfl_sync(WZ_FULL_MASK, off + before_last, from);
-    // Offset of the lane's first own group: after the open group's part in the lane's bytes.
-    plan.first_off = off + piece + (open_literal_here ? open_end - r0 : 0u);
+    // Offsets of the lane's first own group: after the open group's part in the lane's bytes.
+    plan.first_off = off + RLE_CTRL1 * piece + (open_literal_here ? open_end - r0 : 0u);
     __syncwarp();  // the bitmaps (which share memory with w.out) are no longer read
 }
 
@@ -287,7 +302,7 @@ __device__ __forceinline__ u32 rle_in_bytes4(const RleEncodeWarp& w, u32 a) {
 __device__ __forceinline__ void rle_store_bytes(RleEncodeWarp& w, u32 d, u32 x, u32 cnt) {
 #pragma unroll
     for (u32 t = 0; t < 3u; t++) {
-        if (t < cnt) w.out[d + t] = (u8)(x >> (8u * t));
+        if (t < cnt) rle_out_byte(w, d + t) = (u8)(x >> (8u * t));
     }
 }
 
@@ -306,42 +321,43 @@ __device__ __forceinline__ void rle_copy_bytes(RleEncodeWarp& w, u32 a, u32 b, u
         u32 lo = rle_in_word(w, wi);
         for (; a + 4u <= b; a += 4u, d += 4u) {
             const u32 hi = rle_in_word(w, ++wi);
-            *reinterpret_cast<u32*>(&w.out[d]) = __funnelshift_r(lo, hi, sh);
+            rle_out_word(w, d) = __funnelshift_r(lo, hi, sh);
             lo = hi;
         }
     }
     if (a < b) rle_store_bytes(w, d, rle_in_bytes4(w, a), b - a);
 }
 
-// Copies the part [p, e) of the literal stretch (start s, length len, output offset o) that lies
-// in one lane's bytes, with the control byte of every 128-byte piece that begins there.
+// Copies the part [p, e) of the literal stretch (start s, length len, packed offsets o) that
+// lies in one lane's bytes to the payload, and writes the control byte of every 128-byte piece
+// that begins there (controls start at w.out[cb]).
 __device__ __forceinline__ void rle_copy_literal_part(RleEncodeWarp& w, u32 p, u32 e, u32 s,
-                                                      u32 len, u32 o) {
-    while (p < e) {
-        const u32 j = p - s;
-        const u32 piece_end = min(e, s + (j / 128u + 1u) * 128u);
-        const u32 d = o + j + j / 128u;
-        if ((j & 127u) == 0u) w.out[d] = (u8)(min(128u, len - j) - 1u);
-        rle_copy_bytes(w, p, piece_end, d + 1u);
-        p = piece_end;
+                                                      u32 len, u32 o, u32 cb) {
+    for (u32 j = (p - s + 127u) & ~127u; s + j < e; j += 128u) {
+        rle_out_byte(w, cb + (o >> 16) + j / 128u) = (u8)(min(128u, len - j) - 1u);
+    }
+    rle_copy_bytes(w, p, e, RLE_HEADER + (o & 0xffffu) + (p - s));
+}
+
+// Writes the run token of `len` bytes of `value` at packed offsets o (controls start at
+// w.out[cb]).
+__device__ __forceinline__ void rle_write_run(RleEncodeWarp& w, u32 o, u32 len, u32 value,
+                                              u32 cb) {
+    const u32 pay = RLE_HEADER + (o & 0xffffu);
+    if (len <= 129u) {
+        rle_out_byte(w, cb + (o >> 16)) = (u8)(0x80u + len - 3u);
+        rle_out_byte(w, pay) = (u8)value;
+    } else {
+        rle_out_byte(w, cb + (o >> 16)) = 0xffu;
+        rle_out_byte(w, pay) = (u8)len;
+        rle_out_byte(w, pay + 1u) = (u8)(len >> 8);
+        rle_out_byte(w, pay + 2u) = (u8)value;
     }
 }
 
-// Writes the run token of `len` bytes of `value` at w.out[o].
-__device__ __forceinline__ void rle_write_run(RleEncodeWarp& w, u32 o, u32 len, u32 value) {
-    if (len <= 129u) {
-        w.out[o] = (u8)(0x80u + len - 3u);
-        w.out[o + 1] = (u8)value;
-    } else {
-        u32 x = len - 130u;
-        w.out[o++] = 0xffu;
-        while (x >= 128u) {
-            w.out[o++] = (u8)(x | 0x80u);
-            x >>= 7;
-        }
-        w.out[o++] = (u8)x;
-        w.out[o] = (u8)value;
-    }
+// The segment's length in bytes, from its packed control and payload counts.
+__device__ __forceinline__ u32 rle_segment_bytes(u32 total) {
+    return RLE_HEADER + (total >> 16) + (total & 0xffffu);
 }
 
 // Writes the segment's tokens into w.out following the plan. Every lane handles its own 128
@@ -351,6 +367,11 @@ __device__ void rle_encode_write(RleEncodeWarp& w, u32 n, const RlePlan& plan) {
     const u32 lane = wz_lane();
     const u32 r0 = 128u * lane;
     const u32 r1 = min(r0 + 128u, n);
+    const u32 cb = RLE_HEADER + (plan.total & 0xffffu);  // where the controls start
+    if (lane == 0) {
+        rle_out_byte(w, 0) = (u8)(plan.total >> 16);
+        rle_out_byte(w, 1) = (u8)(plan.total >> 24);
+    }
     if (r0 < n) {
         u64 lo = plan.ev_lo, hi = plan.ev_hi;
         u32 cur = rle_first_bit(lo, hi);
@@ -361,33 +382,33 @@ __device__ void rle_encode_write(RleEncodeWarp& w, u32 n, const RlePlan& plan) {
         u32 p = r0;
         while (true) {
             const u32 e = min(s + len, r1);
-            if (!is_run && p < e) rle_copy_literal_part(w, p, e, s, len, o);
+            if (!is_run && p < e) rle_copy_literal_part(w, p, e, s, len, o, cb);
             if (cur >= 128u) break;
             rle_next_group(lo, hi, cur, plan, lane, s, len, is_run);
             o = next_off;
             next_off += rle_group_size(is_run, len);
             p = s;
-            if (is_run) rle_write_run(w, o, len, rle_in_byte(w, s));
+            if (is_run) rle_write_run(w, o, len, rle_in_byte(w, s), cb);
         }
     }
     __syncwarp();
 }
 
-// Copies len bytes from (16-byte aligned) shared memory to any global address: head bytes
-// until the destination is 16-byte aligned, then 16-byte stores assembled from five aligned
-// shared-memory words with funnel shifts, then the tail bytes. Whole warp. Reads up to 4 bytes
-// past `len` in `src`.
-__device__ __forceinline__ void rle_copy_to_global(u8* dst, const u8* src, u32 len) {
+// Copies the len bytes of the encoded segment (padded in shared memory) to any global address:
+// head bytes until the destination is 16-byte aligned, then 16-byte stores assembled from five
+// shared-memory words with funnel shifts, then the tail bytes. Whole warp. Reads up to 4
+// bytes past `len`.
+__device__ __forceinline__ void rle_copy_to_global(u8* dst, RleEncodeWarp& w, u32 len) {
     const u32 lane = wz_lane();
     const u32 head = min((u32)((16u - ((u64)dst & 15u)) & 15u), len);
-    if (lane < head) dst[lane] = src[lane];
+    if (lane < head) dst[lane] = rle_out_byte(w, lane);
     const u32 vecs = (len - head) / 16u;
     const u32 shift = (head & 3u) * 8u;
-    const u32* a = reinterpret_cast<const u32*>(src) + (head >> 2);
     uint4* d = reinterpret_cast<uint4*>(dst + head);
     for (u32 k = lane; k < vecs; k += 32u) {
-        const u32* q = a + 4u * k;
-        const u32 w0 = q[0], w1 = q[1], w2 = q[2], w3 = q[3], w4 = q[4];
+        const u32 x = (head & ~3u) + 16u * k;  // byte of the first source word
+        const u32 w0 = rle_out_word(w, x), w1 = rle_out_word(w, x + 4u), w2 = rle_out_word(w, x + 8u),
+                  w3 = rle_out_word(w, x + 12u), w4 = rle_out_word(w, x + 16u);
         uint4 v;
         v.x = __funnelshift_r(w0, w1, shift);
         v.y = __funnelshift_r(w1, w2, shift);
@@ -396,7 +417,7 @@ __device__ __forceinline__ void rle_copy_to_global(u8* dst, const u8* src, u32 l
         d[k] = v;
     }
     const u32 done = head + 16u * vecs;
-    if (lane < len - done) dst[done + lane] = src[done + lane];
+    if (lane < len - done) dst[done + lane] = rle_out_byte(w, done + lane);
 }
 
 __device__ __forceinline__ u32 rle_segments_in_chunk(u64 total_len, u32 chunk_size, u32 chunk) {
@@ -432,7 +453,7 @@ extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32, 16)
     // first, so that successors can go on while this warp writes its tokens.
     RlePlan plan;
     rle_encode_plan(w, in + seg_start, n, plan);
-    const u32 tokens = plan.total;
+    const u32 tokens = rle_segment_bytes(plan.total);
     const u32 table = (s == 0) ? 4u * rle_segments_in_chunk(total_len, chunk_size, c) : 0u;
     const u64 my_size = (u64)tokens + table;
     if (lane == 0) {
@@ -453,7 +474,7 @@ extern "C" __global__ void __launch_bounds__(RLE_ENC_WARPS * 32, 16)
         if (lane == 0) atomicExch(error_flag, 1u);
         return;
     }
-    rle_copy_to_global(out + dst, w.out, tokens);
+    rle_copy_to_global(out + dst, w, tokens);
     if (lane == 0) {
         seg_end[g] = dst + tokens;
         if (s == 0) chunk_start[c] = prefix;
@@ -523,13 +544,12 @@ __device__ __forceinline__ RleSegment rle_locate_segment(const u8* __restrict__ 
     return r;
 }
 
-// End of a decoded segment, whole warp: tokens left over are corrupt; a failing segment raises
-// its chunk's status (the largest code wins), a good one goes from the shared-memory stage
-// `sout` to `dst` (16-byte streaming stores when whole and aligned).
-__device__ __forceinline__ void rle_finish_segment(u32 st, u32 ip, u32 n_in, const u8* sout,
-                                                   u8* dst, u32 seg_len, u32* chunk_status) {
+// End of a decoded segment, whole warp: a failing segment raises its chunk's status (the largest
+// code wins), a good one goes from the shared-memory stage `sout` to `dst` (16-byte streaming
+// stores when whole and aligned).
+__device__ __forceinline__ void rle_finish_segment(u32 st, const u8* sout, u8* dst, u32 seg_len,
+                                                   u32* chunk_status) {
     const u32 lane = wz_lane();
-    if (st == WZ_STATUS_OK && ip != n_in) st = WZ_STATUS_CORRUPT;
     __syncwarp();
     if (st != WZ_STATUS_OK) {
         if (lane == 0) atomicMax(chunk_status, st);
@@ -544,409 +564,141 @@ __device__ __forceinline__ void rle_finish_segment(u32 st, u32 ip, u32 n_in, con
     }
 }
 
-// The window decoder: every lane runs the token parser, the lanes share the writes into the
-// segment staged in shared memory, and the token stream is read through a register window:
-// lane l holds byte `wbase + l` of the segment's tokens, so a token's header bytes (at most 5:
-// control, up to 3 varint bytes, value) are shuffles instead of dependent loads, and one
-// coalesced byte load refills 32 bytes. The checks and their order are those of the CPU
-// decoder (docs/format.md, "Decoding and errors").
-__device__ __forceinline__ u32 rle_win_byte(u32 win, u32 wbase, u32 x) {
-    return __shfl_sync(WZ_FULL_MASK, win, (int)(x - wbase));
-}
+// The decoder. A warp stages its segment's bytes in shared memory (16-byte loads, all in flight
+// together), then takes the controls 32 at a time: lane l reads control r + l, and a warp scan
+// of the payload sizes (which follow from the controls alone) gives every token's payload, a
+// second of the output lengths every token's output offset. Every lane checks its own token;
+// since both offsets only grow, the lowest failing lane's verdict is the one a sequential
+// decoder gives (docs/format.md, "Decoding and errors"). Lanes write their own short tokens
+// into the segment's stage; tokens of more than RLE_DEC_LONG bytes are written by the whole
+// warp, one after another. The stage then goes to global memory with coalesced stores.
+#define RLE_DEC_WARPS 4
+// Staged segment bytes: up to 15 bytes of alignment head, the bytes, a zero vector.
+#define RLE_DEC_TOKCAP ((RLE_MAX_SEG_OUT + 30u) / 16u * 16u + 16u)
+#define RLE_DEC_VECS_PER_LANE ((RLE_DEC_TOKCAP / 16u + 31u) / 32u)
+#define RLE_DEC_LONG 64u
 
-extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
-    rle_decode_win(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
-                   const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
-                   u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out, u32* status) {
-    __shared__ __align__(16) u8 stage[RLE_DEC_WARPS][RLE_SEG];
-    const u32 lane = wz_lane();
-    const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
-    if (g >= total_segments) return;
-    u8* sout = stage[threadIdx.x >> 5];
-    const RleSegment seg = rle_locate_segment(payload, chunk_offset, chunk_csize, total_len,
-                                              chunk_size, segs_per_chunk, g);
-    const u32 c = seg.chunk;
-    const u32 seg_len = seg.out_len;
-    const u8* tok = seg.tok;
-    const u32 n_in = seg.n_in;
-    u32 st = seg.status;
-    u32 ip = 0, o = 0;
-    u32 wbase = 0;
-    u32 win = (lane < n_in) ? (u32)__ldg(tok + lane) : 0u;
-    while (st == WZ_STATUS_OK && o < seg_len) {
-        if (ip >= n_in) { st = WZ_STATUS_UNDERFLOW; break; }
-        if (ip + 5u > wbase + 32u) {
-            wbase = ip;
-            win = (wbase + lane < n_in) ? (u32)__ldg(tok + wbase + lane) : 0u;
-        }
-        const u32 ctl = rle_win_byte(win, wbase, ip);
-        const u32 b1 = rle_win_byte(win, wbase, ip + 1u);
-        if (ctl < 128u) {
-            const u32 len = ctl + 1u;
-            if (ip + 1u + len > n_in) { st = WZ_STATUS_TRUNCATED; break; }
-            if (o + len > seg_len) { st = WZ_STATUS_OVERFLOW; break; }
-            for (u32 j = lane; j < len; j += 32u) sout[o + j] = __ldg(tok + ip + 1u + j);
-            ip += 1u + len;
-            o += len;
-        } else {
-            u32 q = ip + 1u;
-            u32 len;
-            u32 value;
-            if (ctl == 0xffu) {
-                u32 v = 0, shift = 0;
-                bool done = false;
-                for (u32 b = 0; b < 3u; b++) {
-                    if (q >= n_in) break;
-                    const u32 byte = rle_win_byte(win, wbase, q);
-                    q++;
-                    v |= (byte & 0x7fu) << shift;
-                    shift += 7u;
-                    if (!(byte & 0x80u)) { done = true; break; }
-                }
-                if (!done) { st = (q >= n_in) ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT; break; }
-                len = v + 130u;
-                if (q >= n_in) { st = WZ_STATUS_TRUNCATED; break; }
-                value = rle_win_byte(win, wbase, q);
-            } else {
-                len = ctl - 0x80u + 3u;
-                if (q >= n_in) { st = WZ_STATUS_TRUNCATED; break; }
-                value = b1;
-            }
-            q++;
-            if (o + len > seg_len) { st = WZ_STATUS_OVERFLOW; break; }
-            if (len <= 32u) {
-                if (lane < len) sout[o + lane] = (u8)value;
-            } else {
-                for (u32 j = lane; j < len; j += 32u) sout[o + j] = (u8)value;
-            }
-            ip = q;
-            o += len;
-        }
-    }
-    rle_finish_segment(st, ip, n_in, sout, out + seg.out_start, seg_len, &status[c]);
-}
-
-// Sliced decoder. The segment's tokens are first loaded into shared memory with 16-byte loads
-// that are all in flight together, then cut into 32 slices of equal token bytes, one per lane.
-// Each lane learns where the first token that starts in its slice begins, walks its slice's
-// tokens, and writes their bytes itself (short tokens) or queues them for the whole warp (long
-// ones); a warp scan of the lanes' output lengths says where every lane writes. The slice
-// entries come from one of two walks. Token-dense streams (at most RLE_SL_DENSE_MAX bytes):
-// every lane first computes, right to left over its slice, where the first token after the
-// slice starts if a token starts at each byte (`skip`, relative to the slice's end), so the
-// warp then hops one slice per step. Long-token streams: the warp walks the tokens one by one.
-// The statuses are those of the CPU and window decoders, which walk the tokens in order: each
-// lane checks its tokens in order against their output offsets, and the lowest failing lane's
-// verdict wins.
-#define RLE_SL_WARPS 4
-#define RLE_SL_TOKCAP (RLE_MAX_SEG_OUT + 32u)
-#define RLE_SL_VECS_PER_LANE ((RLE_SL_TOKCAP / 16u + 31u) / 32u)
-#define RLE_SL_DENSE_MAX 3072u
-#define RLE_SL_DENSE_MIN 64u
-#define RLE_SL_LONG 64u
-#define RLE_SL_QUEUE 64u
-#define RLE_SL_NONE 0xffffffffu
-#define RLE_SL_HALT 255u
-// Output lengths are summed saturating here (anything above a segment is an overflow anyway).
-#define RLE_SL_LEN_CAP 65536u
-
-struct __align__(16) RleSliceWarp {
-    u8 tok[RLE_SL_TOKCAP];  // the segment's token bytes, token byte x at tok[head + x]
-    union {
-        u8 out[RLE_SEG];   // the decoded segment
-        u8 skip[RLE_SEG];  // dense streams: the slice hop of every token byte (before `out`)
-    };
-    // Tokens of more than RLE_SL_LONG bytes (so at most 63 in a segment), written by the whole
-    // warp: (offset | length << 16, the value of a run or 1 << 31 | the literal's first byte).
-    uint2 queue[RLE_SL_QUEUE];
-    u32 queued;
+struct __align__(16) RleDecodeWarp {
+    u8 tok[RLE_DEC_TOKCAP];  // the segment's bytes, byte x at tok[head + x]
+    u8 out[RLE_SEG];         // the decoded segment
 };
 
-// The varint of the long run at t[p] (p < n_in): its length in bytes (1-3; bytes at or past
-// n_in read as 0, so a varint cut by the stream's end seems to end there) and its value; `bad`
-// when all three bytes carry the continuation bit. Every read is below n_in.
-__device__ __forceinline__ u32 rle_sl_long_varint(const u8* t, u32 p, u32 n_in, u32& v, bool& bad) {
-    const u32 b1 = p + 1u < n_in ? t[p + 1u] : 0u;
-    const u32 b2 = p + 2u < n_in ? t[p + 2u] : 0u;
-    const u32 b3 = p + 3u < n_in ? t[p + 3u] : 0u;
-    const u32 vlen = !(b1 & 0x80u) ? 1u : (!(b2 & 0x80u) ? 2u : 3u);
-    bad = vlen == 3u && (b3 & 0x80u);
-    v = (b1 & 0x7fu) | (vlen > 1u ? (b2 & 0x7fu) << 7 : 0u) | (vlen > 2u ? (b3 & 0x7fu) << 14 : 0u);
-    return vlen;
+// Stores the low `size` (1, 2, 4 or 8) bytes of x at out + d (d a multiple of size).
+__device__ __forceinline__ void rle_store_piece(u8* out, u32 d, u64 x, u32 size) {
+    if (size == 1u) out[d] = (u8)x;
+    else if (size == 2u) *reinterpret_cast<u16*>(out + d) = (u16)x;
+    else if (size == 4u) *reinterpret_cast<u32*>(out + d) = (u32)x;
+    else *reinterpret_cast<u64*>(out + d) = x;
 }
 
-// The token at t[p] (p < n_in): its size in bytes, output length (at most 8192), value byte
-// (runs), whether it is a literal, and the status the CPU and window decoders give a token they
-// cannot read whole (truncated, or a varint of more than 3 bytes). Every read is below n_in.
-struct RleToken {
-    u32 size, len, value, st;
-    bool literal;
-};
-
-__device__ __forceinline__ RleToken rle_sl_token(const u8* t, u32 p, u32 n_in) {
-    RleToken k;
-    const u32 ctl = t[p];
-    k.literal = ctl < 128u;
-    k.st = WZ_STATUS_OK;
-    k.value = 0;
-    if (k.literal) {
-        k.len = ctl + 1u;
-        k.size = k.len + 1u;
-        if (p + k.size > n_in) k.st = WZ_STATUS_TRUNCATED;
-        return k;
-    }
-    u32 vlen = 0;
-    if (ctl != 0xffu) {
-        k.len = ctl - 0x80u + 3u;
-    } else {
-        u32 v;
-        bool bad;
-        vlen = rle_sl_long_varint(t, p, n_in, v, bad);
-        k.len = min(v + 130u, 8192u);
-        // Three continuation bytes: corrupt, unless the stream ends right after them.
-        if (bad) {
-            k.st = p + 4u >= n_in ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT;
-            k.size = 4u;
-            return k;
-        }
-    }
-    k.size = 2u + vlen;
-    if (p + k.size > n_in) {  // the varint or the value byte lies past the stream
-        k.st = WZ_STATUS_TRUNCATED;
-        return k;
-    }
-    k.value = t[p + 1u + vlen];
-    return k;
+// The 8 bytes of tok (4-byte aligned) at s, any s: three aligned words and two funnel shifts.
+__device__ __forceinline__ u64 rle_load8(const u8* tok, u32 s) {
+    const u32* tw = reinterpret_cast<const u32*>(tok) + (s >> 2);
+    const u32 sh = 8u * (s & 3u);
+    const u32 a = tw[0], b = tw[1], c = tw[2];
+    return (u64)__funnelshift_r(a, b, sh) | ((u64)__funnelshift_r(b, c, sh) << 32);
 }
 
-// One lane fills out[o, o + len) with `value`: bytes up to a word boundary, words up to a
-// 16-byte boundary, 16-byte stores, then words and bytes.
-__device__ __forceinline__ void rle_sl_fill(u8* out, u32 o, u32 len, u32 value) {
+// One lane writes out[o, o + len): a ladder of 1-, 2-, 4- and 8-byte pieces up to a 16-byte
+// boundary, 16-byte stores, then a ladder of 8-, 4-, 2- and 1-byte pieces, every store aligned
+// to its size. A head piece that does not fit ends the head ladder; what is left is then
+// shorter than that piece, so the tail ladder's smaller pieces stay aligned. The bytes come
+// from `piece(at, size)` for the run's value or the literal's source. Few branches and no
+// byte loops: lanes with tokens of different lengths stay together.
+template <typename Piece>
+__device__ __forceinline__ void rle_write_lane(u8* out, u32 o, u32 len, Piece piece) {
     u32 d = o;
     const u32 e = o + len;
-    while (d < e && (d & 3u)) out[d++] = (u8)value;
-    const u32 rep = value * 0x01010101u;
-    while (d + 4u <= e && (d & 15u)) {
-        *reinterpret_cast<u32*>(out + d) = rep;
-        d += 4u;
-    }
-    for (; d + 16u <= e; d += 16u) *reinterpret_cast<uint4*>(out + d) = make_uint4(rep, rep, rep, rep);
-    for (; d + 4u <= e; d += 4u) *reinterpret_cast<u32*>(out + d) = rep;
-    while (d < e) out[d++] = (u8)value;
-}
-
-// One lane copies tok[s, s + len) (tok 16-byte aligned) to out[o, o + len): bytes up to a word
-// boundary of the destination, then words assembled from two aligned source words with a
-// funnel shift, then bytes. Reads up to 4 bytes past the source range.
-__device__ __forceinline__ void rle_sl_copy(u8* out, u32 o, const u8* tok, u32 s, u32 len) {
-    u32 d = o;
-    const u32 e = o + len;
-    while (d < e && (d & 3u)) out[d++] = tok[s++];
-    if (d + 4u <= e) {
-        const u32* tw = reinterpret_cast<const u32*>(tok);
-        const u32 sh = 8u * (s & 3u);
-        u32 wi = s >> 2;
-        u32 lo = tw[wi];
-        for (; d + 4u <= e; d += 4u, s += 4u) {
-            const u32 hi = tw[++wi];
-            *reinterpret_cast<u32*>(out + d) = __funnelshift_r(lo, hi, sh);
-            lo = hi;
+    bool aligning = true;
+#pragma unroll
+    for (u32 size = 1u; size <= 8u; size <<= 1) {
+        if (aligning && (d & size)) {
+            if (d + size <= e) {
+                rle_store_piece(out, d, piece(d - o, size), size);
+                d += size;
+            } else {
+                aligning = false;
+            }
         }
     }
-    while (d < e) out[d++] = tok[s++];
+    for (; d + 16u <= e; d += 16u) {
+        const u64 lo = piece(d - o, 8u), hi = piece(d - o + 8u, 8u);
+        *reinterpret_cast<uint4*>(out + d) = make_uint4((u32)lo, (u32)(lo >> 32), (u32)hi, (u32)(hi >> 32));
+    }
+#pragma unroll
+    for (u32 size = 8u; size >= 1u; size >>= 1) {
+        if (d + size <= e) {
+            rle_store_piece(out, d, piece(d - o, size), size);
+            d += size;
+        }
+    }
 }
 
-// The whole warp copies tok[s, s + len) (tok 16-byte aligned) to out[o, o + len): bytes up to a
-// word boundary of the destination, words assembled with funnel shifts, bytes. Reads up to 4
+// One lane fills out[o, o + len) with `value`.
+__device__ __forceinline__ void rle_fill_lane(u8* out, u32 o, u32 len, u32 value) {
+    const u64 rep = (u64)value * 0x0101010101010101ull;
+    rle_write_lane(out, o, len, [rep](u32, u32) { return rep; });
+}
+
+// One lane copies tok[s, s + len) (tok 16-byte aligned) to out[o, o + len). Reads up to 11
 // bytes past the source range.
-__device__ __forceinline__ void rle_sl_copy_warp(u8* out, u32 o, const u8* tok, u32 s, u32 len) {
+__device__ __forceinline__ void rle_copy_lane(u8* out, u32 o, const u8* tok, u32 s, u32 len) {
+    rle_write_lane(out, o, len, [tok, s](u32 at, u32) { return rle_load8(tok, s + at); });
+}
+
+// The whole warp copies tok[s, s + len) (tok 16-byte aligned) to out[o, o + len) (out 16-byte
+// aligned): bytes up to a 16-byte boundary of the destination, 16-byte stores assembled from
+// five aligned source words with funnel shifts, bytes. Reads up to 4 bytes past the source.
+__device__ __forceinline__ void rle_copy_warp(u8* out, u32 o, const u8* tok, u32 s, u32 len) {
     const u32 lane = wz_lane();
-    const u32 head = min((0u - o) & 3u, len);
+    const u32 head = min((0u - o) & 15u, len);
     if (lane < head) out[o + lane] = tok[s + lane];
-    const u32 words = (len - head) / 4u;
+    const u32 vecs = (len - head) / 16u;
     const u32 s0 = s + head;
     const u32* tw = reinterpret_cast<const u32*>(tok) + (s0 >> 2);
-    u32* dw = reinterpret_cast<u32*>(out + o + head);
+    uint4* dv = reinterpret_cast<uint4*>(out + o + head);
     const u32 sh = 8u * (s0 & 3u);
-    for (u32 k = lane; k < words; k += 32u) dw[k] = __funnelshift_r(tw[k], tw[k + 1u], sh);
-    const u32 done = head + 4u * words;
+    for (u32 k = lane; k < vecs; k += 32u) {
+        const u32* q = tw + 4u * k;
+        const u32 w0 = q[0], w1 = q[1], w2 = q[2], w3 = q[3], w4 = q[4];
+        dv[k] = make_uint4(__funnelshift_r(w0, w1, sh), __funnelshift_r(w1, w2, sh),
+                           __funnelshift_r(w2, w3, sh), __funnelshift_r(w3, w4, sh));
+    }
+    const u32 done = head + 16u * vecs;
     if (lane < len - done) out[o + done + lane] = tok[s + done + lane];
 }
 
-// The whole warp fills out[o, o + len) with `value`.
-__device__ __forceinline__ void rle_sl_fill_warp(u8* out, u32 o, u32 len, u32 value) {
+// The whole warp fills out[o, o + len) (out 16-byte aligned) with `value`.
+__device__ __forceinline__ void rle_fill_warp(u8* out, u32 o, u32 len, u32 value) {
     const u32 lane = wz_lane();
-    const u32 head = min((0u - o) & 3u, len);
+    const u32 head = min((0u - o) & 15u, len);
     if (lane < head) out[o + lane] = (u8)value;
-    const u32 d = o + head;
-    const u32 words = (len - head) / 4u;
+    const u32 vecs = (len - head) / 16u;
     const u32 rep = value * 0x01010101u;
-    for (u32 k = lane; k < words; k += 32u) *reinterpret_cast<u32*>(out + d + 4u * k) = rep;
-    const u32 done = head + 4u * words;
+    uint4* dv = reinterpret_cast<uint4*>(out + o + head);
+    for (u32 k = lane; k < vecs; k += 32u) dv[k] = make_uint4(rep, rep, rep, rep);
+    const u32 done = head + 16u * vecs;
     if (lane < len - done) out[o + done + lane] = (u8)value;
 }
 
-// Size in bytes of the token that would start at t[p] (p < n_in), reading at most its varint
-// (only bytes below n_in); `bad` when the varint runs over 3 bytes. The size may reach past n_in
-// (a truncated token).
-__device__ __forceinline__ u32 rle_sl_token_size(const u8* t, u32 p, u32 n_in, bool& bad) {
-    const u32 ctl = t[p];
-    bad = false;
-    if (ctl < 128u) return ctl + 2u;
-    if (ctl != 0xffu) return 2u;
-    u32 v;
-    return 2u + rle_sl_long_varint(t, p, n_in, v, bad);
-}
-
-// The lane's entry (the first token start in its slice [a, b), or RLE_SL_NONE) for a
-// token-dense stream in shared memory: every lane fills `skip` for its slice right to left
-// (where the first token after the slice starts, relative to b, if a token starts at p; HALT
-// when the chain from p meets a token it cannot read), then the warp hops one slice per step.
-__device__ __forceinline__ u32 rle_sl_entry_by_hops(RleSliceWarp& w, const u8* t, u32 n_in,
-                                                    u32 width, u32 a, u32 b) {
-    const u32 lane = wz_lane();
-    for (u32 p = b; p-- > a;) {
-        bool bad;
-        const u32 nxt = p + rle_sl_token_size(t, p, n_in, bad);
-        u32 f;
-        if (bad || nxt > n_in) f = RLE_SL_HALT;
-        else if (nxt >= b) f = nxt - b;
-        else f = w.skip[nxt];
-        w.skip[p] = (u8)f;
-    }
-    __syncwarp();
-    u32 entry = RLE_SL_NONE, e = 0;
-    for (u32 s = 0; s < 32u; s++) {
-        const u32 bs = min((s + 1u) * width, n_in);
-        if (e < bs) {
-            if (lane == s) entry = e;
-            const u32 f = w.skip[e];
-            e = f == RLE_SL_HALT ? n_in : bs + f;
-        }
-    }
-    return entry;
-}
-
-// The lane's entry for any other stream: the warp walks the tokens one by one, reading only
-// control bytes (and a long run's varint); a token that cannot be read ends the walk, and the
-// lane whose slice holds it reports it.
-__device__ __forceinline__ u32 rle_sl_entry_by_walk(const u8* t, u32 n_in, u32 a, u32 b) {
-    u32 entry = RLE_SL_NONE, e = 0;
-    while (e < n_in) {
-        if (e >= a && e < b && entry == RLE_SL_NONE) entry = e;
-        bool bad;
-        const u32 size = rle_sl_token_size(t, e, n_in, bad);
-        if (bad) break;
-        e += size;
-    }
-    return entry;
-}
-
-// Output length of the lane's tokens, from `entry` to the end of its slice (saturating).
-__device__ __forceinline__ u32 rle_sl_lane_len(const u8* t, u32 n_in, u32 entry, u32 b) {
-    u32 len = 0;
-    if (entry == RLE_SL_NONE) return 0u;
-    for (u32 p = entry; p < b;) {
-        const RleToken k = rle_sl_token(t, p, n_in);
-        if (k.st != WZ_STATUS_OK) break;
-        len = min(len + k.len, RLE_SL_LEN_CAP);
-        p += k.size;
-    }
-    return len;
-}
-
-// The lane's tokens in order from output offset o: the first that the CPU decoder would
-// reject gives the lane's verdict (returned); the others are written (short ones) or queued for
-// the whole warp (long ones). t is w.tok + head when SHARED.
-template <bool SHARED>
-__device__ __forceinline__ u32 rle_sl_lane_write(RleSliceWarp& w, const u8* t, u32 head, u32 n_in,
-                                                 u32 seg_len, u32 entry, u32 b, u32 o) {
-    if (entry == RLE_SL_NONE) return WZ_STATUS_OK;
-    for (u32 p = entry; p < b;) {
-        if (o >= seg_len) return WZ_STATUS_CORRUPT;  // the segment is full and tokens are left
-        const RleToken k = rle_sl_token(t, p, n_in);
-        if (k.st != WZ_STATUS_OK) return k.st;
-        if (o + k.len > seg_len) return WZ_STATUS_OVERFLOW;
-        if (k.len > RLE_SL_LONG) {
-            const u32 slot = atomicAdd(&w.queued, 1u);
-            if (slot < RLE_SL_QUEUE) {
-                w.queue[slot] = make_uint2(o | (k.len << 16), k.literal ? (0x80000000u | (p + 1u)) : k.value);
-            }
-        } else if (k.literal) {
-            if (SHARED) {
-                rle_sl_copy(w.out, o, w.tok, head + p + 1u, k.len);
-            } else {
-                for (u32 j = 0; j < k.len; j++) w.out[o + j] = t[p + 1u + j];
-            }
-        } else {
-            rle_sl_fill(w.out, o, k.len, k.value);
-        }
-        o += k.len;
-        p += k.size;
-    }
-    return WZ_STATUS_OK;
-}
-
-// The sliced decode of one segment whose n_in token bytes are at t: w.tok + head when SHARED,
-// else global memory (a stream too long to stage, which only a non-canonical writer makes).
-// Returns the segment's status; w.out holds the segment when it is OK. Whole warp.
-template <bool SHARED>
-__device__ __forceinline__ u32 rle_sl_decode(RleSliceWarp& w, const u8* t, u32 head, u32 n_in,
-                                             u32 seg_len) {
-    const u32 lane = wz_lane();
-    const u32 width = (n_in + 31u) / 32u;
-    const u32 a = min(lane * width, n_in);
-    const u32 b = min(a + width, n_in);
-    // The slice hops pay off between a few tokens (walked) and long literals (walked too).
-    const u32 entry = SHARED && n_in >= RLE_SL_DENSE_MIN && n_in <= RLE_SL_DENSE_MAX
-                          ? rle_sl_entry_by_hops(w, t, n_in, width, a, b)
-                          : rle_sl_entry_by_walk(t, n_in, a, b);
-    __syncwarp();  // `skip` is read no more; `queued` is reset
-
-    const u32 my_len = rle_sl_lane_len(t, n_in, entry, b);
-    const u32 incl = wz_warp_inclusive_sum<u32>(my_len);
-    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
-    const u32 verdict = rle_sl_lane_write<SHARED>(w, t, head, n_in, seg_len, entry, b, incl - my_len);
-    const u32 failing = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
-    if (failing) return __shfl_sync(WZ_FULL_MASK, verdict, __ffs(failing) - 1);
-    if (total < seg_len) return WZ_STATUS_UNDERFLOW;
-    __syncwarp();
-    // The queued long tokens, each by the whole warp.
-    const u32 nq = min(w.queued, RLE_SL_QUEUE);
-    for (u32 i = 0; i < nq; i++) {
-        const uint2 q = w.queue[i];
-        const u32 o = q.x & 0xffffu, len = q.x >> 16;
-        if (!(q.y & 0x80000000u)) {
-            rle_sl_fill_warp(w.out, o, len, q.y);
-        } else if (SHARED) {
-            rle_sl_copy_warp(w.out, o, w.tok, head + (q.y & 0x7fffffffu), len);
-        } else {
-            const u8* src = t + (q.y & 0x7fffffffu);
-            for (u32 j = lane; j < len; j += 32u) w.out[o + j] = src[j];
-        }
-    }
-    return WZ_STATUS_OK;
-}
-
-// Copies the n_in (at most RLE_MAX_SEG_OUT) token bytes at `tok` to w.tok + head, head being
-// tok's offset in its 16-byte block, then a zero vector; returns head. Whole 16-byte loads are
-// all issued before any store. Whole warp.
-__device__ __forceinline__ u32 rle_sl_stage_tokens(RleSliceWarp& w, const u8* tok, u32 n_in) {
+// Copies the n_in (at most RLE_MAX_SEG_OUT) bytes at `tok` to w.tok + head, head being tok's
+// offset in its 16-byte block, then a zero vector; returns head. Whole 16-byte loads are all
+// issued before any store. Whole warp.
+__device__ __forceinline__ u32 rle_stage_tokens(RleDecodeWarp& w, const u8* tok, u32 n_in) {
     const u32 lane = wz_lane();
     const u32 head = (u32)((u64)tok & 15u);
     const u8* base = tok - head;
     const u32 end = head + n_in;
-    const u32 vecs = (end + 15u) / 16u + 1u;  // and a zero vector after the tokens
-    // Whole vectors, all loads issued before any store.
-    uint4 q[RLE_SL_VECS_PER_LANE];
+    const u32 vecs = (end + 15u) / 16u + 1u;  // and a zero vector after the bytes
+    uint4 q[RLE_DEC_VECS_PER_LANE];
 #pragma unroll
-    for (u32 i = 0; i < RLE_SL_VECS_PER_LANE; i++) {
+    for (u32 i = 0; i < RLE_DEC_VECS_PER_LANE; i++) {
         const u32 lo = 16u * (lane + 32u * i);
         q[i] = make_uint4(0u, 0u, 0u, 0u);
         if (lo >= head && lo + 16u <= end) q[i] = __ldg(reinterpret_cast<const uint4*>(base + lo));
     }
 #pragma unroll
-    for (u32 i = 0; i < RLE_SL_VECS_PER_LANE; i++) {
+    for (u32 i = 0; i < RLE_DEC_VECS_PER_LANE; i++) {
         const u32 v = lane + 32u * i;
         if (v < vecs) *reinterpret_cast<uint4*>(&w.tok[16u * v]) = q[i];
     }
@@ -963,37 +715,113 @@ __device__ __forceinline__ u32 rle_sl_stage_tokens(RleSliceWarp& w, const u8* to
     return head;
 }
 
-extern "C" __global__ void __launch_bounds__(RLE_SL_WARPS * 32)
-    rle_decode_slices(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
-                      const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
-                      u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out,
-                      u32* status) {
-    __shared__ RleSliceWarp warps[RLE_SL_WARPS];
-    RleSliceWarp& w = warps[threadIdx.x >> 5];
+// Decodes one segment of n_in bytes at t (w.tok + head when SHARED, else global memory: a
+// segment too long to stage, which only a non-canonical writer makes) into w.out. Returns the
+// segment's status. Whole warp.
+template <bool SHARED>
+__device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* t, u32 head,
+                                                  u32 n_in, u32 seg_len) {
     const u32 lane = wz_lane();
-    const u32 g = blockIdx.x * RLE_SL_WARPS + (threadIdx.x >> 5);
+    if (n_in < RLE_HEADER) return WZ_STATUS_TRUNCATED;
+    const u32 m = (u32)t[0] | ((u32)t[1] << 8);
+    if (RLE_HEADER + m > n_in) return WZ_STATUS_TRUNCATED;
+    const u32 pay_len = n_in - RLE_HEADER - m;
+    const u8* ctl = t + (n_in - m);
+    const u8* pay = t + RLE_HEADER;
+    u32 pay_base = 0, out_base = 0;
+    for (u32 r = 0; r < m; r += 32u) {
+        const bool active = r + lane < m;
+        const u32 c = active ? (u32)ctl[r + lane] : 0u;
+        const bool literal = c < 128u;
+        const bool long_run = c == 0xffu;
+        const u32 plen = !active ? 0u : (literal ? c + 1u : (long_run ? 3u : 1u));
+        const u32 pincl = wz_warp_inclusive_sum<u32>(plen);
+        const u32 poff = pay_base + pincl - plen;
+        const bool whole = poff + plen <= pay_len;
+        u32 olen = 0, value = 0;
+        if (active && whole) {
+            if (literal) {
+                olen = c + 1u;
+            } else if (long_run) {
+                olen = (u32)pay[poff] | ((u32)pay[poff + 1u] << 8);
+                value = pay[poff + 2u];
+            } else {
+                olen = c - 0x80u + 3u;
+                value = pay[poff];
+            }
+        }
+        const u32 oincl = wz_warp_inclusive_sum<u32>(olen);
+        const u32 ooff = out_base + oincl - olen;
+        const u32 verdict = !active ? WZ_STATUS_OK
+                            : !whole ? WZ_STATUS_TRUNCATED
+                            : (ooff + olen > seg_len ? WZ_STATUS_OVERFLOW : WZ_STATUS_OK);
+        const u32 failing = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
+        if (failing) return __shfl_sync(WZ_FULL_MASK, verdict, __ffs(failing) - 1);
+        // Consecutive literal tokens are contiguous in the payload and in the output: a stretch
+        // of them longer than RLE_DEC_LONG is copied by the whole warp at once (its first lane
+        // describes it), as is every run longer than that; lanes write the rest themselves.
+        const u32 lits = __ballot_sync(WZ_FULL_MASK, active && literal);
+        const u32 upto = (2u << lane) - 1u;  // lanes 0..lane
+        const u32 starts = lits & ~(lits << 1);
+        const u32 first = 31u - (u32)__clz((starts & upto) | 1u);
+        const u32 after = ~lits & ~upto;
+        const u32 last = after ? (u32)__ffs(after) - 2u : 31u;
+        const u32 span_lo = __shfl_sync(WZ_FULL_MASK, ooff, first);
+        const u32 span_hi = out_base + __shfl_sync(WZ_FULL_MASK, oincl, last);
+        const bool by_warp = literal ? span_hi - span_lo > RLE_DEC_LONG : olen > RLE_DEC_LONG;
+        if (active && !by_warp && olen) {
+            if (!literal) {
+                rle_fill_lane(w.out, ooff, olen, value);
+            } else if (SHARED) {
+                rle_copy_lane(w.out, ooff, w.tok, head + RLE_HEADER + poff, olen);
+            } else {
+                for (u32 j = 0; j < olen; j++) w.out[ooff + j] = pay[poff + j];
+            }
+        }
+        const bool task = active && by_warp && (!literal || first == lane);
+        const u32 t_len = literal ? span_hi - span_lo : olen;
+        const u32 t_src = literal ? poff : value;
+        for (u32 tasks = __ballot_sync(WZ_FULL_MASK, task); tasks; tasks &= tasks - 1u) {
+            const int b = __ffs(tasks) - 1;
+            const u32 o = __shfl_sync(WZ_FULL_MASK, ooff, b);
+            const u32 len = __shfl_sync(WZ_FULL_MASK, t_len, b);
+            const u32 src = __shfl_sync(WZ_FULL_MASK, t_src, b);
+            if (!__shfl_sync(WZ_FULL_MASK, (u32)literal, b)) {
+                rle_fill_warp(w.out, o, len, src);
+            } else if (SHARED) {
+                rle_copy_warp(w.out, o, w.tok, head + RLE_HEADER + src, len);
+            } else {
+                for (u32 j = lane; j < len; j += 32u) w.out[o + j] = pay[src + j];
+            }
+        }
+        pay_base += __shfl_sync(WZ_FULL_MASK, pincl, 31);
+        out_base += __shfl_sync(WZ_FULL_MASK, oincl, 31);
+    }
+    if (out_base < seg_len) return WZ_STATUS_UNDERFLOW;
+    if (pay_base != pay_len) return WZ_STATUS_CORRUPT;
+    return WZ_STATUS_OK;
+}
+
+extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
+    rle_decode(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
+               const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
+               u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out, u32* status) {
+    __shared__ RleDecodeWarp warps[RLE_DEC_WARPS];
+    RleDecodeWarp& w = warps[threadIdx.x >> 5];
+    const u32 g = blockIdx.x * RLE_DEC_WARPS + (threadIdx.x >> 5);
     if (g >= total_segments) return;
     const RleSegment seg = rle_locate_segment(payload, chunk_offset, chunk_csize, total_len,
                                               chunk_size, segs_per_chunk, g);
     const u32 seg_len = seg.out_len;
     const u32 n_in = seg.n_in;
-    u32* chunk_status = &status[seg.chunk];
-    u8* dst = out + seg.out_start;
-    if (seg.status != WZ_STATUS_OK) {
-        rle_finish_segment(seg.status, 0u, 0u, w.out, dst, seg_len, chunk_status);
-        return;
+    u32 st = seg.status;
+    if (st == WZ_STATUS_OK) {
+        if (n_in <= RLE_MAX_SEG_OUT) {
+            const u32 head = rle_stage_tokens(w, seg.tok, n_in);
+            st = rle_decode_segment<true>(w, w.tok + head, head, n_in, seg_len);
+        } else {
+            st = rle_decode_segment<false>(w, seg.tok, 0u, n_in, seg_len);
+        }
     }
-    if (lane == 0) w.queued = 0;
-
-    // The tokens into shared memory (a stream longer than any canonical one, which only a
-    // non-canonical writer makes, is read from global memory instead).
-    u32 st;
-    if (n_in <= RLE_MAX_SEG_OUT) {
-        const u32 head = rle_sl_stage_tokens(w, seg.tok, n_in);
-        st = rle_sl_decode<true>(w, w.tok + head, head, n_in, seg_len);
-    } else {
-        st = rle_sl_decode<false>(w, seg.tok, 0u, n_in, seg_len);
-    }
-    rle_finish_segment(st, n_in, n_in, w.out, dst, seg_len, chunk_status);
+    rle_finish_segment(st, w.out, out + seg.out_start, seg_len, &status[seg.chunk]);
 }
-

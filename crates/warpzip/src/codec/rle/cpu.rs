@@ -6,8 +6,8 @@
 //! into a buffer sized by `max_compressed_len` up front instead of pushing byte by byte.
 
 use super::format::{
-    max_compressed_len, max_segment_len, segment_count, LONG_RUN, LONG_RUN_BIAS, MAX_LITERAL,
-    MAX_SHORT_RUN, MAX_VARINT_LEN, MIN_RUN, SEGMENT_SIZE, SHORT_RUN_BASE,
+    max_compressed_len, max_segment_len, segment_count, LONG_RUN, LONG_RUN_PAYLOAD, MAX_LITERAL,
+    MAX_SHORT_RUN, MIN_RUN, SEGMENT_HEADER, SEGMENT_SIZE, SHORT_RUN_BASE,
 };
 use crate::error::ChunkStatus;
 
@@ -107,48 +107,76 @@ fn copy_short(src: &[u8], at: usize, len: usize, dst: &mut [u8], to: usize) -> O
     Some(())
 }
 
-/// Writes literal tokens for `seg[from..to]` at `dst[o..]`, returning the new write position.
-#[inline]
-fn put_literals(seg: &[u8], from: usize, to: usize, dst: &mut [u8], mut o: usize) -> usize {
-    let mut at = from;
-    while at < to {
-        let len = (to - at).min(MAX_LITERAL);
-        dst[o] = (len - 1) as u8;
-        // Cannot fail: `dst` holds the segment's worst case; a spill past this token is
-        // overwritten by the next one or cut by the final truncate.
-        let _ = copy_short(seg, at, len, dst, o + 1);
-        o += 1 + len;
-        at += len;
-    }
-    o
+/// One segment being encoded: its payload is written straight into the output, after the
+/// token count; its control bytes are gathered here and appended once the payload is done.
+struct SegmentWriter<'a> {
+    dst: &'a mut [u8],
+    /// Next payload byte's offset in `dst`.
+    o: usize,
+    /// The controls so far (scratch reused from segment to segment).
+    ctrl: &'a mut [u8; SEGMENT_SIZE],
+    m: usize,
 }
 
-/// Writes one run token (`len >= MIN_RUN`, `len <= SEGMENT_SIZE`) at `dst[o..]`.
-#[inline]
-fn put_run(len: usize, value: u8, dst: &mut [u8], mut o: usize) -> usize {
-    if len <= MAX_SHORT_RUN {
-        dst[o] = SHORT_RUN_BASE + (len - MIN_RUN) as u8;
-        o += 1;
-    } else {
-        dst[o] = LONG_RUN;
-        o += 1;
-        let mut v = len - LONG_RUN_BIAS;
-        while v >= 0x80 {
-            dst[o] = (v as u8 & 0x7F) | 0x80;
-            v >>= 7;
-            o += 1;
+impl SegmentWriter<'_> {
+    #[inline(always)]
+    fn control(&mut self, c: u8) {
+        // At most one control per segment byte: a token decodes to at least one byte.
+        if let Some(slot) = self.ctrl.get_mut(self.m) {
+            *slot = c;
         }
-        dst[o] = v as u8;
-        o += 1;
+        self.m += 1;
     }
-    dst[o] = value;
-    o + 1
+
+    /// Literal tokens for `seg[from..to]`.
+    #[inline]
+    fn literals(&mut self, seg: &[u8], from: usize, to: usize) {
+        let mut at = from;
+        while at < to {
+            let len = (to - at).min(MAX_LITERAL);
+            self.control((len - 1) as u8);
+            at += len;
+        }
+        // Cannot fail: `dst` holds the segment's worst case; a spill past these bytes is
+        // overwritten by the next token or cut by the final truncate.
+        let _ = copy_short(seg, from, to - from, self.dst, self.o);
+        self.o += to - from;
+    }
+
+    /// One run token (`len >= MIN_RUN`, `len <= SEGMENT_SIZE`).
+    #[inline]
+    fn run(&mut self, len: usize, value: u8) {
+        if len <= MAX_SHORT_RUN {
+            self.control(SHORT_RUN_BASE + (len - MIN_RUN) as u8);
+        } else {
+            self.control(LONG_RUN);
+            // `len <= SEGMENT_SIZE` fits the u16.
+            self.dst[self.o..self.o + 2].copy_from_slice(&(len as u16).to_le_bytes());
+            self.o += 2;
+        }
+        self.dst[self.o] = value;
+        self.o += 1;
+    }
+
+    /// Writes the token count and appends the controls; returns the segment's length.
+    fn finish(self) -> usize {
+        let m = self.m.min(SEGMENT_SIZE);
+        // `m <= SEGMENT_SIZE` fits the u16.
+        self.dst[..SEGMENT_HEADER].copy_from_slice(&(m as u16).to_le_bytes());
+        self.dst[self.o..self.o + m].copy_from_slice(&self.ctrl[..m]);
+        self.o + m
+    }
 }
 
 /// Encodes one segment (`seg.len() <= SEGMENT_SIZE`) into `dst`, which holds at least
-/// `max_segment_len(seg.len())` bytes; returns the bytes written.
-fn encode_segment_into(seg: &[u8], dst: &mut [u8]) -> usize {
-    let mut o = 0;
+/// `max_segment_len(seg.len())` bytes; returns the bytes written. `ctrl` is scratch.
+fn encode_segment_into(seg: &[u8], dst: &mut [u8], ctrl: &mut [u8; SEGMENT_SIZE]) -> usize {
+    let mut w = SegmentWriter {
+        dst,
+        o: SEGMENT_HEADER,
+        ctrl,
+        m: 0,
+    };
     let mut lit_start = 0;
     let mut pos = 0;
     // `pos` is 0 or the end of a maximal run, so the first triple at or after it starts a
@@ -156,27 +184,25 @@ fn encode_segment_into(seg: &[u8], dst: &mut [u8]) -> usize {
     while let Some(start) = find_triple(seg, pos) {
         let value = seg.get(start).copied().unwrap_or(0);
         let end = run_end(seg, start + MIN_RUN, value);
-        o = put_literals(seg, lit_start, start, dst, o);
-        o = put_run(end - start, value, dst, o);
+        w.literals(seg, lit_start, start);
+        w.run(end - start, value);
         pos = end;
         lit_start = end;
     }
-    o = put_literals(seg, lit_start, seg.len(), dst, o);
-    o
+    w.literals(seg, lit_start, seg.len());
+    w.finish()
 }
 
-/// Appends the canonical token stream of one segment to `out`.
-///
-/// A segment is at most `SEGMENT_SIZE` bytes; a longer `seg` is encoded as the concatenation of
-/// its `SEGMENT_SIZE` pieces' streams (still one valid token stream for the whole of `seg`).
+/// Appends the canonical encoding of `seg`'s segments to `out`: one segment for every
+/// `SEGMENT_SIZE` bytes of `seg` (the last may be shorter), back to back, without a table.
 pub fn encode_segment(seg: &[u8], out: &mut Vec<u8>) {
-    let base = out.len();
-    out.resize(base + max_segment_len(seg.len()), 0);
-    let mut o = base;
+    let mut ctrl = [0u8; SEGMENT_SIZE];
     for piece in seg.chunks(SEGMENT_SIZE) {
-        o += encode_segment_into(piece, &mut out[o..]);
+        let base = out.len();
+        out.resize(base + max_segment_len(piece.len()), 0);
+        let written = encode_segment_into(piece, &mut out[base..], &mut ctrl);
+        out.truncate(base + written);
     }
-    out.truncate(o);
 }
 
 /// Writes the canonical encoding of one chunk (segment table, then the segments' tokens) to the
@@ -190,8 +216,9 @@ pub fn encode_chunk_into(input: &[u8], dst: &mut [u8]) -> Option<usize> {
     let table_len = 4 * segment_count(input.len());
     let (table, body) = dst.split_at_mut(table_len);
     let mut o = 0;
+    let mut ctrl = [0u8; SEGMENT_SIZE];
     for (seg, entry) in input.chunks(SEGMENT_SIZE).zip(table.chunks_exact_mut(4)) {
-        o += encode_segment_into(seg, &mut body[o..]);
+        o += encode_segment_into(seg, &mut body[o..], &mut ctrl);
         // `o <= bound`, which fits a u32 (checked above).
         entry.copy_from_slice(&(o as u32).to_le_bytes());
     }
@@ -255,54 +282,46 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8]) -> Result<(), ChunkStatus> {
     Ok(())
 }
 
-/// Decodes one segment's token stream `seg_in` into exactly `seg_out`.
+/// Decodes one segment `seg_in` (token count, payload, controls) into exactly `seg_out`.
 ///
-/// Per token: a control, varint or value byte, or a literal's payload, past the end of `seg_in`
-/// is `Truncated`; a varint longer than `MAX_VARINT_LEN` bytes is `Corrupt`; a token whose
-/// output would pass the end of `seg_out` is `Overflow` (checked before its literal payload is
-/// read). Tokens ending before `seg_out` is full is `Underflow`; tokens left after it is full is
-/// `Corrupt`.
+/// Fewer than 2 bytes, or more controls than bytes after the count, is `Truncated`. Then token
+/// by token: a payload past the payload area is `Truncated`; an output past the end of
+/// `seg_out` is `Overflow`. Tokens ending before `seg_out` is full is `Underflow`; payload bytes
+/// left after the last token is `Corrupt`.
 pub fn decode_segment(seg_in: &[u8], seg_out: &mut [u8]) -> Result<(), ChunkStatus> {
+    let Some((count, rest)) = seg_in.split_first_chunk::<SEGMENT_HEADER>() else {
+        return Err(ChunkStatus::Truncated);
+    };
+    let m = usize::from(u16::from_le_bytes(*count));
+    let pay_len = rest.len().checked_sub(m).ok_or(ChunkStatus::Truncated)?;
+    let (payload, controls) = rest.split_at(pay_len);
     let mut ip = 0usize;
     let mut op = 0usize;
-    while op < seg_out.len() {
-        let Some(&c) = seg_in.get(ip) else {
-            return Err(ChunkStatus::Underflow);
-        };
+    for &c in controls {
         let room = seg_out.len() - op;
         if c < SHORT_RUN_BASE {
             let len = usize::from(c) + 1;
+            if ip + len > payload.len() {
+                return Err(ChunkStatus::Truncated);
+            }
             if len > room {
                 return Err(ChunkStatus::Overflow);
             }
-            if ip + 1 + len > seg_in.len() {
-                return Err(ChunkStatus::Truncated);
-            }
-            copy_short(seg_in, ip + 1, len, seg_out, op).ok_or(ChunkStatus::Truncated)?;
-            ip += 1 + len;
+            copy_short(payload, ip, len, seg_out, op).ok_or(ChunkStatus::Truncated)?;
+            ip += len;
             op += len;
         } else {
-            let (len, value_at) = if c == LONG_RUN {
-                let mut v = 0usize;
-                let mut at = ip + 1;
-                let mut shift = 0;
-                loop {
-                    let b = *seg_in.get(at).ok_or(ChunkStatus::Truncated)?;
-                    v |= usize::from(b & 0x7F) << shift;
-                    at += 1;
-                    if b & 0x80 == 0 {
-                        break;
-                    }
-                    shift += 7;
-                    if at - (ip + 1) >= MAX_VARINT_LEN {
-                        return Err(ChunkStatus::Corrupt);
-                    }
-                }
-                (v + LONG_RUN_BIAS, at)
+            let (len, value) = if c == LONG_RUN {
+                let Some(&[lo, hi, v]) = payload.get(ip..ip + LONG_RUN_PAYLOAD) else {
+                    return Err(ChunkStatus::Truncated);
+                };
+                ip += LONG_RUN_PAYLOAD;
+                (usize::from(u16::from_le_bytes([lo, hi])), v)
             } else {
-                (usize::from(c - SHORT_RUN_BASE) + MIN_RUN, ip + 1)
+                let v = *payload.get(ip).ok_or(ChunkStatus::Truncated)?;
+                ip += 1;
+                (usize::from(c - SHORT_RUN_BASE) + MIN_RUN, v)
             };
-            let value = *seg_in.get(value_at).ok_or(ChunkStatus::Truncated)?;
             if len > room {
                 return Err(ChunkStatus::Overflow);
             }
@@ -315,11 +334,13 @@ pub fn decode_segment(seg_in: &[u8], seg_out: &mut [u8]) -> Result<(), ChunkStat
                     .ok_or(ChunkStatus::Overflow)?
                     .fill(value),
             }
-            ip = value_at + 1;
             op += len;
         }
     }
-    if ip != seg_in.len() {
+    if op != seg_out.len() {
+        return Err(ChunkStatus::Underflow);
+    }
+    if ip != payload.len() {
         return Err(ChunkStatus::Corrupt);
     }
     Ok(())

@@ -1,6 +1,8 @@
 //! GPU encoder and decoder of the `rle` chunk format (`kernels/rle.cu`): one warp per 4096-byte
 //! segment. The encoder writes every segment straight to its final place (a single-pass scan of
-//! the segment sizes), so its output is the CPU encoder's byte for byte.
+//! the segment sizes), so its output is the CPU encoder's byte for byte. The decoder takes a
+//! segment's controls 32 at a time and finds every token's payload and output with two warp
+//! scans (token layout 2 makes a token's payload size a function of its control byte).
 
 use super::format::{max_compressed_len, segment_count, SEGMENT_SIZE};
 use super::pipeline::HostMemory;
@@ -12,10 +14,8 @@ use std::sync::Arc;
 
 /// Warps per block of the encoder; must match `RLE_ENC_WARPS` in rle.cu.
 pub const ENCODE_WARPS: u32 = 2;
-/// Warps per block of the window decoder; must match `RLE_DEC_WARPS` in rle.cu.
-pub const DECODE_WARPS: u32 = 8;
-/// Warps per block of the sliced decoder; must match `RLE_SL_WARPS` in rle.cu.
-pub const SLICED_WARPS: u32 = 4;
+/// Warps per block of the decoder; must match `RLE_DEC_WARPS` in rle.cu.
+pub const DECODE_WARPS: u32 = 4;
 
 /// The chunk/segment geometry of an input, shared by encoder and decoder.
 #[derive(Clone, Copy, Debug)]
@@ -285,83 +285,29 @@ impl DecodeBuffers {
     }
 }
 
-/// The decoder kernels of rle.cu. Both produce the same bytes and statuses. Slower designs
-/// that were measured and removed (a staged warp-walk decoder, a pointer-jumping one, grouped
-/// ring-buffer decoders, a leader-lane walk) are recorded in docs/benchmarks.md.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DecodeKernel {
-    /// One warp per segment walking the tokens together, reading token headers from a 32-byte
-    /// register window (shuffles); the lanes share each token's writes.
-    Window,
-    /// One warp per segment with the token bytes loaded into shared memory at once and cut
-    /// into 32 slices, one per lane: every lane finds where its slice's first token starts
-    /// (hopping a slice at a time for token-dense streams), walks and writes its own tokens,
-    /// and the warp writes the long ones together.
-    Sliced,
-}
-
-impl DecodeKernel {
-    /// Every kernel, for tests and the benchmark.
-    pub const ALL: [DecodeKernel; 2] = [DecodeKernel::Window, DecodeKernel::Sliced];
-    /// The kernel the library uses for `total_len` bytes stored in `compressed_len`: the window
-    /// decoder for streams of few long runs (ratio 32 or more: 0.26 against 0.30 ms on 1 GiB of
-    /// 200-8200 byte runs on an H200), the sliced one otherwise (1.48 against 1.59 ms on 1 GiB of
-    /// short runs, 1.07 against 1.61 on noise, 0.81 against 1.16 on a 256 MiB shared library).
-    /// Decided on the host from the chunk table, before anything runs.
-    pub fn pick(total_len: u64, compressed_len: u64) -> DecodeKernel {
-        if total_len >= compressed_len.saturating_mul(32) {
-            DecodeKernel::Window
-        } else {
-            DecodeKernel::Sliced
-        }
-    }
-
-    fn launch_shape(self, segments: u32) -> (&'static str, LaunchConfig) {
-        let (name, warps) = match self {
-            DecodeKernel::Window => ("rle_decode_win", DECODE_WARPS),
-            DecodeKernel::Sliced => ("rle_decode_slices", SLICED_WARPS),
-        };
-        (
-            name,
-            LaunchConfig {
-                grid_dim: (segments.div_ceil(warps), 1, 1),
-                block_dim: (warps * 32, 1, 1),
-                shared_mem_bytes: 0,
-            },
-        )
-    }
-}
-
-/// Queues the decode kernel `DecodeKernel::pick` chooses on the default stream (no
-/// synchronisation).
+/// Queues the decode kernel on the default stream (no synchronisation).
 pub fn decode_on_device(gpu: &GpuContext, b: &mut DecodeBuffers) -> Result<()> {
-    let kernel = DecodeKernel::pick(b.geometry.total_len, b.payload.len() as u64);
-    decode_on_device_with(gpu, b, kernel)
+    decode_on_stream(gpu, gpu.stream(), b)
 }
 
-/// Queues decode kernel `kernel` on the default stream (no synchronisation).
-pub fn decode_on_device_with(
-    gpu: &GpuContext,
-    b: &mut DecodeBuffers,
-    kernel: DecodeKernel,
-) -> Result<()> {
-    decode_on_stream(gpu, gpu.stream(), b, kernel)
-}
-
-/// Queues decode kernel `kernel` for `b.geometry` on `stream` (no synchronisation).
+/// Queues the decode kernel for `b.geometry` on `stream` (no synchronisation): one warp per
+/// segment, `DECODE_WARPS` a block.
 pub fn decode_on_stream(
     gpu: &GpuContext,
     stream: &Arc<CudaStream>,
     b: &mut DecodeBuffers,
-    kernel: DecodeKernel,
 ) -> Result<()> {
     let g = b.geometry;
     if g.total_segments == 0 {
         return Ok(());
     }
     stream.memset_zeros(&mut b.status)?;
-    let (name, cfg) = kernel.launch_shape(g.total_segments);
-    let decode = gpu.function(&kernels::RLE, name)?;
+    let decode = gpu.function(&kernels::RLE, "rle_decode")?;
+    let cfg = LaunchConfig {
+        grid_dim: (g.total_segments.div_ceil(DECODE_WARPS), 1, 1),
+        block_dim: (DECODE_WARPS * 32, 1, 1),
+        shared_mem_bytes: 0,
+    };
     let mut launch = stream.launch_builder(&decode);
     launch
         .arg(&b.payload)
@@ -373,9 +319,9 @@ pub fn decode_on_stream(
         .arg(&g.total_segments)
         .arg(&mut b.out)
         .arg(&mut b.status);
-    // SAFETY: arguments match `rle_decode_win` and `rle_decode_slices`; offsets and sizes come
-    // from a validated table (every chunk lies inside the payload), the kernel bounds every read
-    // by its chunk's size and every write by its segment's length inside `out` (total_len bytes).
+    // SAFETY: arguments match `rle_decode`; offsets and sizes come from a validated table
+    // (every chunk lies inside the payload), the kernel bounds every read by its chunk's size
+    // and every write by its segment's length inside `out` (total_len bytes).
     unsafe { launch.launch(cfg) }?;
     Ok(())
 }
@@ -393,17 +339,6 @@ pub fn check_status(gpu: &GpuContext, b: &DecodeBuffers) -> Result<()> {
 
 /// Decompresses every chunk of a validated `rle` container on the GPU into `out`.
 pub fn decompress_into(gpu: &GpuContext, container: &Container<'_>, out: &mut [u8]) -> Result<()> {
-    let kernel = DecodeKernel::pick(container.header.total_len, container.payload.len() as u64);
-    decompress_into_with(gpu, container, out, kernel)
-}
-
-/// `decompress_into` with an explicit decoder kernel (tests compare them all).
-pub fn decompress_into_with(
-    gpu: &GpuContext,
-    container: &Container<'_>,
-    out: &mut [u8],
-    kernel: DecodeKernel,
-) -> Result<()> {
     if out.len() as u64 != container.header.total_len {
         return Err(Error::InvalidArgument(format!(
             "output holds {} bytes, the container {}",
@@ -415,7 +350,7 @@ pub fn decompress_into_with(
         return Ok(());
     }
     let pipeline = super::pipeline::RlePipeline::new(gpu)?;
-    pipeline.decompress_into(gpu, container, out, kernel, HostMemory::Pageable)
+    pipeline.decompress_into(gpu, container, out, HostMemory::Pageable)
 }
 
 /// Segments of a chunk of `n` bytes (re-exported for tests).
@@ -441,27 +376,6 @@ mod tests {
         };
         assert_eq!(ENCODE_WARPS, define("RLE_ENC_WARPS"));
         assert_eq!(DECODE_WARPS, define("RLE_DEC_WARPS"));
-        assert_eq!(SLICED_WARPS, define("RLE_SL_WARPS"));
         assert_eq!(SEGMENT_SIZE as u32, define("RLE_SEG"));
-    }
-}
-
-#[cfg(test)]
-mod pick_tests {
-    use super::DecodeKernel;
-
-    #[test]
-    fn few_long_runs_take_the_window_decoder() {
-        assert_eq!(DecodeKernel::pick(1 << 30, 2_520_000), DecodeKernel::Window);
-        assert_eq!(DecodeKernel::pick(3200, 100), DecodeKernel::Window);
-        assert_eq!(DecodeKernel::pick(3199, 100), DecodeKernel::Sliced);
-        assert_eq!(
-            DecodeKernel::pick(1 << 30, 83_000_000),
-            DecodeKernel::Sliced
-        );
-        assert_eq!(
-            DecodeKernel::pick(1 << 30, 1_083_000_000),
-            DecodeKernel::Sliced
-        );
     }
 }

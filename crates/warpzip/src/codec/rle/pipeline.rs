@@ -4,9 +4,7 @@
 //! directly; pageable ones are staged through the context's pinned buffers by parallel host
 //! copies that overlap the device's work.
 
-use super::gpu::{
-    decode_on_stream, encode_on_stream, DecodeBuffers, DecodeKernel, EncodeBuffers, Geometry,
-};
+use super::gpu::{decode_on_stream, encode_on_stream, DecodeBuffers, EncodeBuffers, Geometry};
 use crate::error::{ChunkStatus, Error, Result};
 use crate::format::{ChunkSpan, Container};
 use crate::gpu::{CudaSlice, GpuContext};
@@ -227,7 +225,6 @@ impl RlePipeline {
         gpu: &GpuContext,
         container: &Container<'_>,
         out: &mut [u8],
-        kernel: DecodeKernel,
         memory: HostMemory,
     ) -> Result<()> {
         let h = &container.header;
@@ -281,7 +278,6 @@ impl RlePipeline {
             gpu,
             container,
             out,
-            kernel,
             &mut slots,
             &mut all_status,
             &mut stage_in,
@@ -305,7 +301,6 @@ impl RlePipeline {
         gpu: &GpuContext,
         container: &Container<'_>,
         out: &mut [u8],
-        kernel: DecodeKernel,
         slots: &mut [(DecodeBuffers, CudaEvent)],
         all_status: &mut CudaSlice<u32>,
         stage_in: &mut [PinnedHostSlice<u8>],
@@ -358,7 +353,7 @@ impl RlePipeline {
             let mut d_size = slot.sizes.slice_mut(0..sizes.len());
             stream.memcpy_htod(sizes.as_slice(), &mut d_size)?;
             slot.geometry = Geometry::new(raw as u64, chunk_size)?;
-            decode_on_stream(gpu, stream, slot, kernel)?;
+            decode_on_stream(gpu, stream, slot)?;
             let src_out = slot.out.slice(0..raw);
             if staged {
                 let stage = GpuContext::staging_slice(&mut stage_out[k], raw)?;
