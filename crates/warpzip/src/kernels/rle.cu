@@ -24,10 +24,11 @@
 // after every 128 bytes, so that lanes reading their own 128-byte ranges hit distinct banks.
 #define RLE_IN_WORDS (RLE_WORDS * 8u + RLE_WORDS / 4u + 4u)
 
-// The encoded segment in shared memory is padded the same way (byte x at x + 4 (x / 128)):
-// lanes copying their literal bytes write at offsets 128 bytes apart, which would otherwise
-// all fall in one bank.
-#define RLE_OUT_WORDS ((RLE_MAX_SEG_OUT + 3u) / 4u + (RLE_MAX_SEG_OUT + 127u) / 128u + 8u)
+// The encoded segment in shared memory has its words swizzled: word i sits at i ^ (i / 32 % 32),
+// a permutation inside every 128-byte row. Lanes copying their literal bytes write at offsets
+// 128 bytes apart, which would otherwise all fall in one bank (a pad word per row would do the
+// same but costs the 13th block of an SM). Room for the segment and 4 bytes read past it.
+#define RLE_OUT_WORDS ((RLE_MAX_SEG_OUT + 4u + 3u) / 4u)
 
 struct __align__(16) RleEncodeWarp {
     u32 in[RLE_IN_WORDS];
@@ -37,11 +38,12 @@ struct __align__(16) RleEncodeWarp {
     };
 };
 
-// Byte x of the encoded segment, and its word x / 4 (x a multiple of 4).
+// Word i of the encoded segment; byte x; the word of byte x (x a multiple of 4).
+__device__ __forceinline__ u32 rle_out_slot(u32 i) { return i ^ ((i >> 5) & 31u); }
 __device__ __forceinline__ u8& rle_out_byte(RleEncodeWarp& w, u32 x) {
-    return reinterpret_cast<u8*>(w.out)[x + 4u * (x >> 7)];
+    return reinterpret_cast<u8*>(w.out)[4u * rle_out_slot(x >> 2) + (x & 3u)];
 }
-__device__ __forceinline__ u32& rle_out_word(RleEncodeWarp& w, u32 x) { return w.out[(x >> 2) + (x >> 7)]; }
+__device__ __forceinline__ u32& rle_out_word(RleEncodeWarp& w, u32 x) { return w.out[rle_out_slot(x >> 2)]; }
 
 // Word `wi` (bytes 4 wi .. 4 wi + 3) of the segment in shared memory.
 __device__ __forceinline__ u32 rle_in_word(const RleEncodeWarp& w, u32 wi) { return w.in[wi + (wi >> 5)]; }
@@ -394,7 +396,7 @@ __device__ void rle_encode_write(RleEncodeWarp& w, u32 n, const RlePlan& plan) {
     __syncwarp();
 }
 
-// Copies the len bytes of the encoded segment (padded in shared memory) to any global address:
+// Copies the len bytes of the encoded segment (swizzled in shared memory) to any global address:
 // head bytes until the destination is 16-byte aligned, then 16-byte stores assembled from five
 // shared-memory words with funnel shifts, then the tail bytes. Whole warp. Reads up to 4
 // bytes past `len`.
@@ -572,7 +574,7 @@ __device__ __forceinline__ void rle_finish_segment(u32 st, const u8* sout, u8* d
 // decoder gives (docs/format.md, "Decoding and errors"). Lanes write their own short tokens
 // into the segment's stage; tokens of more than RLE_DEC_LONG bytes are written by the whole
 // warp, one after another. The stage then goes to global memory with coalesced stores.
-#define RLE_DEC_WARPS 4
+#define RLE_DEC_WARPS 2
 // Staged segment bytes: up to 15 bytes of alignment head, the bytes, a zero vector.
 #define RLE_DEC_TOKCAP ((RLE_MAX_SEG_OUT + 30u) / 16u * 16u + 16u)
 #define RLE_DEC_VECS_PER_LANE ((RLE_DEC_TOKCAP / 16u + 31u) / 32u)
@@ -640,10 +642,19 @@ __device__ __forceinline__ void rle_fill_lane(u8* out, u32 o, u32 len, u32 value
     rle_write_lane(out, o, len, [rep](u32, u32) { return rep; });
 }
 
-// One lane copies tok[s, s + len) (tok 16-byte aligned) to out[o, o + len). Reads up to 11
-// bytes past the source range.
-__device__ __forceinline__ void rle_copy_lane(u8* out, u32 o, const u8* tok, u32 s, u32 len) {
-    rle_write_lane(out, o, len, [tok, s](u32 at, u32) { return rle_load8(tok, s + at); });
+// One lane writes its token to out[o, o + len): a run of `value`, or a copy of tok[s, s + len)
+// (tok 16-byte aligned). Runs and literals take the same path (source words are loaded for
+// both), so that lanes of both kinds stay together. Reads up to 11 bytes past tok[s + len).
+__device__ __forceinline__ void rle_write_token_lane(u8* out, u32 o, u32 len, bool literal,
+                                                     u32 value, const u8* tok, u32 s) {
+    const u64 rep = (u64)value * 0x0101010101010101ull;
+    // A run reads the first staged bytes, which it ignores.
+    const u32 from = literal ? s : 0u;
+    const u32 step = literal ? 1u : 0u;
+    rle_write_lane(out, o, len, [=](u32 at, u32) {
+        const u64 x = rle_load8(tok, from + at * step);
+        return literal ? x : rep;
+    });
 }
 
 // The whole warp copies tok[s, s + len) (tok 16-byte aligned) to out[o, o + len) (out 16-byte
@@ -770,10 +781,10 @@ __device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* t,
         const u32 span_hi = out_base + __shfl_sync(WZ_FULL_MASK, oincl, last);
         const bool by_warp = literal ? span_hi - span_lo > RLE_DEC_LONG : olen > RLE_DEC_LONG;
         if (active && !by_warp && olen) {
-            if (!literal) {
+            if (SHARED) {
+                rle_write_token_lane(w.out, ooff, olen, literal, value, w.tok, head + RLE_HEADER + poff);
+            } else if (!literal) {
                 rle_fill_lane(w.out, ooff, olen, value);
-            } else if (SHARED) {
-                rle_copy_lane(w.out, ooff, w.tok, head + RLE_HEADER + poff, olen);
             } else {
                 for (u32 j = 0; j < olen; j++) w.out[ooff + j] = pay[poff + j];
             }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 /// Warps per block of the encoder; must match `RLE_ENC_WARPS` in rle.cu.
 pub const ENCODE_WARPS: u32 = 2;
 /// Warps per block of the decoder; must match `RLE_DEC_WARPS` in rle.cu.
-pub const DECODE_WARPS: u32 = 4;
+pub const DECODE_WARPS: u32 = 2;
 
 /// The chunk/segment geometry of an input, shared by encoder and decoder.
 #[derive(Clone, Copy, Debug)]
