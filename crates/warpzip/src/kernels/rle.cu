@@ -38,12 +38,16 @@ struct __align__(16) RleEncodeWarp {
     };
 };
 
-// Word i of the encoded segment; byte x; the word of byte x (x a multiple of 4).
-__device__ __forceinline__ u32 rle_out_slot(u32 i) { return i ^ ((i >> 5) & 31u); }
+// Where byte x of the encoded segment sits: its word index XOR its row (x / 128 % 32), i.e.
+// x XOR that row times 4. Every byte of a row shares the mask, so copies compute it once a row.
+__device__ __forceinline__ u32 rle_out_mask(u32 x) { return (x >> 5) & 0x7cu; }
 __device__ __forceinline__ u8& rle_out_byte(RleEncodeWarp& w, u32 x) {
-    return reinterpret_cast<u8*>(w.out)[4u * rle_out_slot(x >> 2) + (x & 3u)];
+    return reinterpret_cast<u8*>(w.out)[x ^ rle_out_mask(x)];
 }
-__device__ __forceinline__ u32& rle_out_word(RleEncodeWarp& w, u32 x) { return w.out[rle_out_slot(x >> 2)]; }
+// The word of byte x (x a multiple of 4).
+__device__ __forceinline__ u32& rle_out_word(RleEncodeWarp& w, u32 x) {
+    return *reinterpret_cast<u32*>(reinterpret_cast<u8*>(w.out) + (x ^ rle_out_mask(x)));
+}
 
 // Word `wi` (bytes 4 wi .. 4 wi + 3) of the segment in shared memory.
 __device__ __forceinline__ u32 rle_in_word(const RleEncodeWarp& w, u32 wi) { return w.in[wi + (wi >> 5)]; }
@@ -300,11 +304,12 @@ __device__ __forceinline__ u32 rle_in_bytes4(const RleEncodeWarp& w, u32 a) {
     return __funnelshift_r(rle_in_word(w, wi), rle_in_word(w, wi + 1u), 8u * (a & 3u));
 }
 
-// Stores the low `cnt` (< 4) bytes of x at w.out[d..].
+// Stores the low `cnt` (< 4) bytes of x at w.out[d..], all in d's word.
 __device__ __forceinline__ void rle_store_bytes(RleEncodeWarp& w, u32 d, u32 x, u32 cnt) {
+    u8* at = &rle_out_byte(w, d);  // the next bytes of the word follow it
 #pragma unroll
     for (u32 t = 0; t < 3u; t++) {
-        if (t < cnt) rle_out_byte(w, d + t) = (u8)(x >> (8u * t));
+        if (t < cnt) at[t] = (u8)(x >> (8u * t));
     }
 }
 
@@ -321,10 +326,17 @@ __device__ __forceinline__ void rle_copy_bytes(RleEncodeWarp& w, u32 a, u32 b, u
         const u32 sh = 8u * (a & 3u);
         u32 wi = a >> 2;
         u32 lo = rle_in_word(w, wi);
-        for (; a + 4u <= b; a += 4u, d += 4u) {
-            const u32 hi = rle_in_word(w, ++wi);
-            rle_out_word(w, d) = __funnelshift_r(lo, hi, sh);
-            lo = hi;
+        u8* out = reinterpret_cast<u8*>(w.out);
+        const u32 d_end = d + ((b - a) & ~3u);
+        while (d < d_end) {
+            // The words up to the end of the destination's 128-byte row share one swizzle.
+            const u32 m = rle_out_mask(d);
+            const u32 row_end = min((d | 127u) + 1u, d_end);
+            for (; d < row_end; a += 4u, d += 4u) {
+                const u32 hi = rle_in_word(w, ++wi);
+                *reinterpret_cast<u32*>(out + (d ^ m)) = __funnelshift_r(lo, hi, sh);
+                lo = hi;
+            }
         }
     }
     if (a < b) rle_store_bytes(w, d, rle_in_bytes4(w, a), b - a);
@@ -335,9 +347,9 @@ __device__ __forceinline__ void rle_copy_bytes(RleEncodeWarp& w, u32 a, u32 b, u
 // that begins there (controls start at w.out[cb]).
 __device__ __forceinline__ void rle_copy_literal_part(RleEncodeWarp& w, u32 p, u32 e, u32 s,
                                                       u32 len, u32 o, u32 cb) {
-    for (u32 j = (p - s + 127u) & ~127u; s + j < e; j += 128u) {
-        rle_out_byte(w, cb + (o >> 16) + j / 128u) = (u8)(min(128u, len - j) - 1u);
-    }
+    // [p, e) lies in one lane's 128 bytes, so at most one piece starts there.
+    const u32 j = (p - s + 127u) & ~127u;
+    if (s + j < e) rle_out_byte(w, cb + (o >> 16) + j / 128u) = (u8)(min(128u, len - j) - 1u);
     rle_copy_bytes(w, p, e, RLE_HEADER + (o & 0xffffu) + (p - s));
 }
 
