@@ -590,7 +590,7 @@ __device__ __forceinline__ void rle_finish_segment(u32 st, const u8* sout, u8* d
 // Staged segment bytes: up to 15 bytes of alignment head, the bytes, a zero vector.
 #define RLE_DEC_TOKCAP ((RLE_MAX_SEG_OUT + 30u) / 16u * 16u + 16u)
 #define RLE_DEC_VECS_PER_LANE ((RLE_DEC_TOKCAP / 16u + 31u) / 32u)
-#define RLE_DEC_LONG 64u
+#define RLE_DEC_LONG 128u
 
 struct __align__(16) RleDecodeWarp {
     u8 tok[RLE_DEC_TOKCAP];  // the segment's bytes, byte x at tok[head + x]
