@@ -39,7 +39,7 @@ struct __align__(16) RleEncodeWarp {
 };
 
 // Where byte x of the encoded segment sits: its word index XOR its row (x / 128 % 32), i.e.
-// x XOR that row times 4. Every byte of a row shares the mask, so copies compute it once a row.
+// x XOR that row times 4 (a shift and one three-input logic op).
 __device__ __forceinline__ u32 rle_out_mask(u32 x) { return (x >> 5) & 0x7cu; }
 __device__ __forceinline__ u8& rle_out_byte(RleEncodeWarp& w, u32 x) {
     return reinterpret_cast<u8*>(w.out)[x ^ rle_out_mask(x)];
@@ -326,17 +326,10 @@ __device__ __forceinline__ void rle_copy_bytes(RleEncodeWarp& w, u32 a, u32 b, u
         const u32 sh = 8u * (a & 3u);
         u32 wi = a >> 2;
         u32 lo = rle_in_word(w, wi);
-        u8* out = reinterpret_cast<u8*>(w.out);
-        const u32 d_end = d + ((b - a) & ~3u);
-        while (d < d_end) {
-            // The words up to the end of the destination's 128-byte row share one swizzle.
-            const u32 m = rle_out_mask(d);
-            const u32 row_end = min((d | 127u) + 1u, d_end);
-            for (; d < row_end; a += 4u, d += 4u) {
-                const u32 hi = rle_in_word(w, ++wi);
-                *reinterpret_cast<u32*>(out + (d ^ m)) = __funnelshift_r(lo, hi, sh);
-                lo = hi;
-            }
+        for (; a + 4u <= b; a += 4u, d += 4u) {
+            const u32 hi = rle_in_word(w, ++wi);
+            rle_out_word(w, d) = __funnelshift_r(lo, hi, sh);
+            lo = hi;
         }
     }
     if (a < b) rle_store_bytes(w, d, rle_in_bytes4(w, a), b - a);
