@@ -585,6 +585,9 @@ __device__ __forceinline__ void rle_finish_segment(u32 st, const u8* sout, u8* d
 #define RLE_DEC_VECS_PER_LANE ((RLE_DEC_TOKCAP / 16u + 31u) / 32u)
 #define RLE_DEC_LONG 128u
 
+// Bytes the host allocates past a payload (PAYLOAD_SLACK in gpu.rs).
+#define RLE_PAYLOAD_SLACK 16u
+
 struct __align__(16) RleDecodeWarp {
     u8 tok[RLE_DEC_TOKCAP];  // the segment's bytes, byte x at tok[head + x]
     u8 out[RLE_SEG];         // the decoded segment
@@ -639,12 +642,6 @@ __device__ __forceinline__ void rle_write_lane(u8* out, u32 o, u32 len, Piece pi
             d += size;
         }
     }
-}
-
-// One lane fills out[o, o + len) with `value`.
-__device__ __forceinline__ void rle_fill_lane(u8* out, u32 o, u32 len, u32 value) {
-    const u64 rep = (u64)value * 0x0101010101010101ull;
-    rle_write_lane(out, o, len, [rep](u32, u32) { return rep; });
 }
 
 // One lane writes its token to out[o, o + len): a run of `value`, or a copy of tok[s, s + len)
@@ -731,13 +728,14 @@ __device__ __forceinline__ u32 rle_stage_tokens(RleDecodeWarp& w, const u8* tok,
     return head;
 }
 
-// Decodes one segment of n_in bytes at t (w.tok + head when SHARED, else global memory: a
-// segment too long to stage, which only a non-canonical writer makes) into w.out. Returns the
+// Decodes one segment of n_in bytes at base + head (base 16-byte aligned: the stage in shared
+// memory, or the payload in global memory) into w.out. Reads up to 11 bytes past the segment
+// (the stage has a zero vector there, the payload buffer RLE_PAYLOAD_SLACK bytes). Returns the
 // segment's status. Whole warp.
-template <bool SHARED>
-__device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* t, u32 head,
+__device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* base, u32 head,
                                                   u32 n_in, u32 seg_len) {
     const u32 lane = wz_lane();
+    const u8* t = base + head;
     if (n_in < RLE_HEADER) return WZ_STATUS_TRUNCATED;
     const u32 m = (u32)t[0] | ((u32)t[1] << 8);
     if (RLE_HEADER + m > n_in) return WZ_STATUS_TRUNCATED;
@@ -786,13 +784,7 @@ __device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* t,
         const u32 span_hi = out_base + __shfl_sync(WZ_FULL_MASK, oincl, last);
         const bool by_warp = literal ? span_hi - span_lo > RLE_DEC_LONG : olen > RLE_DEC_LONG;
         if (active && !by_warp && olen) {
-            if (SHARED) {
-                rle_write_token_lane(w.out, ooff, olen, literal, value, w.tok, head + RLE_HEADER + poff);
-            } else if (!literal) {
-                rle_fill_lane(w.out, ooff, olen, value);
-            } else {
-                for (u32 j = 0; j < olen; j++) w.out[ooff + j] = pay[poff + j];
-            }
+            rle_write_token_lane(w.out, ooff, olen, literal, value, base, head + RLE_HEADER + poff);
         }
         const bool task = active && by_warp && (!literal || first == lane);
         const u32 t_len = literal ? span_hi - span_lo : olen;
@@ -804,10 +796,8 @@ __device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* t,
             const u32 src = __shfl_sync(WZ_FULL_MASK, t_src, b);
             if (!__shfl_sync(WZ_FULL_MASK, (u32)literal, b)) {
                 rle_fill_warp(w.out, o, len, src);
-            } else if (SHARED) {
-                rle_copy_warp(w.out, o, w.tok, head + RLE_HEADER + src, len);
             } else {
-                for (u32 j = lane; j < len; j += 32u) w.out[o + j] = pay[src + j];
+                rle_copy_warp(w.out, o, base, head + RLE_HEADER + src, len);
             }
         }
         pay_base += __shfl_sync(WZ_FULL_MASK, pincl, 31);
@@ -832,11 +822,14 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
     const u32 n_in = seg.n_in;
     u32 st = seg.status;
     if (st == WZ_STATUS_OK) {
+        // A segment longer than any canonical one (only a non-canonical writer makes one) is
+        // read from global memory instead of the stage.
         if (n_in <= RLE_MAX_SEG_OUT) {
             const u32 head = rle_stage_tokens(w, seg.tok, n_in);
-            st = rle_decode_segment<true>(w, w.tok + head, head, n_in, seg_len);
+            st = rle_decode_segment(w, w.tok, head, n_in, seg_len);
         } else {
-            st = rle_decode_segment<false>(w, seg.tok, 0u, n_in, seg_len);
+            const u32 head = (u32)((u64)seg.tok & 15u);
+            st = rle_decode_segment(w, seg.tok - head, head, n_in, seg_len);
         }
     }
     rle_finish_segment(st, w.out, out + seg.out_start, seg_len, &status[seg.chunk]);

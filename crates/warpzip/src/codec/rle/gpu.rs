@@ -14,6 +14,9 @@ use std::sync::Arc;
 
 /// Warps per block of the encoder; must match `RLE_ENC_WARPS` in rle.cu.
 pub const ENCODE_WARPS: u32 = 2;
+/// Bytes a decoder's payload buffer holds past the payload: the decoder reads whole words up to
+/// 11 bytes past a segment's end (`RLE_PAYLOAD_SLACK` in rle.cu).
+pub const PAYLOAD_SLACK: usize = 16;
 /// Warps per block of the decoder; must match `RLE_DEC_WARPS` in rle.cu.
 pub const DECODE_WARPS: u32 = 2;
 
@@ -276,7 +279,12 @@ impl DecodeBuffers {
         }
         Ok(DecodeBuffers {
             geometry,
-            payload: gpu.upload(container.payload)?,
+            payload: {
+                let mut padded = Vec::with_capacity(container.payload.len() + PAYLOAD_SLACK);
+                padded.extend_from_slice(container.payload);
+                padded.resize(container.payload.len() + PAYLOAD_SLACK, 0);
+                gpu.upload(&padded)?
+            },
             offsets: gpu.upload(&offsets)?,
             sizes: gpu.upload(&sizes)?,
             out: gpu.alloc::<u8>(h.total_len as usize)?,

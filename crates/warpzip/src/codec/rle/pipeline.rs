@@ -255,7 +255,7 @@ impl RlePipeline {
             slots.push((
                 DecodeBuffers {
                     geometry: Geometry::new((per_batch * chunk_size) as u64, chunk_size)?,
-                    payload: gpu.alloc::<u8>(max_payload)?,
+                    payload: gpu.alloc::<u8>(max_payload + super::gpu::PAYLOAD_SLACK)?,
                     offsets: gpu.alloc::<u64>(per_batch)?,
                     sizes: gpu.alloc::<u32>(per_batch)?,
                     out: gpu.alloc::<u8>(per_batch * chunk_size)?,
