@@ -204,6 +204,51 @@ fn same_verdict(
     }
 }
 
+/// Makes `trials` damaged copies of the container `file` (whose last `payload_len` bytes are its
+/// payload), flipping 1 to `max_flips` payload bits in each (cycling with the trial), and checks
+/// that the CPU and GPU decoders agree on every copy. The chunks are decoded without the checksum
+/// check, so that the decoders see the damage.
+#[allow(clippy::too_many_arguments)]
+fn damaged_copies_match_cpu(
+    gpu: &GpuContext,
+    file: &[u8],
+    payload_len: usize,
+    data_len: usize,
+    trials: usize,
+    max_flips: usize,
+    rng: &mut rand::rngs::StdRng,
+    what: &str,
+) {
+    let payload_start = file.len() - payload_len;
+    for trial in 0..trials {
+        let mut bad = file.to_vec();
+        for _ in 0..1 + trial % max_flips {
+            let at = payload_start + rng.gen_range(0..payload_len);
+            bad[at] ^= 1 << rng.gen_range(0..8);
+        }
+        let container = Container::parse(&bad).unwrap();
+        let chunks: Vec<(&[u8], usize)> = (0..container.chunks.len())
+            .map(|i| {
+                (
+                    container.chunk_bytes(i),
+                    container.chunks[i].uncompressed_len as usize,
+                )
+            })
+            .collect();
+        let mut cpu_out = vec![0u8; data_len];
+        let cpu = chunked::decompress_into(&chunks, &mut cpu_out);
+        let mut gpu_out = vec![0u8; data_len];
+        let gpu_res = rle_gpu::decompress_into(gpu, &container, &mut gpu_out);
+        same_verdict(
+            &cpu,
+            &cpu_out,
+            &gpu_res,
+            &gpu_out,
+            &format!("{what} trial {trial}"),
+        );
+    }
+}
+
 /// A valid, usually non-canonical, layout-2 segment for `seg`: literals of random lengths
 /// (runs stored as literals too), runs split in two, short runs written as long ones, and
 /// zero-length long runs; with `padding` zero-length long runs, a segment longer than any
@@ -289,34 +334,16 @@ fn gpu_rle_decodes_non_canonical_streams() {
         "non-canonical streams decode differently on the GPU"
     );
     // Damaged copies: the same verdicts as the CPU's, on staged and unstaged segments alike.
-    let payload_start = file.len() - payload.len();
-    for trial in 0..200 {
-        let mut bad = file.clone();
-        for _ in 0..1 + trial % 3 {
-            let at = payload_start + rng.gen_range(0..payload.len());
-            bad[at] ^= 1 << rng.gen_range(0..8);
-        }
-        let container = Container::parse(&bad).unwrap();
-        let chunks: Vec<(&[u8], usize)> = (0..container.chunks.len())
-            .map(|i| {
-                (
-                    container.chunk_bytes(i),
-                    container.chunks[i].uncompressed_len as usize,
-                )
-            })
-            .collect();
-        let mut cpu_out = vec![0u8; data.len()];
-        let cpu = chunked::decompress_into(&chunks, &mut cpu_out);
-        let mut gpu_out = vec![0u8; data.len()];
-        let gpu_res = rle_gpu::decompress_into(&gpu, &container, &mut gpu_out);
-        same_verdict(
-            &cpu,
-            &cpu_out,
-            &gpu_res,
-            &gpu_out,
-            &format!("non-canonical trial {trial}"),
-        );
-    }
+    damaged_copies_match_cpu(
+        &gpu,
+        &file,
+        payload.len(),
+        data.len(),
+        200,
+        3,
+        &mut rng,
+        "non-canonical",
+    );
 }
 
 #[test]
@@ -328,36 +355,16 @@ fn gpu_rle_corrupt_payloads_match_cpu_verdicts() {
     let data = mixed(&mut rng, 5 * chunk + 999);
     let (payload, spans) = chunked::compress(&data, chunk).unwrap();
     let clean = container_bytes(data.len(), chunk, &payload, &spans);
-    let payload_start = clean.len() - payload.len();
-    for trial in 0..300 {
-        let mut file = clean.clone();
-        let flips = 1 + trial % 4;
-        for _ in 0..flips {
-            let at = payload_start + rng.gen_range(0..payload.len());
-            file[at] ^= 1 << rng.gen_range(0..8);
-        }
-        let container = Container::parse(&file).unwrap();
-        // Decode without the checksum check, so that the decoders see the damage.
-        let chunks: Vec<(&[u8], usize)> = (0..container.chunks.len())
-            .map(|i| {
-                (
-                    container.chunk_bytes(i),
-                    container.chunks[i].uncompressed_len as usize,
-                )
-            })
-            .collect();
-        let mut cpu_out = vec![0u8; data.len()];
-        let cpu = chunked::decompress_into(&chunks, &mut cpu_out);
-        let mut gpu_out = vec![0u8; data.len()];
-        let gpu_res = rle_gpu::decompress_into(&gpu, &container, &mut gpu_out);
-        same_verdict(
-            &cpu,
-            &cpu_out,
-            &gpu_res,
-            &gpu_out,
-            &format!("trial {trial}"),
-        );
-    }
+    damaged_copies_match_cpu(
+        &gpu,
+        &clean,
+        payload.len(),
+        data.len(),
+        300,
+        4,
+        &mut rng,
+        "corrupt",
+    );
     // Truncated chunk tables and payloads (sizes shrunk inside a valid container).
     for cut in [1usize, 3, 4, 7, 100] {
         let mut spans2 = spans.clone();
