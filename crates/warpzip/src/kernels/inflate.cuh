@@ -118,22 +118,37 @@ __device__ __forceinline__ u32 inflate_entry(u32 kind, u32 sym, u32 len) {
     return len | (extra << 4) | (E_LENGTH << 8) | (base << 16);
 }
 
+// Walks the code lengths lens[0..n) a warp step at a time and counts the codes of every length
+// into run[1..15] (reset first): the lowest lane of each group of equal lengths adds. With PLACE,
+// every symbol is also written to sorted[] at its (length, symbol) rank: offs[len], plus the
+// codes of that length in earlier steps, plus its rank among equal lengths in this step (from the
+// same match masks). Warp-wide.
+template <bool PLACE>
+__device__ __forceinline__ void inflate_walk_lengths(const u8* lens, u32 n, u16* run,
+                                                     const u16* offs, u16* sorted) {
+    const u32 lane = wz_lane();
+    __syncwarp();
+    if (lane < 16u) run[lane] = 0;
+    __syncwarp();
+    for (u32 base = 0; base < n; base += 32u) {
+        const u32 s = base + lane;
+        const u32 len = s < n ? lens[s] : 0u;
+        const u32 m = __match_any_sync(WZ_FULL_MASK, len);
+        if (PLACE) {
+            if (len != 0u) sorted[offs[len] + run[len] + __popc(m & codag_lanemask_lt())] = (u16)s;
+            __syncwarp();
+        }
+        if (len != 0u && lane == (u32)(__ffs(m) - 1)) run[len] += (u16)__popc(m);
+        __syncwarp();
+    }
+}
+
 // Builds the first-level table (`1 << tb` entries) and the canonical bookkeeping of the code
 // with lengths lens[0..n) (warp-wide). False for a set of lengths zlib rejects.
 __device__ bool inflate_build(const u8* lens, u32 n, u32 tb, u32 kind, u32* table,
                               InflateMeta& meta, u16* sorted, u16* run) {
     const u32 lane = wz_lane();
-    __syncwarp();
-    if (lane < 16u) run[lane] = 0;
-    __syncwarp();
-    // Count the codes of every length: the lowest lane of each group of equal lengths adds.
-    for (u32 base = 0; base < n; base += 32u) {
-        const u32 s = base + lane;
-        const u32 len = s < n ? lens[s] : 0u;
-        const u32 m = __match_any_sync(WZ_FULL_MASK, len);
-        if (len != 0u && lane == (u32)(__ffs(m) - 1)) run[len] += (u16)__popc(m);
-        __syncwarp();
-    }
+    inflate_walk_lengths<false>(lens, n, run, nullptr, nullptr);
     int left = 1;
     u32 code = 0, idx = 0, maxlen = 0;
     for (u32 L = 1; L <= 15u; ++L) {
@@ -152,19 +167,8 @@ __device__ bool inflate_build(const u8* lens, u32 n, u32 tb, u32 kind, u32* tabl
     if (lane == 0) meta.first[0] = (u16)maxlen;  // the longest code (for error statuses)
     if (left < 0) return false;  // over-subscribed
     if (left > 0 && maxlen != 0u && (kind == TK_CL || maxlen != 1u)) return false;  // incomplete
-    __syncwarp();
-    if (lane < 16u) run[lane] = 0;
-    __syncwarp();
-    // Sort symbols by (length, symbol): rank among equal lengths from the same match masks.
-    for (u32 base = 0; base < n; base += 32u) {
-        const u32 s = base + lane;
-        const u32 len = s < n ? lens[s] : 0u;
-        const u32 m = __match_any_sync(WZ_FULL_MASK, len);
-        if (len != 0u) sorted[meta.offs[len] + run[len] + __popc(m & codag_lanemask_lt())] = (u16)s;
-        __syncwarp();
-        if (len != 0u && lane == (u32)(__ffs(m) - 1)) run[len] += (u16)__popc(m);
-        __syncwarp();
-    }
+    // Sort symbols by (length, symbol).
+    inflate_walk_lengths<true>(lens, n, run, meta.offs, sorted);
     // Fill the first level: entry e holds the code whose bits, read first to last, are e's
     // bits from the lowest; v is that prefix with the first bit as its most significant.
     for (u32 e = lane; e < (1u << tb); e += 32u) {
