@@ -280,10 +280,11 @@ impl DecodeBuffers {
         Ok(DecodeBuffers {
             geometry,
             payload: {
-                let mut padded = Vec::with_capacity(container.payload.len() + PAYLOAD_SLACK);
-                padded.extend_from_slice(container.payload);
-                padded.resize(container.payload.len() + PAYLOAD_SLACK, 0);
-                gpu.upload(&padded)?
+                let len = container.payload.len();
+                let mut payload = gpu.alloc_zeros::<u8>(len + PAYLOAD_SLACK)?;
+                gpu.stream()
+                    .memcpy_htod(container.payload, &mut payload.slice_mut(0..len))?;
+                payload
             },
             offsets: gpu.upload(&offsets)?,
             sizes: gpu.upload(&sizes)?,
