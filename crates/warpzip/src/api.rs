@@ -146,13 +146,18 @@ pub fn compress_to<W: Write>(
             };
             (payload, spans, rle::format::codec_params())
         }
-        // The ORC RLE codecs have CPU encoders only, on every device (GPU decoders are planned
-        // with the CODAG framework); a GPU device silently uses the CPU path.
+        // The ORC RLE codecs encode on the CPU on every device (in parallel over chunks); a GPU
+        // device decompresses.
         CodecId::OrcRleV1 | CodecId::OrcRleV2 => {
             let version = orc_rle_version(opts.codec);
+            let layout = orc_rle::format::Layout::default_for(elem_type);
             let (payload, spans) =
-                orc_rle::chunked::compress(data, elem_type, version, chunk_size as usize)?;
-            (payload, spans, orc_rle::format::codec_params(elem_type)?)
+                orc_rle::chunked::compress(data, elem_type, version, layout, chunk_size as usize)?;
+            (
+                payload,
+                spans,
+                orc_rle::format::codec_params(elem_type, layout)?,
+            )
         }
         // Deflate compresses on the CPU on every device (libdeflate, in parallel over chunks);
         // a GPU device decompresses.
@@ -225,34 +230,25 @@ pub fn decompress_container_into(
         }
         CodecId::OrcRleV1 | CodecId::OrcRleV2 => {
             let elem = container.header.elem_type;
-            let expected = orc_rle::format::codec_params(elem).map_err(|_| {
-                Error::Unsupported(format!(
-                    "{} container with element type {elem}",
-                    container.header.codec
-                ))
-            })?;
-            if container.header.codec_params != expected {
-                return Err(Error::Unsupported(format!(
-                    "{} parameters {:02x?} differ from the ones this build supports for {elem} \
-                     ({expected:02x?})",
-                    container.header.codec, container.header.codec_params
-                )));
-            }
+            let layout = orc_rle::format::parse_codec_params(&container.header.codec_params, elem)
+                .map_err(|e| match e {
+                    Error::Unsupported(why) => {
+                        Error::Unsupported(format!("{} container: {why}", container.header.codec))
+                    }
+                    other => other,
+                })?;
             let chunks: Vec<(&[u8], usize)> = (0..container.chunk_count())
                 .zip(&container.chunks)
                 .map(|(i, entry)| (container.chunk_bytes(i), entry.uncompressed_len as usize))
                 .collect();
             let version = orc_rle_version(container.header.codec);
             match device {
-                Device::Cpu => orc_rle::chunked::decompress_into(&chunks, elem, version, out),
-                Device::Gpu(gpu) => orc_rle::gpu::decompress_into(
-                    gpu,
-                    container,
-                    elem,
-                    version,
-                    orc_rle::gpu::Parallelism::WarpPerChunk,
-                    out,
-                ),
+                Device::Cpu => {
+                    orc_rle::chunked::decompress_into(&chunks, elem, version, layout, out)
+                }
+                Device::Gpu(gpu) => {
+                    orc_rle::gpu::decompress_into(gpu, container, elem, version, layout, out)
+                }
             }
         }
         CodecId::Deflate => {

@@ -1,8 +1,8 @@
-//! The GPU ORC run-length decoders (warp per chunk on the CODAG framework, and the
-//! block-per-chunk leader-thread ablation) against the CPU reference: identical values on
-//! random streams of every sub-encoding, width and element type, at awkward sizes; identical
-//! verdicts on corrupted and truncated streams; row-group decoding (skip and count) inside
-//! streams. The CODAG framework itself is checked through its test codec (`codag_test.cu`) with
+//! The GPU ORC run-length decoders (warp per chunk on the CODAG framework, lane per sub-block
+//! for indexed chunks, and the block-per-chunk leader-thread ablation) against the CPU
+//! reference: identical values on random streams of every sub-encoding, width and element type,
+//! at awkward sizes; identical verdicts on corrupted and truncated streams and on damaged
+//! indexed chunks; row-group decoding (skip and count) inside streams. The CODAG framework itself is checked through its test codec (`codag_test.cu`) with
 //! both input windows. GPU tests fail (never skip) where no GPU is usable.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -13,9 +13,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use warpzip::api::{self, CompressOptions};
 use warpzip::codec::orc_rle::chunked;
-use warpzip::codec::orc_rle::format::RleVersion;
+use warpzip::codec::orc_rle::format::{Layout, RleVersion};
 use warpzip::codec::orc_rle::gpu::{
-    DecodeBatch, OrcRleChunk, Parallelism, StreamCodec, INPUT_ALIGN,
+    plan_sub_blocks, DecodeBatch, OrcRleChunk, Parallelism, StreamCodec, INPUT_ALIGN,
 };
 use warpzip::codec::orc_rle::{decode_byte_rle, encode_byte_rle};
 use warpzip::codec::CodecId;
@@ -35,7 +35,14 @@ const ELEMS: [ElemType; 8] = [
     ElemType::U64,
 ];
 const VERSIONS: [RleVersion; 2] = [RleVersion::V1, RleVersion::V2];
-const PARS: [Parallelism; 2] = [Parallelism::WarpPerChunk, Parallelism::LeaderPerBlock];
+/// Every decoder of whole exact streams.
+const PARS: [Parallelism; 3] = [
+    Parallelism::WarpPerChunk,
+    Parallelism::LanePerSubBlock,
+    Parallelism::LeaderPerBlock,
+];
+/// The decoders that also take row-group windows (skip, count, not exact).
+const WINDOW_PARS: [Parallelism; 2] = [Parallelism::WarpPerChunk, Parallelism::LeaderPerBlock];
 
 /// Values of `elem` (as raw little-endian bytes) in one of several shapes that steer the
 /// encoders into every sub-encoding: constant runs, linear runs, sorted keys with repeats,
@@ -106,10 +113,10 @@ fn values(rng: &mut StdRng, elem: ElemType, n: usize, shape: u32) -> Vec<u8> {
     out
 }
 
-/// Encodes `data` in chunks on the CPU and returns the encoded chunks.
+/// Encodes `data` in chunks on the CPU and returns the encoded chunks, each one ORC stream.
 fn encode_chunks(data: &[u8], elem: ElemType, v: RleVersion, chunk: usize) -> Vec<Vec<u8>> {
     data.chunks(chunk)
-        .map(|c| chunked::encode_chunk(c, elem, v).unwrap())
+        .map(|c| chunked::encode_chunk(c, elem, v, Layout::Plain).unwrap())
         .collect()
 }
 
@@ -263,7 +270,7 @@ fn corrupt_streams_get_the_cpu_verdict() {
                 .iter()
                 .map(|e| {
                     let mut dst = vec![0u8; chunk];
-                    chunked::decode_chunk(e, elem, v, &mut dst).map(|_| dst)
+                    chunked::decode_chunk(e, elem, v, Layout::Plain, &mut dst).map(|_| dst)
                 })
                 .collect();
             for &par in &PARS {
@@ -294,6 +301,14 @@ fn corrupt_streams_get_the_cpu_verdict() {
                             );
                             if ChunkStatus::from_code(status[i]) == *s {
                                 same_status += 1;
+                            } else {
+                                // The lane decoders follow the CPU check for check.
+                                assert_ne!(
+                                    par,
+                                    Parallelism::LanePerSubBlock,
+                                    "{elem} {v:?} chunk {i}: CPU says {s:?}, lanes {}",
+                                    status[i]
+                                );
                             }
                         }
                     }
@@ -303,6 +318,90 @@ fn corrupt_streams_get_the_cpu_verdict() {
     }
     println!("{same_status} of {total} damaged chunks got the CPU's exact status");
     assert!(same_status * 10 >= total * 9, "statuses differ too often");
+}
+
+/// Layout-2 chunks (index plus one stream per sub-block) of every type, version and several
+/// sub-block sizes: the lane decoder's values equal the input, and after damaging one chunk's
+/// bytes (index or streams) the GPU's verdict (which chunk, which status) is the CPU's.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn indexed_chunks_get_the_cpu_verdict() {
+    let g = gpu();
+    let mut rng = StdRng::seed_from_u64(0x1dec5);
+    let mut damaged_errors = 0usize;
+    for &elem in &ELEMS {
+        let size = elem.size() as usize;
+        for &v in &VERSIONS {
+            for sub_block in [1u32, 7, 64, 256, 1000, 4096] {
+                let layout = Layout::indexed(sub_block).unwrap();
+                let n = 20_000 + rng.gen_range(0..500);
+                let data = values(&mut rng, elem, n, 6);
+                let chunk = size * [1000usize, 4096, 7777][rng.gen_range(0..3)];
+                let (payload, spans) = chunked::compress(&data, elem, v, layout, chunk).unwrap();
+                let pieces: Vec<Vec<u8>> = spans
+                    .iter()
+                    .map(|s| payload[s.offset..s.offset + s.compressed_len as usize].to_vec())
+                    .collect();
+                for trial in 0..8 {
+                    let mut pieces = pieces.clone();
+                    if trial > 0 {
+                        let i = rng.gen_range(0..pieces.len());
+                        damage(&mut rng, &mut pieces[i]);
+                    }
+                    let counts: Vec<usize> =
+                        spans.iter().map(|s| s.uncompressed_len as usize).collect();
+                    let refs: Vec<(&[u8], usize)> = pieces
+                        .iter()
+                        .zip(&counts)
+                        .map(|(p, &n)| (p.as_slice(), n))
+                        .collect();
+                    let mut cpu_out = vec![0u8; data.len()];
+                    let cpu = chunked::decompress_into(&refs, elem, v, layout, &mut cpu_out);
+                    let mut buf = Vec::new();
+                    let mut new_spans = Vec::new();
+                    for (p, s) in pieces.iter().zip(&spans) {
+                        new_spans.push(warpzip::format::ChunkSpan {
+                            offset: buf.len(),
+                            compressed_len: p.len() as u32,
+                            uncompressed_len: s.uncompressed_len,
+                        });
+                        buf.extend_from_slice(p);
+                    }
+                    let plan = plan_sub_blocks(&buf, &new_spans, elem, sub_block).unwrap();
+                    let (status, out) = run_batch(
+                        &g,
+                        &buf,
+                        &plan.units,
+                        data.len(),
+                        elem,
+                        StreamCodec::Int(v),
+                        Parallelism::LanePerSubBlock,
+                    );
+                    let gpu_verdict = plan.verdict(&status);
+                    let what = format!("{elem} {v:?} sub-block {sub_block} trial {trial}");
+                    match (&cpu, &gpu_verdict) {
+                        (Ok(()), Ok(())) => {
+                            assert!(out == cpu_out, "{what}: values differ");
+                            if trial == 0 {
+                                assert!(out == data, "{what}: values differ from the input");
+                            }
+                        }
+                        (Err(a), Err(b)) => {
+                            assert_eq!(format!("{a}"), format!("{b}"), "{what}");
+                            damaged_errors += 1;
+                        }
+                        _ => panic!("{what}: CPU {cpu:?}, GPU {gpu_verdict:?}"),
+                    }
+                    assert!(trial > 0 || cpu.is_ok(), "{what}: clean chunks fail");
+                }
+            }
+        }
+    }
+    println!("{damaged_errors} damaged payloads refused alike");
+    assert!(
+        damaged_errors > 300,
+        "too few damaged payloads were refused"
+    );
 }
 
 #[test]
@@ -315,7 +414,7 @@ fn row_groups_skip_into_runs_and_stop_early() {
         for &v in &VERSIONS {
             let n = 20_000;
             let data = values(&mut rng, elem, n, 6);
-            let stream = chunked::encode_chunk(&data, elem, v).unwrap();
+            let stream = chunked::encode_chunk(&data, elem, v, Layout::Plain).unwrap();
             // Many windows (skip, count) over the one stream, every one starting at byte 0.
             let mut chunks = Vec::new();
             let mut expect = Vec::new();
@@ -344,7 +443,7 @@ fn row_groups_skip_into_runs_and_stop_early() {
                 exact: 0,
             });
             let out_len = expect.len() + 10 * size;
-            for &par in &PARS {
+            for &par in &WINDOW_PARS {
                 let (status, out) = run_batch(
                     &g,
                     &stream,

@@ -968,6 +968,110 @@ fn wz_golden_files_are_stable() {
     }
 }
 
+/// Containers of chunk layout 1 (one ORC stream per chunk, what builds before layout 2 wrote)
+/// still decode: the golden column at chunk size 4096.
+#[test]
+fn wz_layout1_files_still_decode() {
+    let data = le_bytes(&golden_column());
+    for name in ["orc_rle_v1_layout1.wz", "orc_rle_v2_layout1.wz"] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name);
+        let old = std::fs::read(&path).unwrap();
+        let parsed = warpzip::format::Container::parse(&old).unwrap();
+        assert_eq!(parsed.header.codec_params.first(), Some(&1), "{name}");
+        assert_eq!(
+            warpzip::decompress(&old, &Device::Cpu).unwrap(),
+            data,
+            "{name}"
+        );
+    }
+}
+
+/// Layout 2: the index names where every sub-block's stream ends, and the streams together
+/// are one ORC stream of the chunk's values (a plain ORC reader decodes them).
+#[test]
+fn indexed_chunks_hold_one_stream_per_sub_block() {
+    use warpzip::codec::orc_rle::chunked;
+    use warpzip::codec::orc_rle::format::{split_indexed, Layout, RleVersion};
+    let values: Vec<i32> = golden_column();
+    let data = le_bytes(&values);
+    for version in [RleVersion::V1, RleVersion::V2] {
+        for sub_block in [1u32, 7, 100, 512, 5000] {
+            let layout = Layout::indexed(sub_block).unwrap();
+            let chunk = chunked::encode_chunk(&data, ElemType::I32, version, layout).unwrap();
+            let (ends, streams) = split_indexed(&chunk, values.len(), sub_block).unwrap();
+            assert_eq!(ends.len(), values.len().div_ceil(sub_block as usize));
+            let mut start = 0usize;
+            for (j, &end) in ends.iter().enumerate() {
+                let lo = j * sub_block as usize;
+                let hi = (lo + sub_block as usize).min(values.len());
+                let mut out = vec![0i32; hi - lo];
+                match version {
+                    RleVersion::V1 => {
+                        decode_int_rle_v1(&streams[start..end as usize], true, &mut out)
+                    }
+                    RleVersion::V2 => {
+                        decode_int_rle_v2(&streams[start..end as usize], true, &mut out)
+                    }
+                }
+                .unwrap();
+                assert_eq!(out, values[lo..hi], "{version:?} {sub_block} sub-block {j}");
+                start = end as usize;
+            }
+            let mut whole = vec![0i32; values.len()];
+            match version {
+                RleVersion::V1 => decode_int_rle_v1(streams, true, &mut whole),
+                RleVersion::V2 => decode_int_rle_v2(streams, true, &mut whole),
+            }
+            .unwrap();
+            assert_eq!(whole, values);
+            let mut back = vec![0u8; data.len()];
+            chunked::decode_chunk(&chunk, ElemType::I32, version, layout, &mut back).unwrap();
+            assert_eq!(back, data);
+        }
+    }
+}
+
+/// A damaged index is refused before any stream is read: an end that goes backwards or past
+/// the streams, a last end short of them, an index cut short.
+#[test]
+fn indexed_chunks_with_bad_indexes_are_refused() {
+    use warpzip::codec::orc_rle::chunked;
+    use warpzip::codec::orc_rle::format::{Layout, RleVersion};
+    let data = le_bytes(&golden_column());
+    let layout = Layout::indexed(300).unwrap();
+    let chunk = chunked::encode_chunk(&data, ElemType::I32, RleVersion::V2, layout).unwrap();
+    let n_sub = (data.len() / 4).div_ceil(300);
+    let decode = |bytes: &[u8]| {
+        let mut out = vec![0u8; data.len()];
+        chunked::decode_chunk(bytes, ElemType::I32, RleVersion::V2, layout, &mut out)
+    };
+    assert_eq!(decode(&chunk), Ok(()));
+    let set = |j: usize, v: u32| {
+        let mut c = chunk.clone();
+        c[4 * j..4 * j + 4].copy_from_slice(&v.to_le_bytes());
+        c
+    };
+    let end = |j: usize| u32::from_le_bytes(chunk[4 * j..4 * j + 4].try_into().unwrap());
+    // Backwards.
+    assert_eq!(decode(&set(2, end(0) - 1)), Err(ChunkStatus::Corrupt));
+    // The last end short of, or past, the streams.
+    assert_eq!(
+        decode(&set(n_sub - 1, end(n_sub - 1) - 1)),
+        Err(ChunkStatus::Corrupt)
+    );
+    assert_eq!(
+        decode(&set(n_sub - 1, end(n_sub - 1) + 1)),
+        Err(ChunkStatus::Corrupt)
+    );
+    // A middle end moved: the index is consistent, but a sub-block's stream no longer holds
+    // exactly its values.
+    assert!(decode(&set(1, end(1) + 1)).is_err());
+    // Shorter than its index.
+    assert_eq!(decode(&chunk[..4 * n_sub - 2]), Err(ChunkStatus::Truncated));
+}
+
 #[test]
 fn wz_rejects_bad_arguments() {
     let cpu = Device::Cpu;
@@ -1045,6 +1149,7 @@ fn wz_damaged_chunk_is_named() {
         &bad_refs,
         ElemType::I64,
         warpzip::codec::orc_rle::format::RleVersion::V1,
+        warpzip::codec::orc_rle::format::Layout::default_for(ElemType::I64),
         &mut out,
     )
     .unwrap_err();

@@ -143,6 +143,11 @@ fn codec_params(codec: CodecId, params: &[u8]) -> String {
                 "{hex} (layout 1, {size}-byte {} values)",
                 if *signed == 1 { "signed" } else { "unsigned" }
             ),
+            [2, size, signed, 0, k0, k1, k2, k3] => format!(
+                "{hex} (layout 2, {size}-byte {} values, sub-blocks of {} values)",
+                if *signed == 1 { "signed" } else { "unsigned" },
+                u32::from_le_bytes([*k0, *k1, *k2, *k3])
+            ),
             _ => hex,
         },
         CodecId::Deflate => match params {

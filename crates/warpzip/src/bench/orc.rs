@@ -1,13 +1,17 @@
 //! ORC integer RLE benchmark (`--codec orc-rle`): column shapes of a data warehouse, each
-//! encoded as RLE v1 and v2 in 128 KiB chunks of values, decoded on the GPU by the CODAG
-//! warp-per-chunk decoders and by the block-per-chunk leader-thread ablation, and on one CPU
-//! core. Every GPU result is checked against the input before it is timed.
+//! encoded as RLE v1 and v2 in 128 KiB chunks of values (layout 2: an index and one stream per
+//! sub-block), decoded on the GPU one lane per sub-block (the library's decoder), by the CODAG
+//! warp-per-chunk decoders over each chunk's whole stream, and by the block-per-chunk
+//! leader-thread ablation, and on one CPU core. Every GPU result is checked against the input
+//! before it is timed.
 
 use super::inputs::Rng;
 use super::{gbps, BenchOptions, BenchRow, Ceilings};
 use crate::codec::orc_rle::chunked;
-use crate::codec::orc_rle::format::{RleVersion, DEFAULT_CHUNK_SIZE};
-use crate::codec::orc_rle::gpu::{DecodeBatch, OrcRleChunk, Parallelism, StreamCodec};
+use crate::codec::orc_rle::format::{Layout, RleVersion, DEFAULT_CHUNK_SIZE};
+use crate::codec::orc_rle::gpu::{
+    first_failure, plan_sub_blocks, stream_units, DecodeBatch, Parallelism, StreamCodec,
+};
 use crate::error::{Error, Result};
 use crate::format::{ChunkSpan, ElemType};
 use crate::gpu::{median, GpuContext};
@@ -100,28 +104,6 @@ fn chunk_size(opts: &BenchOptions, elem: ElemType) -> usize {
     (asked / size).max(1) * size
 }
 
-/// The GPU work list of an encoded payload: one exact chunk per span.
-pub fn chunks_of(spans: &[ChunkSpan], elem: ElemType) -> Vec<OrcRleChunk> {
-    let size = elem.size();
-    let mut out_offset = 0u64;
-    spans
-        .iter()
-        .map(|s| {
-            let count = u64::from(s.uncompressed_len) / size;
-            let c = OrcRleChunk {
-                in_offset: s.offset as u64,
-                in_len: s.compressed_len,
-                skip: 0,
-                out_offset,
-                count: count as u32,
-                exact: 1,
-            };
-            out_offset += count;
-            c
-        })
-        .collect()
-}
-
 fn version_name(v: RleVersion) -> &'static str {
     match v {
         RleVersion::V1 => "orc-rle-v1",
@@ -155,19 +137,38 @@ pub(super) fn bench_gpu(
     for col in &columns {
         let size = col.elem.size() as usize;
         let input = format!("{} {} {} MiB", col.name, col.elem, col.data.len() >> 20);
+        let layout = Layout::default_for(col.elem);
+        let Layout::Indexed { sub_block } = layout else {
+            return Err(Error::InvalidArgument(
+                "the default layout has no index".into(),
+            ));
+        };
         for version in [RleVersion::V1, RleVersion::V2] {
-            let (payload, spans) =
-                chunked::compress(&col.data, col.elem, version, chunk_size(opts, col.elem))?;
+            let chunk = chunk_size(opts, col.elem);
+            let (payload, spans) = chunked::compress(&col.data, col.elem, version, layout, chunk)?;
+            let plain_len = chunked::compress(&col.data, col.elem, version, Layout::Plain, chunk)?
+                .0
+                .len();
             let ratio = col.data.len() as f64 / payload.len().max(1) as f64;
-            let chunks = chunks_of(&spans, col.elem);
-            let mut batch = DecodeBatch::new(gpu, &payload, &chunks, col.data.len(), size)?;
+            let plan = plan_sub_blocks(&payload, &spans, col.elem, sub_block)?;
+            plan.verdict(&[])?;
+            let whole = stream_units(&payload, &spans, col.elem, layout)?;
             let moved = (payload.len() + col.data.len()) as f64;
-            let mut warp_ms = 0.0;
-            for par in [Parallelism::WarpPerChunk, Parallelism::LeaderPerBlock] {
+            let mut times = Vec::new();
+            for par in [
+                Parallelism::LanePerSubBlock,
+                Parallelism::WarpPerChunk,
+                Parallelism::LeaderPerBlock,
+            ] {
+                let units = match par {
+                    Parallelism::LanePerSubBlock => &plan.units,
+                    _ => &whole,
+                };
+                let mut batch = DecodeBatch::new(gpu, &payload, units, col.data.len(), size)?;
                 let codec = StreamCodec::Int(version);
                 batch.poison_output(gpu, 0xa5)?;
                 batch.launch(gpu, &stream, codec, col.elem, par)?;
-                crate::codec::orc_rle::gpu::first_failure(&batch.statuses(gpu)?)?;
+                first_failure(&batch.statuses(gpu)?)?;
                 if batch.output(gpu)? != col.data {
                     return Err(Error::Corrupt {
                         chunk: 0,
@@ -175,23 +176,38 @@ pub(super) fn bench_gpu(
                     });
                 }
                 let runs = match par {
-                    Parallelism::WarpPerChunk => opts.runs(),
                     Parallelism::LeaderPerBlock => 3,
+                    _ => opts.runs(),
                 };
-                let times =
+                let t =
                     gpu.time_ms(1, runs, || batch.launch(gpu, &stream, codec, col.elem, par))?;
-                let ms = median(&times);
+                let ms = median(&t);
+                times.push(ms);
                 let (what, note) = match par {
-                    Parallelism::WarpPerChunk => {
-                        warp_ms = ms;
-                        (
-                            "decode (warp per chunk)",
-                            format!("{} chunks", chunks.len()),
-                        )
-                    }
+                    Parallelism::LanePerSubBlock => (
+                        "decode (lane per sub-block)",
+                        format!(
+                            "{} sub-blocks of {sub_block} values; index costs {:.2}% of the \
+                             compressed size",
+                            units.len(),
+                            100.0 * (payload.len() as f64 / plain_len.max(1) as f64 - 1.0)
+                        ),
+                    ),
+                    Parallelism::WarpPerChunk => (
+                        "decode (CODAG warp per chunk)",
+                        format!(
+                            "{} chunks; lane per sub-block is {:.1}x faster",
+                            units.len(),
+                            ms / times[0]
+                        ),
+                    ),
                     Parallelism::LeaderPerBlock => (
                         "decode (leader thread, block per chunk)",
-                        format!("ablation; warp per chunk is {:.1}x faster", ms / warp_ms),
+                        format!(
+                            "ablation; warp per chunk is {:.1}x faster, lane per sub-block {:.1}x",
+                            ms / times[1],
+                            ms / times[0]
+                        ),
                     ),
                 };
                 rows.push(BenchRow {
@@ -206,7 +222,7 @@ pub(super) fn bench_gpu(
                     note,
                 });
             }
-            rows.push(cpu_row(col, version, &payload, &spans, ratio)?);
+            rows.push(cpu_row(col, version, layout, &payload, &spans, ratio)?);
         }
     }
     Ok(())
@@ -216,6 +232,7 @@ pub(super) fn bench_gpu(
 fn cpu_row(
     col: &Column,
     version: RleVersion,
+    layout: Layout,
     payload: &[u8],
     spans: &[ChunkSpan],
     ratio: f64,
@@ -236,7 +253,7 @@ fn cpu_row(
         for s in &take {
             let len = s.uncompressed_len as usize;
             let input = &payload[s.offset..s.offset + s.compressed_len as usize];
-            chunked::decode_chunk(input, col.elem, version, &mut out[at..at + len])
+            chunked::decode_chunk(input, col.elem, version, layout, &mut out[at..at + len])
                 .map_err(|st| Error::chunk(0, st))?;
             at += len;
         }
@@ -267,11 +284,12 @@ fn cpu_row(
 pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
     let columns = columns(opts.size.unwrap_or(32 << 20));
     for col in &columns {
+        let layout = Layout::default_for(col.elem);
         for version in [RleVersion::V1, RleVersion::V2] {
-            let (payload, spans) =
-                chunked::compress(&col.data, col.elem, version, chunk_size(opts, col.elem))?;
+            let chunk = chunk_size(opts, col.elem);
+            let (payload, spans) = chunked::compress(&col.data, col.elem, version, layout, chunk)?;
             let ratio = col.data.len() as f64 / payload.len().max(1) as f64;
-            rows.push(cpu_row(col, version, &payload, &spans, ratio)?);
+            rows.push(cpu_row(col, version, layout, &payload, &spans, ratio)?);
         }
     }
     Ok(())

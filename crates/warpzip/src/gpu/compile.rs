@@ -33,6 +33,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::COMPACT,
     super::kernels::ORC_RLE,
     super::kernels::ORC_RLE_LEADER,
+    super::kernels::ORC_RLE_LANES,
     super::kernels::CODAG_TEST,
     super::kernels::INFLATE,
     super::kernels::INFLATE_PAIR,

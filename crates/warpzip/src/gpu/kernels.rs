@@ -27,6 +27,11 @@ pub const ORC_RLE_LEADER: KernelSource = KernelSource {
     text: include_str!("../kernels/orc_rle_leader.cu"),
 };
 
+pub const ORC_RLE_LANES: KernelSource = KernelSource {
+    name: "orc_rle_lanes",
+    text: include_str!("../kernels/orc_rle_lanes.cu"),
+};
+
 pub const CODAG_TEST: KernelSource = KernelSource {
     name: "codag_test",
     text: include_str!("../kernels/codag_test.cu"),

@@ -1,8 +1,8 @@
 //! Whole-buffer `orc-rle-v1` / `orc-rle-v2` on the CPU: raw little-endian integers cut into
-//! chunks of whole values, each chunk one ORC integer RLE stream, encoded or decoded in
-//! parallel with rayon.
+//! chunks of whole values, each chunk laid out as `format` says (one ORC integer RLE stream, or
+//! an index and one stream per sub-block), encoded or decoded in parallel with rayon.
 
-use super::format::{check_elem, RleVersion};
+use super::format::{check_elem, split_indexed, Layout, RleVersion, INDEX_ENTRY};
 use super::{decode_int_rle_v1, decode_int_rle_v2, encode_int_rle_v1, encode_int_rle_v2, OrcInt};
 use crate::error::{ChunkStatus, Error, Result};
 use crate::format::{ChunkSpan, ElemType};
@@ -15,6 +15,7 @@ pub fn compress(
     data: &[u8],
     elem: ElemType,
     version: RleVersion,
+    layout: Layout,
     chunk_size: usize,
 ) -> Result<(Vec<u8>, Vec<ChunkSpan>)> {
     check_elem(elem)?;
@@ -32,7 +33,7 @@ pub fn compress(
     }
     let encoded: Vec<Vec<u8>> = data
         .par_chunks(chunk_size)
-        .map(|chunk| encode_chunk(chunk, elem, version))
+        .map(|chunk| encode_chunk(chunk, elem, version, layout))
         .collect::<Result<Vec<Vec<u8>>>>()?;
     let total: usize = encoded.iter().map(Vec::len).sum();
     let mut payload = Vec::with_capacity(total);
@@ -60,6 +61,7 @@ pub fn decompress_into(
     chunks: &[(&[u8], usize)],
     elem: ElemType,
     version: RleVersion,
+    layout: Layout,
     out: &mut [u8],
 ) -> Result<()> {
     check_elem(elem)?;
@@ -88,7 +90,7 @@ pub fn decompress_into(
     let failure = jobs
         .into_par_iter()
         .map(|(i, input, dst)| {
-            decode_chunk(input, elem, version, dst)
+            decode_chunk(input, elem, version, layout, dst)
                 .err()
                 .map(|status| (i, status))
         })
@@ -99,34 +101,90 @@ pub fn decompress_into(
     }
 }
 
-/// Encodes one chunk of little-endian `elem` values (a whole number of them).
-pub fn encode_chunk(chunk: &[u8], elem: ElemType, version: RleVersion) -> Result<Vec<u8>> {
-    fn typed<T: OrcInt>(chunk: &[u8], version: RleVersion) -> Result<Vec<u8>> {
-        let values: Vec<T> = chunk.chunks_exact(T::BYTES).map(T::from_le_slice).collect();
-        let mut out = Vec::with_capacity(chunk.len() / 4 + 16);
+/// Encodes one chunk of little-endian `elem` values (a whole number of them) in `layout`.
+pub fn encode_chunk(
+    chunk: &[u8],
+    elem: ElemType,
+    version: RleVersion,
+    layout: Layout,
+) -> Result<Vec<u8>> {
+    fn stream<T: OrcInt>(values: &[T], version: RleVersion, out: &mut Vec<u8>) -> Result<()> {
         match version {
-            RleVersion::V1 => encode_int_rle_v1(&values, T::SIGNED, &mut out)?,
-            RleVersion::V2 => encode_int_rle_v2(&values, T::SIGNED, &mut out)?,
+            RleVersion::V1 => encode_int_rle_v1(values, T::SIGNED, out),
+            RleVersion::V2 => encode_int_rle_v2(values, T::SIGNED, out),
         }
-        Ok(out)
+    }
+    fn typed<T: OrcInt>(chunk: &[u8], version: RleVersion, layout: Layout) -> Result<Vec<u8>> {
+        let values: Vec<T> = chunk.chunks_exact(T::BYTES).map(T::from_le_slice).collect();
+        match layout {
+            Layout::Plain => {
+                let mut out = Vec::with_capacity(chunk.len() / 4 + 16);
+                stream(&values, version, &mut out)?;
+                Ok(out)
+            }
+            Layout::Indexed { sub_block } => {
+                let blocks = values.chunks(sub_block.max(1) as usize);
+                let mut index = Vec::with_capacity(blocks.len() * INDEX_ENTRY);
+                let mut streams = Vec::with_capacity(chunk.len() / 4 + 16);
+                for block in blocks {
+                    stream(block, version, &mut streams)?;
+                    let end = u32::try_from(streams.len()).map_err(|_| {
+                        Error::InvalidArgument(
+                            "a compressed chunk does not fit a u32 length".into(),
+                        )
+                    })?;
+                    index.extend_from_slice(&end.to_le_bytes());
+                }
+                index.extend_from_slice(&streams);
+                Ok(index)
+            }
+        }
     }
     match elem {
-        ElemType::U8 => typed::<u8>(chunk, version),
-        ElemType::U16 => typed::<u16>(chunk, version),
-        ElemType::U32 => typed::<u32>(chunk, version),
-        ElemType::U64 => typed::<u64>(chunk, version),
-        ElemType::I8 => typed::<i8>(chunk, version),
-        ElemType::I16 => typed::<i16>(chunk, version),
-        ElemType::I32 => typed::<i32>(chunk, version),
-        ElemType::I64 => typed::<i64>(chunk, version),
+        ElemType::U8 => typed::<u8>(chunk, version, layout),
+        ElemType::U16 => typed::<u16>(chunk, version, layout),
+        ElemType::U32 => typed::<u32>(chunk, version, layout),
+        ElemType::U64 => typed::<u64>(chunk, version, layout),
+        ElemType::I8 => typed::<i8>(chunk, version, layout),
+        ElemType::I16 => typed::<i16>(chunk, version, layout),
+        ElemType::I32 => typed::<i32>(chunk, version, layout),
+        ElemType::I64 => typed::<i64>(chunk, version, layout),
         other => Err(Error::InvalidArgument(format!(
             "the ORC RLE codecs do not store {other}"
         ))),
     }
 }
 
-/// Decodes one chunk into `dst`, little-endian `elem` values filling it exactly.
+/// Decodes one chunk, laid out as `layout` says, into `dst`: little-endian `elem` values
+/// filling it exactly. An indexed chunk's index is checked whole first (`Corrupt`, or
+/// `Truncated` when the chunk is shorter than its index); then its sub-blocks are decoded in
+/// order, each exactly its values, and the first that fails gives the chunk's status.
 pub fn decode_chunk(
+    input: &[u8],
+    elem: ElemType,
+    version: RleVersion,
+    layout: Layout,
+    dst: &mut [u8],
+) -> Result<(), ChunkStatus> {
+    let size = elem.size() as usize;
+    match layout {
+        Layout::Plain => decode_stream(input, elem, version, dst),
+        Layout::Indexed { sub_block } => {
+            let (ends, streams) = split_indexed(input, dst.len() / size.max(1), sub_block)?;
+            let mut start = 0usize;
+            for (&end, block) in ends.iter().zip(dst.chunks_mut(sub_block as usize * size)) {
+                // split_indexed checked that the ends only grow and the last is streams.len().
+                let end = end as usize;
+                decode_stream(&streams[start..end], elem, version, block)?;
+                start = end;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Decodes one ORC stream into `dst`, little-endian `elem` values filling it exactly.
+pub fn decode_stream(
     input: &[u8],
     elem: ElemType,
     version: RleVersion,

@@ -3,11 +3,12 @@
 //! [`OrcRleChunk`]s over one input buffer; each chunk decodes one ORC stream (or the part of it
 //! that one ORC row group needs) into its place in one output array. The same batches also run
 //! on the block-per-chunk leader-thread decoders of `kernels/orc_rle_leader.cu`, the ablation the
-//! benchmark compares against.
+//! benchmark compares against. Indexed `.wz` chunks (layout 2) are decoded one lane per
+//! sub-block (`kernels/orc_rle_lanes.cu`): [`plan_sub_blocks`] turns their indexes into units.
 
-use super::format::{check_elem, RleVersion};
+use super::format::{check_elem, split_indexed, Layout, RleVersion, INDEX_ENTRY};
 use crate::error::{ChunkStatus, Error, Result};
-use crate::format::{Container, ElemType};
+use crate::format::{ChunkSpan, Container, ElemType};
 use crate::gpu::compile::KernelSource;
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
 use cudarc::driver::{CudaStream, DeviceRepr};
@@ -23,6 +24,12 @@ const BLOCKS_PER_SM: u32 = 8;
 /// Input buffers are padded to a multiple of this many bytes: the kernels load whole aligned
 /// 128-byte blocks around a chunk's bytes.
 pub const INPUT_ALIGN: usize = 128;
+/// Bytes of zeros [`padded`] puts after the input before rounding up to [`INPUT_ALIGN`]: the
+/// lane decoders load 8-byte windows as two aligned words, up to 15 bytes past a stream's end.
+pub const INPUT_SLACK: usize = 16;
+/// Threads per block of the lane-per-sub-block kernels; `ORC_LANES_THREADS` in
+/// orc_rle_lanes.cu.
+pub const LANES_THREADS: u32 = 128;
 
 /// One unit of GPU work; the layout of `OrcRleChunk` in `kernels/orc_int.cuh`. The stream at
 /// `in_offset` (`in_len` bytes) is decoded, its first `skip` values dropped and the next `count`
@@ -59,6 +66,9 @@ pub enum Parallelism {
     WarpPerChunk,
     /// The ablation: one thread block per chunk, a leader thread parsing and the block writing.
     LeaderPerBlock,
+    /// One lane per unit, for the sub-blocks of indexed chunks: every unit must be exact and
+    /// skip nothing (a unit that is not is CORRUPT).
+    LanePerSubBlock,
 }
 
 /// The kernel entry point for a codec, element type and parallelisation.
@@ -66,8 +76,8 @@ pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Resu
     match codec {
         StreamCodec::Byte => match par {
             Parallelism::WarpPerChunk => Ok("orc_byte_rle".to_string()),
-            Parallelism::LeaderPerBlock => Err(Error::Unsupported(
-                "the leader-thread ablation decodes integer RLE only".into(),
+            Parallelism::LeaderPerBlock | Parallelism::LanePerSubBlock => Err(Error::Unsupported(
+                "only the warp-per-chunk decoder reads byte RLE".into(),
             )),
         },
         StreamCodec::Int(version) => {
@@ -79,6 +89,7 @@ pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Resu
             let p = match par {
                 Parallelism::WarpPerChunk => "",
                 Parallelism::LeaderPerBlock => "_leader",
+                Parallelism::LanePerSubBlock => "_lanes",
             };
             Ok(format!("orc_rle_{v}{p}_{}", elem.name()))
         }
@@ -98,11 +109,13 @@ pub struct DecodeBatch {
     counter: CudaSlice<u32>,
 }
 
-/// `bytes` copied into a vector padded with zeros to a multiple of [`INPUT_ALIGN`].
+/// `bytes` copied into a vector with [`INPUT_SLACK`] zeros after them, padded with more zeros
+/// to a multiple of [`INPUT_ALIGN`].
 pub fn padded(bytes: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(bytes.len().div_ceil(INPUT_ALIGN) * INPUT_ALIGN);
+    let len = (bytes.len() + INPUT_SLACK).div_ceil(INPUT_ALIGN) * INPUT_ALIGN;
+    let mut v = Vec::with_capacity(len);
     v.extend_from_slice(bytes);
-    v.resize(bytes.len().div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN, 0);
+    v.resize(len, 0);
     v
 }
 
@@ -144,6 +157,7 @@ impl DecodeBatch {
         let source = match par {
             Parallelism::WarpPerChunk => &kernels::ORC_RLE,
             Parallelism::LeaderPerBlock => &kernels::ORC_RLE_LEADER,
+            Parallelism::LanePerSubBlock => &kernels::ORC_RLE_LANES,
         };
         self.launch_kernel(gpu, stream, source, &name, par)
     }
@@ -162,13 +176,14 @@ impl DecodeBatch {
             return Ok(());
         }
         let function = gpu.function(source, name)?;
-        let blocks = match par {
-            Parallelism::WarpPerChunk => self.n_chunks.div_ceil(WARPS),
-            Parallelism::LeaderPerBlock => self.n_chunks,
+        let (blocks, threads) = match par {
+            Parallelism::WarpPerChunk => (self.n_chunks.div_ceil(WARPS), WARPS * 32),
+            Parallelism::LeaderPerBlock => (self.n_chunks, LEADER_THREADS),
+            Parallelism::LanePerSubBlock => (self.n_chunks.div_ceil(LANES_THREADS), LANES_THREADS),
         };
         let cfg = LaunchConfig {
             grid_dim: (blocks.min(gpu.sm_count() * BLOCKS_PER_SM).max(1), 1, 1),
-            block_dim: (WARPS * 32, 1, 1),
+            block_dim: (threads, 1, 1),
             shared_mem_bytes: 0,
         };
         stream.memset_zeros(&mut self.counter)?;
@@ -182,9 +197,10 @@ impl DecodeBatch {
             .arg(&mut self.counter);
         // SAFETY: the arguments match ORC_KERNEL_PARAMS (input, chunks, count, output, statuses,
         // counter). `check_chunks` proved that every chunk's input lies inside the input, whose
-        // allocation is padded to a multiple of 128 bytes as the framework requires, and that
-        // every chunk's values lie inside the output; the kernels bound every read by the chunk's
-        // `in_len` and write only values skip..skip+count of each chunk.
+        // allocation `padded` extends by 16 bytes and to a multiple of 128 (the framework's whole
+        // aligned blocks, the lane kernels' 8-byte windows), and that every chunk's values lie
+        // inside the output; the kernels bound every value-bearing read by the chunk's `in_len`
+        // and write only values skip..skip+count of each chunk.
         unsafe { launch.launch(cfg) }?;
         Ok(())
     }
@@ -240,22 +256,52 @@ pub fn first_failure(statuses: &[u32]) -> Result<()> {
     }
 }
 
-/// The chunks of a validated `orc-rle-v1`/`orc-rle-v2` container as GPU work over its payload.
-pub fn container_chunks(container: &Container<'_>, elem: ElemType) -> Result<Vec<OrcRleChunk>> {
-    let size = elem.size();
+/// The spans of a validated container's chunks, offsets counted from its payload's start.
+pub fn container_spans(container: &Container<'_>) -> Vec<ChunkSpan> {
     let base = container.payload.as_ptr() as usize;
+    (0..container.chunk_count())
+        .zip(&container.chunks)
+        .map(|(i, entry)| ChunkSpan {
+            offset: container.chunk_bytes(i).as_ptr() as usize - base,
+            compressed_len: entry.compressed_len,
+            uncompressed_len: entry.uncompressed_len,
+        })
+        .collect()
+}
+
+/// One exact unit per chunk over its whole ORC stream: the chunk itself in layout 1, the
+/// chunk's streams after its index in layout 2 (their concatenation is one stream of the
+/// chunk's values). A chunk whose index does not fit it gives that chunk's error.
+pub fn stream_units(
+    payload: &[u8],
+    spans: &[ChunkSpan],
+    elem: ElemType,
+    layout: Layout,
+) -> Result<Vec<OrcRleChunk>> {
+    let size = elem.size();
     let mut out_offset = 0u64;
-    let mut chunks = Vec::with_capacity(container.chunk_count());
-    for (i, entry) in container.chunks.iter().enumerate() {
-        let bytes = container.chunk_bytes(i);
-        let len = u64::from(entry.uncompressed_len);
+    let mut units = Vec::with_capacity(spans.len());
+    for (i, s) in spans.iter().enumerate() {
+        let len = u64::from(s.uncompressed_len);
         if !len.is_multiple_of(size) {
             return Err(Error::chunk(i, ChunkStatus::Corrupt));
         }
         let count = len / size;
-        chunks.push(OrcRleChunk {
-            in_offset: (bytes.as_ptr() as usize - base) as u64,
-            in_len: entry.compressed_len,
+        let skip_index = match layout {
+            Layout::Plain => 0,
+            Layout::Indexed { sub_block } => {
+                let bytes =
+                    chunk_slice(payload, s).ok_or(Error::chunk(i, ChunkStatus::Truncated))?;
+                split_indexed(bytes, count as usize, sub_block)
+                    .map_err(|st| Error::chunk(i, st))?
+                    .0
+                    .len()
+                    * INDEX_ENTRY
+            }
+        };
+        units.push(OrcRleChunk {
+            in_offset: (s.offset + skip_index) as u64,
+            in_len: s.compressed_len - skip_index as u32,
             skip: 0,
             out_offset,
             count: count as u32,
@@ -263,18 +309,107 @@ pub fn container_chunks(container: &Container<'_>, elem: ElemType) -> Result<Vec
         });
         out_offset += count;
     }
-    Ok(chunks)
+    Ok(units)
+}
+
+/// The bytes of chunk `s` in `payload`, if it lies inside it.
+fn chunk_slice<'a>(payload: &'a [u8], s: &ChunkSpan) -> Option<&'a [u8]> {
+    payload.get(s.offset..s.offset.checked_add(s.compressed_len as usize)?)
+}
+
+/// The lane-per-sub-block work of layout-2 chunks.
+#[derive(Debug, Default)]
+pub struct SubBlockPlan {
+    /// One exact unit per sub-block, chunk by chunk, in order.
+    pub units: Vec<OrcRleChunk>,
+    /// The chunk of every unit.
+    pub unit_chunk: Vec<u32>,
+    /// The first chunk whose index is bad, and its status; its sub-blocks (and no others) have
+    /// no units.
+    pub index_failure: Option<(usize, ChunkStatus)>,
+}
+
+impl SubBlockPlan {
+    /// The decode's verdict from the units' statuses: the error of the lowest chunk that failed,
+    /// by its index or by its lowest failing sub-block (the sequential decoder's verdict).
+    pub fn verdict(&self, statuses: &[u32]) -> Result<()> {
+        let unit_failure = statuses.iter().position(|&s| s != 0).map(|u| {
+            let chunk = self.unit_chunk.get(u).copied().unwrap_or(u32::MAX) as usize;
+            (chunk, ChunkStatus::from_code(statuses[u]))
+        });
+        let first = match (unit_failure, self.index_failure) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        match first {
+            Some((chunk, status)) => Err(Error::chunk(chunk, status)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Splits layout-2 chunks (`sub_block` values per sub-block) into one exact unit per
+/// sub-block, after checking each chunk's index on the host.
+pub fn plan_sub_blocks(
+    payload: &[u8],
+    spans: &[ChunkSpan],
+    elem: ElemType,
+    sub_block: u32,
+) -> Result<SubBlockPlan> {
+    let size = elem.size();
+    let per_block = u64::from(sub_block.max(1));
+    let mut plan = SubBlockPlan::default();
+    let mut out_offset = 0u64;
+    for (i, s) in spans.iter().enumerate() {
+        let len = u64::from(s.uncompressed_len);
+        if !len.is_multiple_of(size) {
+            return Err(Error::chunk(i, ChunkStatus::Corrupt));
+        }
+        let count = len / size;
+        let chunk = u32::try_from(i)
+            .map_err(|_| Error::InvalidArgument("too many chunks for one GPU batch".into()))?;
+        let split = chunk_slice(payload, s)
+            .ok_or(ChunkStatus::Truncated)
+            .and_then(|bytes| split_indexed(bytes, count as usize, sub_block));
+        match split {
+            Ok((ends, _)) => {
+                let streams = (s.offset + ends.len() * INDEX_ENTRY) as u64;
+                let mut start = 0u32;
+                for (j, &end) in ends.iter().enumerate() {
+                    let first = j as u64 * per_block;
+                    plan.units.push(OrcRleChunk {
+                        in_offset: streams + u64::from(start),
+                        in_len: end - start,
+                        skip: 0,
+                        out_offset: out_offset + first,
+                        count: per_block.min(count - first) as u32,
+                        exact: 1,
+                    });
+                    plan.unit_chunk.push(chunk);
+                    start = end;
+                }
+            }
+            Err(status) => {
+                if plan.index_failure.is_none() {
+                    plan.index_failure = Some((i, status));
+                }
+            }
+        }
+        out_offset += count;
+    }
+    Ok(plan)
 }
 
 /// Decodes every chunk of a validated `orc-rle-v1`/`orc-rle-v2` container on the GPU into
-/// `out` (the container's total length). A chunk that does not decode gives `Error::Corrupt`
-/// naming the lowest such chunk, as the CPU path does.
+/// `out` (the container's total length): layout 1 one warp per chunk, layout 2 one lane per
+/// sub-block. A chunk that does not decode gives the error of the lowest such chunk, as the CPU
+/// path does.
 pub fn decompress_into(
     gpu: &GpuContext,
     container: &Container<'_>,
     elem: ElemType,
     version: RleVersion,
-    par: Parallelism,
+    layout: Layout,
     out: &mut [u8],
 ) -> Result<()> {
     if out.len() as u64 != container.header.total_len {
@@ -284,20 +419,31 @@ pub fn decompress_into(
             container.header.total_len
         )));
     }
-    let chunks = container_chunks(container, elem)?;
-    if out.is_empty() {
-        return Ok(());
-    }
-    let mut batch = DecodeBatch::new(
-        gpu,
-        container.payload,
-        &chunks,
-        out.len(),
-        elem.size() as usize,
-    )?;
-    batch.launch(gpu, gpu.stream(), StreamCodec::Int(version), elem, par)?;
-    first_failure(&batch.statuses(gpu)?)?;
-    let decoded = batch.output(gpu)?;
+    let spans = container_spans(container);
+    let size = elem.size() as usize;
+    let codec = StreamCodec::Int(version);
+    let decoded = match layout {
+        Layout::Plain => {
+            let units = stream_units(container.payload, &spans, elem, layout)?;
+            if out.is_empty() {
+                return Ok(());
+            }
+            let mut batch = DecodeBatch::new(gpu, container.payload, &units, out.len(), size)?;
+            batch.launch(gpu, gpu.stream(), codec, elem, Parallelism::WarpPerChunk)?;
+            first_failure(&batch.statuses(gpu)?)?;
+            batch.output(gpu)?
+        }
+        Layout::Indexed { sub_block } => {
+            let plan = plan_sub_blocks(container.payload, &spans, elem, sub_block)?;
+            if out.is_empty() {
+                return plan.verdict(&[]);
+            }
+            let mut batch = DecodeBatch::new(gpu, container.payload, &plan.units, out.len(), size)?;
+            batch.launch(gpu, gpu.stream(), codec, elem, Parallelism::LanePerSubBlock)?;
+            plan.verdict(&batch.statuses(gpu)?)?;
+            batch.output(gpu)?
+        }
+    };
     out.copy_from_slice(&decoded);
     Ok(())
 }

@@ -1,0 +1,345 @@
+// ORC Integer RLE v1 and v2 decoders for indexed `.wz` chunks (layout 2): one lane per
+// sub-block. A layout-2 chunk is cut into sub-blocks of a few hundred values, each its own ORC
+// stream, and its index says where every sub-block's stream starts, so no lane waits for another
+// to find its first group. Each lane decodes its sub-block's groups serially and writes its
+// values straight to the output: 32 independent streams per warp instead of one.
+//
+// A lane reads its stream through 8-byte windows (two aligned 8-byte loads, funnel-shifted), so
+// a varint of up to 8 bytes or a packed value of any RLEv2 width is one window. Every unit is a
+// whole sub-block (`skip == 0`, `exact == 1`: the host builds no other kind for this kernel),
+// decoded exactly as `decode_int_rle_v1` / `decode_int_rle_v2` do on the CPU: the same checks in
+// the same order, so every input gets the same status. Every byte a value depends on is checked
+// to lie inside the unit's `in_len` bytes; a window may also load up to 15 bytes past them, which
+// the host's padding of the input allocation (16 bytes beyond the payload, then up to a multiple
+// of 128) keeps inside the allocation.
+#include "orc_int.cuh"
+
+// Threads per block (any multiple of 32 works; the host launches this many).
+#define ORC_LANES_THREADS 128u
+
+// The 8 bytes at `p` (any alignment), little-endian: byte 0 is bits 0..7.
+__device__ __forceinline__ u64 lane_peek_le(const u8* p) {
+    const unsigned long long addr = (unsigned long long)p;
+    const u64* w = reinterpret_cast<const u64*>(addr & ~7ull);
+    const u32 sh = (u32)(addr & 7ull) * 8u;
+    const u64 lo = __ldg(w);
+    const u64 hi = __ldg(w + 1);
+    return sh == 0u ? lo : (lo >> sh) | (hi << (64u - sh));
+}
+
+// The 8 bytes of a little-endian word in the other order (big-endian: byte 0 in bits 56..63).
+__device__ __forceinline__ u64 lane_bswap(u64 v) {
+    const u32 lo = __byte_perm((u32)v, 0u, 0x0123u);
+    const u32 hi = __byte_perm((u32)(v >> 32), 0u, 0x0123u);
+    return ((u64)lo << 32) | hi;
+}
+
+// `w` (1..64) bits at bit `bit` of `p`, ORC's big-endian packing. RLEv2's widths keep
+// (bit & 7) + w <= 64: widths above 32 are whole bytes and start on a byte.
+__device__ __forceinline__ u64 lane_bits(const u8* p, u64 bit, u32 w) {
+    const u64 be = lane_bswap(lane_peek_le(p + (bit >> 3))) << (u32)(bit & 7u);
+    return be >> (64u - w);
+}
+
+// `bytes` (1..8) big-endian bytes at `p`.
+__device__ __forceinline__ u64 lane_be_bytes(const u8* p, u32 bytes) {
+    return lane_bswap(lane_peek_le(p)) >> (64u - 8u * bytes);
+}
+
+// The 7-bit groups of the first `n` (1..8) bytes of a little-endian word, packed: the value of
+// an n-byte varint.
+__device__ __forceinline__ u64 lane_varint_bits(u64 le, u32 n) {
+    u64 x = le & 0x7f7f7f7f7f7f7f7full;
+    if (n < 8u) x &= (1ull << (8u * n)) - 1ull;
+    x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+    x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+    return ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+}
+
+// One lane's position in its sub-block's stream.
+struct LaneIn {
+    const u8* in;  // the stream's first byte
+    u32 len;       // its length
+    u32 pos;       // the next byte to parse
+};
+
+// A base-128 varint at `s.pos`, as `read_varint` reads it: the input ending inside it is
+// TRUNCATED, more than 64 bits of value (a tenth byte above 1, or an eleventh byte) CORRUPT.
+__device__ __forceinline__ u32 lane_varint(LaneIn& s, u64& v) {
+    const u32 avail = s.len - s.pos;
+    const u64 le = lane_peek_le(s.in + s.pos);
+    u64 stops = ~le & 0x8080808080808080ull;
+    if (avail < 8u) stops &= (1ull << (8u * avail)) - 1ull;
+    if (stops != 0ull) {
+        const u32 n = ((u32)__ffsll((long long)stops) >> 3);  // bit 8n - 1 is set: n bytes
+        v = lane_varint_bits(le, n);
+        s.pos += n;
+        return WZ_STATUS_OK;
+    }
+    if (avail <= 8u) return WZ_STATUS_TRUNCATED;
+    // Eight continuation bytes: 56 bits so far; a ninth and tenth byte may follow.
+    u64 result = lane_varint_bits(le, 8u);
+    u32 pos = s.pos + 8u;
+    const u32 b8 = s.in[pos++];
+    result |= (u64)(b8 & 0x7fu) << 56;
+    if (b8 & 0x80u) {
+        if (pos >= s.len) return WZ_STATUS_TRUNCATED;
+        const u32 b9 = s.in[pos++];
+        if ((b9 & 0x7fu) > 1u) return WZ_STATUS_CORRUPT;
+        result |= (u64)(b9 & 0x7fu) << 63;
+        if (b9 & 0x80u) return WZ_STATUS_CORRUPT;
+    }
+    v = result;
+    s.pos = pos;
+    return WZ_STATUS_OK;
+}
+
+// Exact mode's overflow check: a group of `n` values running past the sub-block's `need`.
+__device__ __forceinline__ bool lane_overflows(u32 produced, u32 need, u32 n) {
+    return n > need - produced;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integer RLE v1: control 0..127 is a run of control + 3 values (a delta byte, then the first
+// value as a varint); 128..255 is 256 - control literal varints.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 lane_group_v1(LaneIn& s, T* dst, u32& produced, u32 need) {
+    const u32 control = s.in[s.pos++];
+    if (control < 0x80u) {
+        const u32 len = control + 3u;
+        if (s.pos >= s.len) return WZ_STATUS_TRUNCATED;
+        const i64 delta = (i64)(signed char)s.in[s.pos++];
+        u64 raw;
+        const u32 st = lane_varint(s, raw);
+        if (st != WZ_STATUS_OK) return st;
+        if (lane_overflows(produced, need, len)) return WZ_STATUS_OVERFLOW;
+        const i128 base = orc_stream_value<SIGNED>(raw);
+        if (!orc_fits_wide<T, SIGNED>(base) ||
+            !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(len - 1u)))
+            return WZ_STATUS_CORRUPT;
+        const u64 b = (u64)base;
+        for (u32 i = 0; i < len; i++) dst[produced + i] = (T)(b + (u64)i * (u64)delta);
+        produced += len;
+        return WZ_STATUS_OK;
+    }
+    const u32 len = 256u - control;
+    if (lane_overflows(produced, need, len)) return WZ_STATUS_OVERFLOW;
+    for (u32 i = 0; i < len; i++) {
+        u64 raw;
+        const u32 st = lane_varint(s, raw);
+        if (st != WZ_STATUS_OK) return st;
+        const u64 bits = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+        if (!orc_fits<T, SIGNED>(bits)) return WZ_STATUS_CORRUPT;
+        dst[produced + i] = (T)bits;
+    }
+    produced += len;
+    return WZ_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integer RLE v2; the sub-encodings and their checks are those of orc_rle_leader.cu.
+__device__ __forceinline__ u32 lane_v2_len(u32 b0, u32 b1) { return (((b0 & 1u) << 8) | b1) + 1u; }
+
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 lane_short_repeat(LaneIn& s, T* dst, u32& produced, u32 need,
+                                                 u32 h0) {
+    const u32 width = ((h0 >> 3) & 7u) + 1u;
+    const u32 len = (h0 & 7u) + 3u;
+    if (s.len - s.pos < 1u + width) return WZ_STATUS_TRUNCATED;
+    const u64 raw = lane_be_bytes(s.in + s.pos + 1u, width);
+    const u64 bits = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+    if (!orc_fits<T, SIGNED>(bits)) return WZ_STATUS_CORRUPT;
+    if (lane_overflows(produced, need, len)) return WZ_STATUS_OVERFLOW;
+    for (u32 i = 0; i < len; i++) dst[produced + i] = (T)bits;
+    produced += len;
+    s.pos += 1u + width;
+    return WZ_STATUS_OK;
+}
+
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 lane_direct(LaneIn& s, T* dst, u32& produced, u32 need, u32 h0,
+                                           u32 h1) {
+    const u32 width = orc_decode_width(h0 >> 1);
+    const u32 len = lane_v2_len(h0, h1);
+    const u32 bytes = (width * len + 7u) >> 3;
+    if (s.len - s.pos - 2u < bytes) return WZ_STATUS_TRUNCATED;
+    if (lane_overflows(produced, need, len)) return WZ_STATUS_OVERFLOW;
+    const u8* data = s.in + s.pos + 2u;
+    for (u32 i = 0; i < len; i++) {
+        const u64 v = lane_bits(data, (u64)i * width, width);
+        const u64 bits = SIGNED ? (u64)orc_unzigzag(v) : v;
+        if (!orc_fits<T, SIGNED>(bits)) return WZ_STATUS_CORRUPT;
+        dst[produced + i] = (T)bits;
+    }
+    produced += len;
+    s.pos += 2u + bytes;
+    return WZ_STATUS_OK;
+}
+
+template <typename T, bool SIGNED>
+__device__ u32 lane_patched_base(LaneIn& s, T* dst, u32& produced, u32 need, u32 h0, u32 h1) {
+    if (s.len - s.pos < 4u) return WZ_STATUS_TRUNCATED;
+    const u8* h = s.in + s.pos;
+    const u32 width = orc_decode_width(h0 >> 1);
+    const u32 len = lane_v2_len(h0, h1);
+    const u32 h2 = h[2];
+    const u32 h3 = h[3];
+    const u32 base_bytes = (h2 >> 5) + 1u;
+    const u32 patch_width = orc_decode_width(h2);
+    const u32 gap_width = (h3 >> 5) + 1u;
+    const u32 patch_count = h3 & 0x1fu;
+    if (gap_width + patch_width > 64u) return WZ_STATUS_CORRUPT;
+    u32 avail = s.len - s.pos - 4u;
+    if (avail < base_bytes) return WZ_STATUS_TRUNCATED;
+    const u64 base_raw = lane_be_bytes(h + 4, base_bytes);
+    avail -= base_bytes;
+    const u32 data_bytes = (width * len + 7u) >> 3;
+    if (avail < data_bytes) return WZ_STATUS_TRUNCATED;
+    avail -= data_bytes;
+    const u32 entry_width = orc_closest_fixed_width(gap_width + patch_width);
+    const u32 patch_bytes = (entry_width * patch_count + 7u) >> 3;
+    if (avail < patch_bytes) return WZ_STATUS_TRUNCATED;
+    if (lane_overflows(produced, need, len)) return WZ_STATUS_OVERFLOW;
+
+    const u64 sign_bit = 1ull << (base_bytes * 8u - 1u);
+    const i64 base = (base_raw & sign_bit) ? -(i64)(base_raw & ~sign_bit) : (i64)base_raw;
+    // Unpatched values first, each checked before any patch is applied (as the CPU does).
+    const u8* data = h + 4 + base_bytes;
+    T* out = dst + produced;
+    for (u32 i = 0; i < len; i++) {
+        const i128 v = (i128)base + (i128)lane_bits(data, (u64)i * width, width);
+        if (!orc_fits_wide<T, SIGNED>(v)) return WZ_STATUS_CORRUPT;
+        out[i] = (T)(u64)v;
+    }
+    // Patches: the unpatched value is read again from the packed data (no i128 overflow: see
+    // orc_leader_patched_base).
+    const u8* patches = data + data_bytes;
+    const u64 patch_mask = (1ull << patch_width) - 1ull;
+    u64 index = 0;
+    u64 last_patched = ~0ull;
+    for (u32 k = 0; k < patch_count; k++) {
+        const u64 entry = lane_bits(patches, (u64)k * entry_width, entry_width);
+        const u64 gap = entry >> patch_width;
+        const u64 patch = entry & patch_mask;
+        if (gap == 255u && patch == 0u) {
+            index += 255u;
+            continue;
+        }
+        index += gap;
+        if (index == last_patched || index >= len) return WZ_STATUS_CORRUPT;
+        last_patched = index;
+        const i128 unpatched = (i128)base + (i128)lane_bits(data, index * width, width);
+        const i128 v = unpatched + ((i128)patch << width);
+        if (!orc_fits_wide<T, SIGNED>(v)) return WZ_STATUS_CORRUPT;
+        out[index] = (T)(u64)v;
+    }
+    produced += len;
+    s.pos += 4u + base_bytes + data_bytes + patch_bytes;
+    return WZ_STATUS_OK;
+}
+
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 lane_delta(LaneIn& s, T* dst, u32& produced, u32 need, u32 h0,
+                                          u32 h1) {
+    const u32 code = (h0 >> 1) & 0x1fu;
+    const u32 width = code == 0u ? 0u : orc_decode_width(code);
+    const u32 len = lane_v2_len(h0, h1);
+    s.pos += 2u;
+    u64 raw;
+    u32 st = lane_varint(s, raw);
+    if (st != WZ_STATUS_OK) return st;
+    const i128 base = orc_stream_value<SIGNED>(raw);
+    st = lane_varint(s, raw);
+    if (st != WZ_STATUS_OK) return st;
+    const i64 delta_base = orc_unzigzag(raw);
+    T* out = dst + produced;
+    if (width == 0u) {
+        if (lane_overflows(produced, need, len)) return WZ_STATUS_OVERFLOW;
+        if (!orc_fits_wide<T, SIGNED>(base) ||
+            !orc_fits_wide<T, SIGNED>(base + (i128)delta_base * (i128)(len - 1u)))
+            return WZ_STATUS_CORRUPT;
+        const u64 b = (u64)base;
+        for (u32 i = 0; i < len; i++) out[i] = (T)(b + (u64)i * (u64)delta_base);
+        produced += len;
+        return WZ_STATUS_OK;
+    }
+    const u32 bytes = (width * (len >= 2u ? len - 2u : 0u) + 7u) >> 3;
+    if (s.len - s.pos < bytes) return WZ_STATUS_TRUNCATED;
+    if (lane_overflows(produced, need, len)) return WZ_STATUS_OVERFLOW;
+    i128 v = base;
+    if (!orc_fits_wide<T, SIGNED>(v)) return WZ_STATUS_CORRUPT;
+    out[0] = (T)(u64)v;
+    if (len >= 2u) {
+        v += delta_base;
+        if (!orc_fits_wide<T, SIGNED>(v)) return WZ_STATUS_CORRUPT;
+        out[1] = (T)(u64)v;
+        const bool decreasing = delta_base < 0;
+        const u8* data = s.in + s.pos;
+        for (u32 i = 2; i < len; i++) {
+            const i128 step = (i128)lane_bits(data, (u64)(i - 2u) * width, width);
+            v = decreasing ? v - step : v + step;
+            if (!orc_fits_wide<T, SIGNED>(v)) return WZ_STATUS_CORRUPT;
+            out[i] = (T)(u64)v;
+        }
+    }
+    produced += len;
+    s.pos += bytes;
+    return WZ_STATUS_OK;
+}
+
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 lane_group_v2(LaneIn& s, T* dst, u32& produced, u32 need) {
+    const u32 h0 = s.in[s.pos];
+    const u32 kind = h0 >> 6;
+    if (kind == 0u) return lane_short_repeat<T, SIGNED>(s, dst, produced, need, h0);
+    if (s.len - s.pos < 2u) return WZ_STATUS_TRUNCATED;
+    const u32 h1 = s.in[s.pos + 1u];
+    if (kind == 1u) return lane_direct<T, SIGNED>(s, dst, produced, need, h0, h1);
+    if (kind == 2u) return lane_patched_base<T, SIGNED>(s, dst, produced, need, h0, h1);
+    return lane_delta<T, SIGNED>(s, dst, produced, need, h0, h1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One lane per unit; every unit is a whole sub-block (skip 0, exact). Groups are decoded until
+// the stream ends: fewer values than the unit holds is UNDERFLOW, a group running past them
+// OVERFLOW.
+template <typename T, bool SIGNED, bool V2>
+__device__ __forceinline__ void orc_lanes_body(ORC_KERNEL_PARAMS) {
+    (void)next_chunk;
+    T* out_t = reinterpret_cast<T*>(out);
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 unit = blockIdx.x * blockDim.x + threadIdx.x; unit < n_chunks; unit += stride) {
+        const OrcRleChunk c = chunks[unit];
+        if (c.skip != 0u || c.exact == 0u) {
+            status[unit] = WZ_STATUS_CORRUPT;
+            continue;
+        }
+        LaneIn s;
+        s.in = in + c.in_offset;
+        s.len = c.in_len;
+        s.pos = 0u;
+        T* dst = out_t + c.out_offset;
+        u32 produced = 0u;
+        u32 st = WZ_STATUS_OK;
+        while (s.pos < s.len) {
+            st = V2 ? lane_group_v2<T, SIGNED>(s, dst, produced, c.count)
+                    : lane_group_v1<T, SIGNED>(s, dst, produced, c.count);
+            if (st != WZ_STATUS_OK) break;
+        }
+        if (st == WZ_STATUS_OK && produced < c.count) st = WZ_STATUS_UNDERFLOW;
+        status[unit] = st;
+    }
+}
+
+template <typename T, bool SIGNED>
+__device__ void lanes_v1(ORC_KERNEL_PARAMS) {
+    orc_lanes_body<T, SIGNED, false>(ORC_KERNEL_ARGS);
+}
+
+template <typename T, bool SIGNED>
+__device__ void lanes_v2(ORC_KERNEL_PARAMS) {
+    orc_lanes_body<T, SIGNED, true>(ORC_KERNEL_ARGS);
+}
+
+ORC_INT_KERNELS(orc_rle_v1_lanes, lanes_v1)
+ORC_INT_KERNELS(orc_rle_v2_lanes, lanes_v2)
