@@ -1,0 +1,15 @@
+//! Prints ptxas's resource report (registers, spills, shared memory) for every kernel, compiled
+//! by NVRTC for an architecture: `cargo run -p warpzip --example ptxas_report -- sm_90`.
+fn main() {
+    let arch = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "sm_90".to_string());
+    for src in warpzip::gpu::compile::ALL_SOURCES.iter().filter(|s| s.name == "orc_rle_lanes") {
+        let mut opts = warpzip::gpu::compile::options_for(&arch);
+        opts.push("--ptxas-options=-v".to_string());
+        match warpzip::gpu::compile::compile_cubin_with_log(src.name, &src.expanded(), &opts) {
+            Ok((_, log)) => println!("== {} ({arch})\n{log}", src.name),
+            Err(e) => println!("== {} ({arch}) failed: {e}", src.name),
+        }
+    }
+}
