@@ -4,7 +4,10 @@ fn main() {
     let arch = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "sm_90".to_string());
-    for src in warpzip::gpu::compile::ALL_SOURCES.iter().filter(|s| s.name == "orc_rle_lanes") {
+    for src in warpzip::gpu::compile::ALL_SOURCES
+        .iter()
+        .filter(|s| s.name == "orc_rle_lanes")
+    {
         let mut opts = warpzip::gpu::compile::options_for(&arch);
         opts.push("--ptxas-options=-v".to_string());
         match warpzip::gpu::compile::compile_cubin_with_log(src.name, &src.expanded(), &opts) {

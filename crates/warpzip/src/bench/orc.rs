@@ -10,7 +10,8 @@ use super::{gbps, BenchOptions, BenchRow, Ceilings};
 use crate::codec::orc_rle::chunked;
 use crate::codec::orc_rle::format::{Layout, RleVersion, DEFAULT_CHUNK_SIZE};
 use crate::codec::orc_rle::gpu::{
-    first_failure, plan_sub_blocks, stream_units, DecodeBatch, Parallelism, StreamCodec,
+    choose_decoder, first_failure, plan_sub_blocks, stream_units, DecodeBatch, Parallelism,
+    StreamCodec,
 };
 use crate::error::{Error, Result};
 use crate::format::{ChunkSpan, ElemType};
@@ -153,17 +154,22 @@ pub(super) fn bench_gpu(
             let plan = plan_sub_blocks(&payload, &spans, col.elem, sub_block)?;
             plan.verdict(&[])?;
             let whole = stream_units(&payload, &spans, col.elem, layout)?;
+            let pick = choose_decoder(&payload, &plan, version);
             let moved = (payload.len() + col.data.len()) as f64;
             let mut times = Vec::new();
-            for par in [
+            // Lanes and warps over the sub-blocks (the library picks one), then the CODAG warp
+            // and the leader ablation over each chunk's whole stream.
+            for (k, par) in [
                 Parallelism::LanePerSubBlock,
                 Parallelism::WarpPerChunk,
+                Parallelism::WarpPerChunk,
                 Parallelism::LeaderPerBlock,
-            ] {
-                let units = match par {
-                    Parallelism::LanePerSubBlock => &plan.units,
-                    _ => &whole,
-                };
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let per_sub_block = k < 2;
+                let units = if per_sub_block { &plan.units } else { &whole };
                 let mut batch = DecodeBatch::new(gpu, &payload, units, col.data.len(), size)?;
                 let codec = StreamCodec::Int(version);
                 batch.poison_output(gpu, 0xa5)?;
@@ -183,30 +189,40 @@ pub(super) fn bench_gpu(
                     gpu.time_ms(1, runs, || batch.launch(gpu, &stream, codec, col.elem, par))?;
                 let ms = median(&t);
                 times.push(ms);
-                let (what, note) = match par {
-                    Parallelism::LanePerSubBlock => (
+                let chosen = if per_sub_block && par == pick {
+                    "; the library's choice"
+                } else {
+                    ""
+                };
+                let (what, note) = match k {
+                    0 => (
                         "decode (lane per sub-block)",
                         format!(
                             "{} sub-blocks of {sub_block} values; index costs {:.2}% of the \
-                             compressed size",
+                             compressed size{chosen}",
                             units.len(),
                             100.0 * (payload.len() as f64 / plain_len.max(1) as f64 - 1.0)
                         ),
                     ),
-                    Parallelism::WarpPerChunk => (
+                    1 => (
+                        "decode (warp per sub-block)",
+                        format!("{} sub-blocks{chosen}", units.len()),
+                    ),
+                    2 => (
                         "decode (CODAG warp per chunk)",
                         format!(
-                            "{} chunks; lane per sub-block is {:.1}x faster",
+                            "{} chunks; the library's choice is {:.1}x faster",
                             units.len(),
-                            ms / times[0]
+                            ms / times[usize::from(pick != Parallelism::LanePerSubBlock)]
                         ),
                     ),
-                    Parallelism::LeaderPerBlock => (
+                    _ => (
                         "decode (leader thread, block per chunk)",
                         format!(
-                            "ablation; warp per chunk is {:.1}x faster, lane per sub-block {:.1}x",
-                            ms / times[1],
-                            ms / times[0]
+                            "ablation; warp per chunk is {:.1}x faster, the library's choice \
+                             {:.1}x",
+                            ms / times[2],
+                            ms / times[usize::from(pick != Parallelism::LanePerSubBlock)]
                         ),
                     ),
                 };

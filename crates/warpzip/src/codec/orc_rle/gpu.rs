@@ -400,9 +400,105 @@ pub fn plan_sub_blocks(
     Ok(plan)
 }
 
+/// Values per group below which a lane per sub-block beats a warp per sub-block (H200: the
+/// lanes win 1.6-7x on sorted keys and dates, whose groups hold a few values, and lose 2-3x on
+/// DIRECT groups of hundreds of values, which a warp unpacks 32 values at a time).
+pub const LANES_MAX_MEAN_GROUP: f64 = 32.0;
+/// RLEv1 bytes per value from which the lanes win whatever the group length: long varints,
+/// which a warp reads one at a time (random 64-bit values: 4.3x).
+pub const LANES_MIN_V1_BYTES_PER_VALUE: f64 = 2.0;
+
+/// The groups of an ORC stream: (values, groups, bytes walked), or `None` where a header does
+/// not parse. Reads headers and varint lengths only.
+fn walk_groups(s: &[u8], version: RleVersion) -> Option<(u64, u64, usize)> {
+    use super::int_rle_v2::{closest_fixed_width, decode_width};
+    let varint_end = |mut p: usize| -> Option<usize> {
+        loop {
+            let b = *s.get(p)?;
+            p += 1;
+            if b & 0x80 == 0 {
+                return Some(p);
+            }
+        }
+    };
+    let (mut values, mut groups, mut p) = (0u64, 0u64, 0usize);
+    while p < s.len() {
+        let h0 = s[p];
+        let (n, next) = match version {
+            RleVersion::V1 if h0 < 0x80 => (u64::from(h0) + 3, varint_end(p + 2)?),
+            RleVersion::V1 => {
+                let n = 256 - u64::from(h0);
+                let mut q = p + 1;
+                for _ in 0..n {
+                    q = varint_end(q)?;
+                }
+                (n, q)
+            }
+            RleVersion::V2 => {
+                let h1 = u64::from(*s.get(p + 1).unwrap_or(&0));
+                let len = ((u64::from(h0 & 1) << 8) | h1) + 1;
+                let w = u64::from(decode_width((h0 >> 1) & 31));
+                match h0 >> 6 {
+                    0 => (u64::from(h0 & 7) + 3, p + 2 + usize::from((h0 >> 3) & 7)),
+                    1 => (len, p + 2 + (w * len).div_ceil(8) as usize),
+                    2 => {
+                        let h2 = *s.get(p + 2)?;
+                        let h3 = *s.get(p + 3)?;
+                        let pw = decode_width(h2 & 31);
+                        let ew = u64::from(closest_fixed_width(u32::from(h3 >> 5) + 1 + pw));
+                        let patches = (ew * u64::from(h3 & 31)).div_ceil(8);
+                        let body =
+                            usize::from(h2 >> 5) + 1 + ((w * len).div_ceil(8) + patches) as usize;
+                        (len, p + 4 + body)
+                    }
+                    _ => {
+                        let q = varint_end(varint_end(p + 2)?)?;
+                        let dw = if (h0 >> 1) & 31 == 0 { 0 } else { w };
+                        (len, q + (dw * len.saturating_sub(2)).div_ceil(8) as usize)
+                    }
+                }
+            }
+        };
+        values += n;
+        groups += 1;
+        p = next;
+    }
+    Some((values, groups, p.min(s.len())))
+}
+
+/// The decoder for layout-2 chunks: a lane per sub-block where groups are short (or, in RLEv1,
+/// varints long), else a warp per sub-block. Decided from the headers of up to 256 sub-blocks
+/// spread over the payload; a lane per sub-block when none parses.
+pub fn choose_decoder(payload: &[u8], plan: &SubBlockPlan, version: RleVersion) -> Parallelism {
+    let step = plan.units.len().div_ceil(256).max(1);
+    let (mut values, mut groups, mut bytes) = (0u64, 0u64, 0usize);
+    for u in plan.units.iter().step_by(step) {
+        let start = u.in_offset as usize;
+        let Some(stream) = payload.get(start..start + u.in_len as usize) else {
+            continue;
+        };
+        if let Some((v, g, b)) = walk_groups(stream, version) {
+            values += v;
+            groups += g;
+            bytes += b;
+        }
+    }
+    if groups == 0 {
+        return Parallelism::LanePerSubBlock;
+    }
+    let mean_group = values as f64 / groups as f64;
+    let bytes_per_value = bytes as f64 / values.max(1) as f64;
+    let long_varints = version == RleVersion::V1 && bytes_per_value >= LANES_MIN_V1_BYTES_PER_VALUE;
+    if mean_group < LANES_MAX_MEAN_GROUP || long_varints {
+        Parallelism::LanePerSubBlock
+    } else {
+        Parallelism::WarpPerChunk
+    }
+}
+
 /// Decodes every chunk of a validated `orc-rle-v1`/`orc-rle-v2` container on the GPU into
-/// `out` (the container's total length): layout 1 one warp per chunk, layout 2 one lane per
-/// sub-block. A chunk that does not decode gives the error of the lowest such chunk, as the CPU
+/// `out` (the container's total length): layout 1 one warp per chunk, layout 2 one lane or one
+/// warp per sub-block as [`choose_decoder`] picks. A chunk that does not decode gives the error of the lowest such chunk, as the CPU
 /// path does.
 pub fn decompress_into(
     gpu: &GpuContext,
