@@ -171,6 +171,20 @@ __device__ __forceinline__ bool lane_overflows(u32 produced, u32 need, u32 n) {
     return n > need - produced;
 }
 
+// A linear run of `len` values from `base` by `delta` (an RLEv1 run, a width-0 DELTA): overflow
+// first, then the range of its first and last value (when those fit, all between do).
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 lane_linear_run(LaneOut<T>& o, u32 need, i128 base, i64 delta,
+                                               u32 len) {
+    if (lane_overflows(o.n, need, len)) return WZ_STATUS_OVERFLOW;
+    if (!orc_fits_wide<T, SIGNED>(base) ||
+        !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(len - 1u)))
+        return WZ_STATUS_CORRUPT;
+    u64 v = (u64)base;
+    for (u32 i = 0; i < len; i++, v += (u64)delta) lane_emit(o, v);
+    return WZ_STATUS_OK;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Integer RLE v1: control 0..127 is a run of control + 3 values (a delta byte, then the first
 // value as a varint); 128..255 is 256 - control literal varints.
@@ -184,14 +198,7 @@ __device__ __forceinline__ u32 lane_group_v1(LaneIn& s, LaneOut<T>& o, u32 need)
         u64 raw;
         const u32 st = lane_varint(s, raw);
         if (st != WZ_STATUS_OK) return st;
-        if (lane_overflows(o.n, need, len)) return WZ_STATUS_OVERFLOW;
-        const i128 base = orc_stream_value<SIGNED>(raw);
-        if (!orc_fits_wide<T, SIGNED>(base) ||
-            !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(len - 1u)))
-            return WZ_STATUS_CORRUPT;
-        u64 v = (u64)base;
-        for (u32 i = 0; i < len; i++, v += (u64)delta) lane_emit(o, v);
-        return WZ_STATUS_OK;
+        return lane_linear_run<T, SIGNED>(o, need, orc_stream_value<SIGNED>(raw), delta, len);
     }
     const u32 len = 256u - control;
     if (lane_overflows(o.n, need, len)) return WZ_STATUS_OVERFLOW;
@@ -346,15 +353,7 @@ __device__ __forceinline__ u32 lane_delta(LaneIn& s, LaneOut<T>& o, u32 need, u3
     st = lane_varint(s, raw);
     if (st != WZ_STATUS_OK) return st;
     const i64 delta_base = orc_unzigzag(raw);
-    if (width == 0u) {
-        if (lane_overflows(o.n, need, len)) return WZ_STATUS_OVERFLOW;
-        if (!orc_fits_wide<T, SIGNED>(base) ||
-            !orc_fits_wide<T, SIGNED>(base + (i128)delta_base * (i128)(len - 1u)))
-            return WZ_STATUS_CORRUPT;
-        u64 v = (u64)base;
-        for (u32 i = 0; i < len; i++, v += (u64)delta_base) lane_emit(o, v);
-        return WZ_STATUS_OK;
-    }
+    if (width == 0u) return lane_linear_run<T, SIGNED>(o, need, base, delta_base, len);
     const u32 bytes = (width * (len >= 2u ? len - 2u : 0u) + 7u) >> 3;
     if (s.len - s.pos < bytes) return WZ_STATUS_TRUNCATED;
     if (lane_overflows(o.n, need, len)) return WZ_STATUS_OVERFLOW;
