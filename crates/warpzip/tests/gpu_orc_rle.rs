@@ -36,9 +36,10 @@ const ELEMS: [ElemType; 8] = [
 ];
 const VERSIONS: [RleVersion; 2] = [RleVersion::V1, RleVersion::V2];
 /// Every decoder of whole exact streams.
-const PARS: [Parallelism; 3] = [
+const PARS: [Parallelism; 4] = [
     Parallelism::WarpPerChunk,
     Parallelism::LanePerSubBlock,
+    Parallelism::WalkExpand,
     Parallelism::LeaderPerBlock,
 ];
 /// The decoders that also take row-group windows (skip, count, not exact).
@@ -302,11 +303,12 @@ fn corrupt_streams_get_the_cpu_verdict() {
                             if ChunkStatus::from_code(status[i]) == *s {
                                 same_status += 1;
                             } else {
-                                // The lane decoders follow the CPU check for check.
-                                assert_ne!(
-                                    par,
-                                    Parallelism::LanePerSubBlock,
-                                    "{elem} {v:?} chunk {i}: CPU says {s:?}, lanes {}",
+                                // The lane decoders follow the CPU check for check (the
+                                // walk-and-expand one hands every failure to them).
+                                assert!(
+                                    par != Parallelism::LanePerSubBlock
+                                        && par != Parallelism::WalkExpand,
+                                    "{elem} {v:?} chunk {i}: CPU says {s:?}, {par:?} {}",
                                     status[i]
                                 );
                             }
@@ -368,8 +370,12 @@ fn indexed_chunks_get_the_cpu_verdict() {
                         buf.extend_from_slice(p);
                     }
                     let plan = plan_sub_blocks(&buf, &new_spans, elem, sub_block).unwrap();
-                    // Both decoders the library picks between for indexed chunks.
-                    for par in [Parallelism::LanePerSubBlock, Parallelism::WarpPerChunk] {
+                    // The decoders the library picks between for indexed chunks.
+                    for par in [
+                        Parallelism::LanePerSubBlock,
+                        Parallelism::WalkExpand,
+                        Parallelism::WarpPerChunk,
+                    ] {
                         let (status, out) = run_batch(
                             &g,
                             &buf,
@@ -394,9 +400,16 @@ fn indexed_chunks_get_the_cpu_verdict() {
                                 Err(warpzip::Error::Corrupt { chunk: b, .. }),
                             ) => {
                                 assert_eq!(a, b, "{what}: a different chunk fails");
-                                // The lanes follow the CPU check for check: the same status.
+                                // The lanes follow the CPU check for check, and the walk-and-
+                                // expand decoder hands every failure to them: the same status.
+                                if par != Parallelism::WarpPerChunk {
+                                    assert_eq!(
+                                        format!("{cpu:?}"),
+                                        format!("{gpu_verdict:?}"),
+                                        "{what}"
+                                    );
+                                }
                                 if par == Parallelism::LanePerSubBlock {
-                                    assert_eq!(format!("{cpu:?}"), format!("{gpu_verdict:?}"));
                                     damaged_errors += 1;
                                 }
                             }

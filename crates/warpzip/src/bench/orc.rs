@@ -1,6 +1,6 @@
 //! ORC integer RLE benchmark (`--codec orc-rle`): column shapes of a data warehouse, each
 //! encoded as RLE v1 and v2 in 128 KiB chunks of values (layout 2: an index and one stream per
-//! sub-block), decoded on the GPU one lane per sub-block (the library's decoder), by the CODAG
+//! sub-block), decoded on the GPU by the three sub-block decoders (the library picks one), by the CODAG
 //! warp-per-chunk decoders over each chunk's whole stream, and by the block-per-chunk
 //! leader-thread ablation, and on one CPU core. Every GPU result is checked against the input
 //! before it is timed.
@@ -154,21 +154,21 @@ pub(super) fn bench_gpu(
             let plan = plan_sub_blocks(&payload, &spans, col.elem, sub_block)?;
             plan.verdict(&[])?;
             let whole = stream_units(&payload, &spans, col.elem, layout)?;
-            let pick = choose_decoder(&payload, &plan, version);
+            let pick = choose_decoder(&payload, &plan, version, col.elem);
             let moved = (payload.len() + col.data.len()) as f64;
             let mut times = Vec::new();
-            // Lanes and warps over the sub-blocks (the library picks one), then the CODAG warp
-            // and the leader ablation over each chunk's whole stream.
-            for (k, par) in [
+            // The three sub-block decoders (the library picks one), then the CODAG warp and the
+            // leader ablation over each chunk's whole stream.
+            let decoders = [
+                Parallelism::WalkExpand,
                 Parallelism::LanePerSubBlock,
                 Parallelism::WarpPerChunk,
                 Parallelism::WarpPerChunk,
                 Parallelism::LeaderPerBlock,
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                let per_sub_block = k < 2;
+            ];
+            let chosen_at = decoders[..3].iter().position(|&p| p == pick).unwrap_or(0);
+            for (k, par) in decoders.into_iter().enumerate() {
+                let per_sub_block = k < 3;
                 let units = if per_sub_block { &plan.units } else { &whole };
                 let mut batch = DecodeBatch::new(gpu, &payload, units, col.data.len(), size)?;
                 let codec = StreamCodec::Int(version);
@@ -196,6 +196,10 @@ pub(super) fn bench_gpu(
                 };
                 let (what, note) = match k {
                     0 => (
+                        "decode (lanes walk, warp expands)",
+                        format!("{} sub-blocks{chosen}", units.len()),
+                    ),
+                    1 => (
                         "decode (lane per sub-block)",
                         format!(
                             "{} sub-blocks of {sub_block} values; index costs {:.2}% of the \
@@ -204,16 +208,16 @@ pub(super) fn bench_gpu(
                             100.0 * (payload.len() as f64 / plain_len.max(1) as f64 - 1.0)
                         ),
                     ),
-                    1 => (
+                    2 => (
                         "decode (warp per sub-block)",
                         format!("{} sub-blocks{chosen}", units.len()),
                     ),
-                    2 => (
+                    3 => (
                         "decode (CODAG warp per chunk)",
                         format!(
                             "{} chunks; the library's choice is {:.1}x faster",
                             units.len(),
-                            ms / times[usize::from(pick != Parallelism::LanePerSubBlock)]
+                            ms / times[chosen_at]
                         ),
                     ),
                     _ => (
@@ -221,8 +225,8 @@ pub(super) fn bench_gpu(
                         format!(
                             "ablation; warp per chunk is {:.1}x faster, the library's choice \
                              {:.1}x",
-                            ms / times[2],
-                            ms / times[usize::from(pick != Parallelism::LanePerSubBlock)]
+                            ms / times[3],
+                            ms / times[chosen_at]
                         ),
                     ),
                 };

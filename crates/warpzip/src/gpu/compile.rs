@@ -23,6 +23,7 @@ const HEADERS: &[(&str, &str)] = &[
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("codag.cuh", include_str!("../kernels/codag.cuh")),
     ("orc_int.cuh", include_str!("../kernels/orc_int.cuh")),
+    ("orc_lanes.cuh", include_str!("../kernels/orc_lanes.cuh")),
     ("inflate.cuh", include_str!("../kernels/inflate.cuh")),
 ];
 
@@ -34,6 +35,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::ORC_RLE,
     super::kernels::ORC_RLE_LEADER,
     super::kernels::ORC_RLE_LANES,
+    super::kernels::ORC_RLE_EXPAND,
     super::kernels::CODAG_TEST,
     super::kernels::INFLATE,
     super::kernels::INFLATE_PAIR,

@@ -32,6 +32,11 @@ pub const ORC_RLE_LANES: KernelSource = KernelSource {
     text: include_str!("../kernels/orc_rle_lanes.cu"),
 };
 
+pub const ORC_RLE_EXPAND: KernelSource = KernelSource {
+    name: "orc_rle_expand",
+    text: include_str!("../kernels/orc_rle_expand.cu"),
+};
+
 pub const CODAG_TEST: KernelSource = KernelSource {
     name: "codag_test",
     text: include_str!("../kernels/codag_test.cu"),

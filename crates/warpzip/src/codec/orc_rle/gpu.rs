@@ -25,8 +25,13 @@ const BLOCKS_PER_SM: u32 = 8;
 /// 128-byte blocks around a chunk's bytes.
 pub const INPUT_ALIGN: usize = 128;
 /// Bytes of zeros [`padded`] puts after the input before rounding up to [`INPUT_ALIGN`]: the
-/// lane decoders load 8-byte windows as two aligned words, up to 15 bytes past a stream's end.
-pub const INPUT_SLACK: usize = 16;
+/// lane decoders load 8-byte windows as two aligned words, up to 15 bytes past a stream's end,
+/// and the walk-and-expand decoder stages 64 bytes from the word holding a lane's next byte.
+pub const INPUT_SLACK: usize = 128;
+const _: () = assert!(
+    INPUT_SLACK >= 64,
+    "the expand kernel reads 63 bytes past a payload byte"
+);
 /// Threads per block of the lane-per-sub-block kernels; `ORC_LANES_THREADS` in
 /// orc_rle_lanes.cu.
 pub const LANES_THREADS: u32 = 128;
@@ -69,6 +74,11 @@ pub enum Parallelism {
     /// One lane per unit, for the sub-blocks of indexed chunks: every unit must be exact and
     /// skip nothing (a unit that is not is CORRUPT).
     LanePerSubBlock,
+    /// For the same units: the lanes of a warp walk the group headers of 32 sub-blocks, one
+    /// each, into descriptors, and the warp writes each sub-block's values 32 at a time
+    /// (`kernels/orc_rle_expand.cu`); a sub-block that fails a check is decoded again by its own
+    /// lane, for the exact status.
+    WalkExpand,
 }
 
 /// The kernel entry point for a codec, element type and parallelisation.
@@ -76,7 +86,9 @@ pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Resu
     match codec {
         StreamCodec::Byte => match par {
             Parallelism::WarpPerChunk => Ok("orc_byte_rle".to_string()),
-            Parallelism::LeaderPerBlock | Parallelism::LanePerSubBlock => Err(Error::Unsupported(
+            Parallelism::LeaderPerBlock
+            | Parallelism::LanePerSubBlock
+            | Parallelism::WalkExpand => Err(Error::Unsupported(
                 "only the warp-per-chunk decoder reads byte RLE".into(),
             )),
         },
@@ -90,6 +102,7 @@ pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Resu
                 Parallelism::WarpPerChunk => "",
                 Parallelism::LeaderPerBlock => "_leader",
                 Parallelism::LanePerSubBlock => "_lanes",
+                Parallelism::WalkExpand => "_expand",
             };
             Ok(format!("orc_rle_{v}{p}_{}", elem.name()))
         }
@@ -158,6 +171,7 @@ impl DecodeBatch {
             Parallelism::WarpPerChunk => &kernels::ORC_RLE,
             Parallelism::LeaderPerBlock => &kernels::ORC_RLE_LEADER,
             Parallelism::LanePerSubBlock => &kernels::ORC_RLE_LANES,
+            Parallelism::WalkExpand => &kernels::ORC_RLE_EXPAND,
         };
         self.launch_kernel(gpu, stream, source, &name, par)
     }
@@ -179,7 +193,9 @@ impl DecodeBatch {
         let (blocks, threads) = match par {
             Parallelism::WarpPerChunk => (self.n_chunks.div_ceil(WARPS), WARPS * 32),
             Parallelism::LeaderPerBlock => (self.n_chunks, LEADER_THREADS),
-            Parallelism::LanePerSubBlock => (self.n_chunks.div_ceil(LANES_THREADS), LANES_THREADS),
+            Parallelism::LanePerSubBlock | Parallelism::WalkExpand => {
+                (self.n_chunks.div_ceil(LANES_THREADS), LANES_THREADS)
+            }
         };
         let cfg = LaunchConfig {
             grid_dim: (blocks.min(gpu.sm_count() * BLOCKS_PER_SM).max(1), 1, 1),
@@ -197,7 +213,7 @@ impl DecodeBatch {
             .arg(&mut self.counter);
         // SAFETY: the arguments match ORC_KERNEL_PARAMS (input, chunks, count, output, statuses,
         // counter). `check_chunks` proved that every chunk's input lies inside the input, whose
-        // allocation `padded` extends by 16 bytes and to a multiple of 128 (the framework's whole
+        // allocation `padded` extends by INPUT_SLACK (128) bytes and to a multiple of 128 (the framework's whole
         // aligned blocks, the lane kernels' 8-byte windows), and that every chunk's values lie
         // inside the output; the kernels bound every value-bearing read by the chunk's `in_len`
         // and write only values skip..skip+count of each chunk.
@@ -400,12 +416,17 @@ pub fn plan_sub_blocks(
     Ok(plan)
 }
 
-/// Values per group below which a lane per sub-block beats a warp per sub-block (H200: the
-/// lanes win 1.6-7x on sorted keys and dates, whose groups hold a few values, and lose 2-3x on
-/// DIRECT groups of hundreds of values, which a warp unpacks 32 values at a time).
-pub const LANES_MAX_MEAN_GROUP: f64 = 32.0;
+/// Values per group below which a lane per sub-block or the walk-and-expand decoder beats a
+/// warp per sub-block (H200: on dates and sorted keys, 4 values per group, the lanes and the
+/// expand decoder reach 270-530 GB/s and the warps 75-160).
+pub const SHORT_MEAN_GROUP: f64 = 8.0;
+/// Values per group from which a warp per sub-block wins whatever the type: DIRECT groups of
+/// hundreds of values, which a warp unpacks 32 at a time (H200: 915 against 585 GB/s for the
+/// expand decoder on quantities, 1293 against 1015 on random 64-bit values).
+pub const LONG_MEAN_GROUP: f64 = 128.0;
 /// RLEv1 bytes per value from which the lanes win whatever the group length: long varints,
-/// which a warp reads one at a time (random 64-bit values: 4.3x).
+/// which the warps read one at a time and the expand decoder one per descriptor (H200, random
+/// 64-bit values: lanes 313, expand 196, warps 96 GB/s).
 pub const LANES_MIN_V1_BYTES_PER_VALUE: f64 = 2.0;
 
 /// The groups of an ORC stream: (values, groups, bytes walked), or `None` where a header does
@@ -466,10 +487,13 @@ fn walk_groups(s: &[u8], version: RleVersion) -> Option<(u64, u64, usize)> {
     Some((values, groups, p.min(s.len())))
 }
 
-/// The decoder for layout-2 chunks: a lane per sub-block where groups are short (or, in RLEv1,
-/// varints long), else a warp per sub-block. Decided from the headers of up to 256 sub-blocks
-/// spread over the payload; a lane per sub-block when none parses.
-pub fn choose_decoder(payload: &[u8], plan: &SubBlockPlan, version: RleVersion) -> Parallelism {
+/// The shape of a layout-2 payload's streams, from the headers of up to 256 sub-blocks spread
+/// over it: values per group, and encoded bytes per value (`None` when none parses).
+pub fn sample_shape(
+    payload: &[u8],
+    plan: &SubBlockPlan,
+    version: RleVersion,
+) -> Option<(f64, f64)> {
     let step = plan.units.len().div_ceil(256).max(1);
     let (mut values, mut groups, mut bytes) = (0u64, 0u64, 0usize);
     for u in plan.units.iter().step_by(step) {
@@ -483,23 +507,54 @@ pub fn choose_decoder(payload: &[u8], plan: &SubBlockPlan, version: RleVersion) 
             bytes += b;
         }
     }
-    if groups == 0 {
+    (groups > 0).then(|| {
+        (
+            values as f64 / groups as f64,
+            bytes as f64 / values.max(1) as f64,
+        )
+    })
+}
+
+/// The decoder for layout-2 chunks, from [`sample_shape`] and the element width. Fitted to the
+/// ten bench columns on an H200 (it picks the fastest of the three on all ten):
+/// - RLEv1 varints of 2+ bytes per value: a lane per sub-block;
+/// - groups under [`SHORT_MEAN_GROUP`] values: a lane per sub-block into values of 4 bytes or
+///   fewer, the walk-and-expand decoder into 8-byte values (the lanes' scattered stores cost
+///   most there);
+/// - groups of [`LONG_MEAN_GROUP`] values or more, or 8-byte values: a warp per sub-block;
+/// - otherwise the walk-and-expand decoder.
+///
+/// A lane per sub-block when no header parses.
+pub fn choose_decoder(
+    payload: &[u8],
+    plan: &SubBlockPlan,
+    version: RleVersion,
+    elem: ElemType,
+) -> Parallelism {
+    let Some((mean_group, bytes_per_value)) = sample_shape(payload, plan, version) else {
         return Parallelism::LanePerSubBlock;
-    }
-    let mean_group = values as f64 / groups as f64;
-    let bytes_per_value = bytes as f64 / values.max(1) as f64;
-    let long_varints = version == RleVersion::V1 && bytes_per_value >= LANES_MIN_V1_BYTES_PER_VALUE;
-    if mean_group < LANES_MAX_MEAN_GROUP || long_varints {
+    };
+    let wide = elem.size() == 8;
+    if version == RleVersion::V1 && bytes_per_value >= LANES_MIN_V1_BYTES_PER_VALUE {
         Parallelism::LanePerSubBlock
-    } else {
+    } else if mean_group < SHORT_MEAN_GROUP {
+        if wide {
+            Parallelism::WalkExpand
+        } else {
+            Parallelism::LanePerSubBlock
+        }
+    } else if mean_group >= LONG_MEAN_GROUP || wide {
         Parallelism::WarpPerChunk
+    } else {
+        Parallelism::WalkExpand
     }
 }
 
 /// Decodes every chunk of a validated `orc-rle-v1`/`orc-rle-v2` container on the GPU into
-/// `out` (the container's total length): layout 1 one warp per chunk, layout 2 one lane or one
-/// warp per sub-block as [`choose_decoder`] picks. A chunk that does not decode gives the error of the lowest such chunk, as the CPU
-/// path does.
+/// `out` (the container's total length): layout 1 one warp per chunk, layout 2 with the
+/// sub-block decoder [`choose_decoder`] picks. A chunk that does not decode gives the error of
+/// the lowest such chunk, with the CPU's status (a failure under the warps is decoded again by
+/// the lanes, which follow the CPU check for check).
 pub fn decompress_into(
     gpu: &GpuContext,
     container: &Container<'_>,
@@ -535,8 +590,16 @@ pub fn decompress_into(
                 return plan.verdict(&[]);
             }
             let mut batch = DecodeBatch::new(gpu, container.payload, &plan.units, out.len(), size)?;
-            batch.launch(gpu, gpu.stream(), codec, elem, Parallelism::LanePerSubBlock)?;
-            plan.verdict(&batch.statuses(gpu)?)?;
+            let pick = choose_decoder(container.payload, &plan, version, elem);
+            batch.launch(gpu, gpu.stream(), codec, elem, pick)?;
+            let mut statuses = batch.statuses(gpu)?;
+            if pick == Parallelism::WarpPerChunk && statuses.iter().any(|&st| st != 0) {
+                // The warps name the failing chunk, but not always with the CPU's status; the
+                // lanes give it exactly.
+                batch.launch(gpu, gpu.stream(), codec, elem, Parallelism::LanePerSubBlock)?;
+                statuses = batch.statuses(gpu)?;
+            }
+            plan.verdict(&statuses)?;
             batch.output(gpu)?
         }
     };
@@ -561,6 +624,49 @@ mod tests {
             .unwrap_or_else(|| panic!("orc_rle.cu defines no ORC_WARPS"));
         assert_eq!(WARPS, warps);
         assert_eq!(std::mem::size_of::<OrcRleChunk>(), 32);
+        let define = |src: &str, name: &str| {
+            src.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok())
+                .unwrap_or_else(|| panic!("no {name}"))
+        };
+        let lanes = include_str!("../../kernels/orc_rle_lanes.cu");
+        assert_eq!(LANES_THREADS, define(lanes, "#define ORC_LANES_THREADS "));
+        let expand = include_str!("../../kernels/orc_rle_expand.cu");
+        assert_eq!(LANES_THREADS, 32 * define(expand, "#define XP_WARPS "));
+    }
+
+    /// The picker's choices on the bench's columns (the fastest of the three on the H200).
+    #[test]
+    fn the_picker_takes_the_measured_winners() {
+        use crate::codec::orc_rle::chunked;
+        use Parallelism::{LanePerSubBlock as Lanes, WalkExpand as Expand, WarpPerChunk as Warps};
+        let want = [
+            ("l_orderkey", [Expand, Warps]),
+            ("lo_orderdate", [Lanes, Lanes]),
+            ("l_quantity", [Expand, Warps]),
+            ("lo_discount", [Expand, Expand]),
+            ("random", [Lanes, Warps]),
+        ];
+        for col in crate::bench::orc::columns(2 << 20) {
+            let Some((_, picks)) = want.iter().find(|(n, _)| *n == col.name) else {
+                panic!("no expected pick for {}", col.name)
+            };
+            let layout = Layout::default_for(col.elem);
+            let Layout::Indexed { sub_block } = layout else {
+                panic!("the default layout has no index")
+            };
+            for (version, &expected) in [RleVersion::V1, RleVersion::V2].into_iter().zip(picks) {
+                let (payload, spans) =
+                    chunked::compress(&col.data, col.elem, version, layout, 128 << 10)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                let plan = plan_sub_blocks(&payload, &spans, col.elem, sub_block)
+                    .unwrap_or_else(|e| panic!("{e}"));
+                let pick = choose_decoder(&payload, &plan, version, col.elem);
+                assert_eq!(pick, expected, "{} {version:?}", col.name);
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,511 @@
+// ORC Integer RLE v1 and v2 decoders for indexed `.wz` chunks (layout 2): the lanes of a warp
+// walk the group headers of 32 sub-blocks, one sub-block each, and the warp then writes each
+// sub-block's values together, 32 consecutive values per store.
+//
+// A lane decoding its sub-block alone (orc_rle_lanes.cu) pays for it in memory instructions: the
+// 32 lanes of a warp read 32 different places and write 32 others, so every load and store of
+// the warp costs 32 cache-line lookups. Here a warp works in rounds:
+//
+// 1. Walk. Every lane parses groups of its own sub-block and records each as a 16-byte
+//    descriptor in shared memory (up to XP_GROUPS per round): where its values start, a kind
+//    and what the kind needs. The lane reads its stream from a 64-byte buffer in shared memory
+//    that the whole warp refills with asynchronous coalesced copies, 16 lanes per buffer.
+// 2. Expand. For each of the 32 sub-blocks in turn, the warp writes its round's values in
+//    windows of 32 consecutive values, two windows at a time: lane j finds the group of value j
+//    from the descriptors' starts (one OR-reduction and two population counts), computes its
+//    value and stores it.
+//
+// Three kinds cover every group but PATCHED_BASE: LINEAR (base + delta * i with a 32-bit delta:
+// a SHORT_REPEAT, a DELTA of width 0, an RLEv1 run, a literal varint, each of a DELTA group's
+// first two values), PACKED (the i-th value of a big-endian bit-packed array: DIRECT, and RLEv1
+// literals of one byte each), and STEPS (the rest of a DELTA group: a value plus a segmented
+// prefix sum of packed steps across the window). Every check the CPU makes is made, but not in
+// the CPU's order and without saying which failed: a sub-block that fails any check, or holds a
+// PATCHED_BASE group or a width-0 DELTA whose step does not fit 32 bits, is decoded again at the
+// end by its own lane with the serial decoder of orc_lanes.cuh, which gives the CPU's exact
+// status (and the values, where there was no failure). The serial decoder rewrites every value
+// of such a sub-block.
+//
+// Bounds: a lane parses only bytes inside its unit's `in_len`; the buffer refill copies 64 bytes
+// from the 4-byte word holding the next unparsed byte, and the expand step reads 16 bytes around
+// a packed value, so reads reach at most 63 bytes past a payload byte, inside the host's
+// `INPUT_SLACK` of 128 bytes.
+#include "codag.cuh"
+#include "orc_lanes.cuh"
+
+// Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).
+#define XP_WARPS 4u
+// Descriptors a lane records per round, and the row length that keeps rows on distinct banks.
+#define XP_GROUPS 8u
+#define XP_SLOTS (XP_GROUPS + 1u)
+// 64 bytes of staged input per lane, refilled once fewer than XP_MARGIN bytes are left: the
+// largest header (RLEv2 DELTA: 2 bytes and two varints of up to 10) and the 12-byte reads that
+// cut 8 bytes at any offset fit in that margin.
+#define XP_BUF_WORDS 16u
+#define XP_MARGIN 32u
+// The largest sub-block whose value indexes fit the descriptors' 16 bits.
+#define XP_MAX_UNIT 65536u
+
+// What a walk step did: recorded its group, stopped for want of descriptor room (nothing
+// consumed), or found something the serial decoder must take.
+#define XP_OK 0u
+#define XP_PAUSE 1u
+#define XP_FAIL 2u
+
+#define XP_LINEAR 0u
+#define XP_PACKED 1u
+#define XP_STEPS 2u
+
+struct XpShared {
+    u32 in[XP_WARPS][32][XP_BUF_WORDS];
+    // head: the first value index (bits 0..15), kind (16..17), width (18..24), decreasing (25);
+    // aux: LINEAR's delta (an i32), or where PACKED's or STEPS' bits start, from the stream's
+    // first byte; base: LINEAR's first value, or the value before STEPS' first step.
+    u32 head[XP_WARPS][32][XP_SLOTS];
+    u32 aux[XP_WARPS][32][XP_SLOTS];
+    u64 base[XP_WARPS][32][XP_SLOTS];
+};
+
+// One lane's walk through its sub-block.
+struct XpWalk {
+    u64 at;    // the stream's first byte, as an offset into the input
+    u64 buf;   // the staged buffer's first byte, likewise (a multiple of 4)
+    u32 len;   // stream length
+    u32 pos;   // the next byte to parse
+    u32 need;  // values the sub-block holds
+    u32 made;  // values described so far
+    u32 lit;   // RLEv1: literal values left in the current group
+};
+
+// Byte `r` of a lane's buffer, and the 8 bytes from `r` (little-endian, any offset).
+__device__ __forceinline__ u32 xp_byte(const u32* row, u32 r) {
+    return (row[r >> 2] >> (8u * (r & 3u))) & 0xffu;
+}
+
+__device__ __forceinline__ u64 xp_u64(const u32* row, u32 r) {
+    const u32 q = r >> 2;
+    const u32 sh = 8u * (r & 3u);
+    const u32 a = row[q], b = row[q + 1u], c = row[q + 2u];
+    return ((u64)__funnelshift_r(b, c, sh) << 32) | __funnelshift_r(a, b, sh);
+}
+
+// A varint at `r` with `avail` stream bytes from it: its length, or 0 where the CPU would fail
+// (the stream ending inside it, or more than 64 bits of value).
+__device__ __forceinline__ u32 xp_varint(const u32* row, u32 r, u32 avail, u64& v) {
+    const u64 le = xp_u64(row, r);
+    u64 stops = ~le & 0x8080808080808080ull;
+    if (avail < 8u) stops &= (1ull << (8u * avail)) - 1ull;
+    if (stops != 0ull) {
+        const u32 n = (u32)__ffsll((long long)stops) >> 3;
+        v = lane_varint_bits(le, n);
+        return n;
+    }
+    if (avail <= 8u) return 0u;
+    u64 result = lane_varint_bits(le, 8u);
+    const u32 b8 = xp_byte(row, r + 8u);
+    result |= (u64)(b8 & 0x7fu) << 56;
+    if ((b8 & 0x80u) == 0u) {
+        v = result;
+        return 9u;
+    }
+    if (avail <= 9u) return 0u;
+    const u32 b9 = xp_byte(row, r + 9u);
+    if (b9 > 1u) return 0u;
+    v = result | ((u64)b9 << 63);
+    return 10u;
+}
+
+// Records the calling lane's next descriptor (`k`, then counts it).
+__device__ __forceinline__ void xp_push(XpShared& sh, u32 w, u32 lane, u32& k, u32 start, u32 kind,
+                                        u32 width, bool dec, u32 aux, u64 base) {
+    sh.head[w][lane][k] = start | (kind << 16) | (width << 18) | ((dec ? 1u : 0u) << 25);
+    sh.aux[w][lane][k] = aux;
+    sh.base[w][lane][k] = base;
+    k++;
+}
+
+// Whether a linear run's step fits the descriptor's 32 bits.
+__device__ __forceinline__ bool xp_small(i64 delta) { return delta == (i64)(int)delta; }
+
+// One RLEv2 group as descriptors `k` on (one, or three for a DELTA group with packed steps).
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 xp_walk_v2(XpWalk& s, const u32* row, XpShared& sh, u32 w,
+                                           u32 lane, u32& k) {
+    if (k >= XP_GROUPS) return XP_PAUSE;
+    const u32 r = (u32)(s.at + s.pos - s.buf);
+    const u32 avail = s.len - s.pos;
+    const u32 left = s.need - s.made;
+    const u32 h0 = xp_byte(row, r);
+    const u32 kind = h0 >> 6;
+    if (kind == 0u) {  // SHORT_REPEAT
+        const u32 width = ((h0 >> 3) & 7u) + 1u;
+        const u32 n = (h0 & 7u) + 3u;
+        if (avail < 1u + width || n > left) return XP_FAIL;
+        const u64 raw = lane_bswap(xp_u64(row, r + 1u)) >> (64u - 8u * width);
+        const u64 bits = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+        if (!orc_fits<T, SIGNED>(bits)) return XP_FAIL;
+        xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, 0u, bits);
+        s.made += n;
+        s.pos += 1u + width;
+        return XP_OK;
+    }
+    if (avail < 2u) return XP_FAIL;
+    const u32 n = lane_v2_len(h0, xp_byte(row, r + 1u));
+    if (n > left) return XP_FAIL;
+    if (kind == 1u) {  // DIRECT
+        const u32 width = orc_decode_width(h0 >> 1);
+        const u32 bytes = (width * n + 7u) >> 3;
+        if (avail - 2u < bytes) return XP_FAIL;
+        xp_push(sh, w, lane, k, s.made, XP_PACKED, width, false, s.pos + 2u, 0ull);
+        s.made += n;
+        s.pos += 2u + bytes;
+        return XP_OK;
+    }
+    if (kind == 2u) return XP_FAIL;  // PATCHED_BASE: the serial decoder
+    const u32 code = (h0 >> 1) & 0x1fu;
+    const u32 width = code == 0u ? 0u : orc_decode_width(code);
+    u64 raw;
+    const u32 a = xp_varint(row, r + 2u, avail - 2u, raw);
+    if (a == 0u) return XP_FAIL;
+    const i128 base = orc_stream_value<SIGNED>(raw);
+    const u32 b = xp_varint(row, r + 2u + a, avail - 2u - a, raw);
+    if (b == 0u) return XP_FAIL;
+    const i64 db = orc_unzigzag(raw);
+    const u32 hdr = 2u + a + b;
+    if (!orc_fits_wide<T, SIGNED>(base)) return XP_FAIL;
+    if (width == 0u) {
+        if (!orc_fits_wide<T, SIGNED>(base + (i128)db * (i128)(n - 1u))) return XP_FAIL;
+        if (!xp_small(db)) return XP_FAIL;
+        xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, (u32)(int)db, (u64)base);
+        s.made += n;
+        s.pos += hdr;
+        return XP_OK;
+    }
+    const u32 bytes = (width * (n >= 2u ? n - 2u : 0u) + 7u) >> 3;
+    if (avail - hdr < bytes) return XP_FAIL;
+    if (k + (n > 2u ? 3u : n) > XP_GROUPS) return XP_PAUSE;
+    xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, 0u, (u64)base);
+    if (n >= 2u) {
+        const i128 second = base + (i128)db;
+        if (!orc_fits_wide<T, SIGNED>(second)) return XP_FAIL;
+        xp_push(sh, w, lane, k, s.made + 1u, XP_LINEAR, 0u, false, 0u, (u64)second);
+        if (n > 2u) {
+            xp_push(sh, w, lane, k, s.made + 2u, XP_STEPS, width, db < 0, s.pos + hdr,
+                    (u64)second);
+        }
+    }
+    s.made += n;
+    s.pos += hdr + bytes;
+    return XP_OK;
+}
+
+// One RLEv1 run, or the next piece of a literal group (a stretch of one-byte varints, or one
+// longer varint), as descriptor `k`.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 xp_walk_v1(XpWalk& s, const u32* row, XpShared& sh, u32 w,
+                                           u32 lane, u32& k) {
+    if (k >= XP_GROUPS) return XP_PAUSE;
+    u32 r = (u32)(s.at + s.pos - s.buf);
+    u32 avail = s.len - s.pos;
+    const u32 left = s.need - s.made;
+    if (s.lit == 0u) {
+        const u32 control = xp_byte(row, r);
+        if (control < 0x80u) {  // a run of control + 3 values
+            const u32 n = control + 3u;
+            if (avail < 2u) return XP_FAIL;
+            const i64 delta = (i64)(signed char)xp_byte(row, r + 1u);
+            u64 raw;
+            const u32 a = xp_varint(row, r + 2u, avail - 2u, raw);
+            if (a == 0u || n > left) return XP_FAIL;
+            const i128 base = orc_stream_value<SIGNED>(raw);
+            if (!orc_fits_wide<T, SIGNED>(base) ||
+                !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(n - 1u)))
+                return XP_FAIL;
+            xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, (u32)(int)delta, (u64)base);
+            s.made += n;
+            s.pos += 2u + a;
+            return XP_OK;
+        }
+        s.lit = 256u - control;
+        if (s.lit > left || avail < 2u) return XP_FAIL;
+        s.pos += 1u;
+        r += 1u;
+        avail -= 1u;
+    }
+    // The varints that are one byte long (no continuation bit), up to 8 of them.
+    const u64 le = xp_u64(row, r);
+    const u64 cont = le & 0x8080808080808080ull;
+    u32 ones = cont == 0ull ? 8u : ((u32)__ffsll((long long)cont) - 1u) >> 3;
+    ones = min(ones, min(s.lit, avail));
+    if (ones > 0u) {
+        xp_push(sh, w, lane, k, s.made, XP_PACKED, 8u, false, s.pos, 0ull);
+        s.made += ones;
+        s.pos += ones;
+        s.lit -= ones;
+        return XP_OK;
+    }
+    u64 raw;
+    const u32 a = xp_varint(row, r, avail, raw);
+    if (a == 0u) return XP_FAIL;
+    const u64 bits = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+    if (!orc_fits<T, SIGNED>(bits)) return XP_FAIL;
+    xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, 0u, bits);
+    s.made += 1u;
+    s.pos += a;
+    s.lit -= 1u;
+    return XP_OK;
+}
+
+// `w` (1..64) bits at bit `bit` of `p` in global memory, ORC's big-endian packing (as
+// `lane_bits`, without a window: neighbouring lanes read neighbouring words).
+__device__ __forceinline__ u64 xp_gbits(const u8* p, u64 bit, u32 w) {
+    const unsigned long long q = (unsigned long long)(p + (bit >> 3));
+    const u64* word = reinterpret_cast<const u64*>(q & ~7ull);
+    const u32 sh = (u32)(q & 7ull) * 8u;
+    const u64 w0 = __ldg(word);
+    const u64 w1 = __ldg(word + 1);
+    const u64 le = sh == 0u ? w0 : (w0 >> sh) | (w1 << (64u - sh));
+    return (lane_bswap(le) << (u32)(bit & 7u)) >> (64u - w);
+}
+
+// Whether `x` follows `prev` in a DELTA group's direction, compared as the stream's values (i64
+// or u64). The steps all go one way, so a value that left the stream's domain wrapped around and
+// shows up here as a step the wrong way.
+template <bool SIGNED>
+__device__ __forceinline__ bool xp_in_order(u64 prev, u64 x, bool dec) {
+    if (SIGNED) return dec ? (i64)x <= (i64)prev : (i64)x >= (i64)prev;
+    return dec ? x <= prev : x >= prev;
+}
+
+// One lane's value in a window: final for LINEAR and PACKED; for STEPS the signed step (the
+// window's segmented sum adds the rest).
+struct XpSlot {
+    u64 x;      // the value, or the step
+    u64 base;   // STEPS: the value before the group's first step
+    u32 idx;    // the value's index in its descriptor
+    bool steps; // a STEPS value
+    bool dec;   // STEPS: decreasing
+};
+
+// Lane's value of the window starting at value `b` of lane `l`'s round (its descriptors' starts
+// are `start_k`, lane k holding descriptor k's); `bad` is set where a PACKED value does not fit.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ XpSlot xp_fetch(const XpShared& sh, u32 w, u32 lane, u32 l,
+                                           u32 start_k, u32 b, u32 end, const u8* stream,
+                                           bool& bad) {
+    const u32 rel = start_k - b;
+    const u32 starts = __reduce_or_sync(0xffffffffu, rel < 32u ? 1u << rel : 0u);
+    const u32 before = __ballot_sync(0xffffffffu, start_k < b);
+    const u32 upto = (2u << lane) - 1u;  // lanes 0..lane
+    const u32 g = (u32)__popc(before) + (u32)__popc(starts & upto) - 1u;
+    XpSlot v;
+    v.x = 0ull;
+    v.base = 0ull;
+    v.idx = 0u;
+    v.steps = false;
+    v.dec = false;
+    const u32 i = b + lane;
+    if (i < end) {
+        const u32 hd = sh.head[w][l][g];
+        const u32 kind = (hd >> 16) & 3u;
+        const u32 width = (hd >> 18) & 127u;
+        const u32 aux = sh.aux[w][l][g];
+        const u64 base = sh.base[w][l][g];
+        v.idx = i - (hd & 0xffffu);
+        if (kind == XP_LINEAR) {
+            v.x = base + (u64)(i64)(int)aux * (u64)v.idx;
+        } else {
+            const u64 raw = xp_gbits(stream + aux, (u64)v.idx * width, width);
+            if (kind == XP_PACKED) {
+                v.x = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+                bad |= !orc_fits<T, SIGNED>(v.x);
+            } else {
+                v.steps = true;
+                v.dec = ((hd >> 25) & 1u) != 0u;
+                v.base = base;
+                v.x = v.dec ? 0ull - raw : raw;
+            }
+        }
+    }
+    return v;
+}
+
+// Finishes a window (the STEPS values' segmented sum and checks) and stores it; `carry` is the
+// value at the previous window's lane 31, and becomes this window's.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void xp_store(XpSlot v, u32 lane, u32 i, u32 end, u64& carry,
+                                         bool& bad, T* dst) {
+    if (__ballot_sync(0xffffffffu, v.steps) != 0u) {
+        // A group's first step starts from its base; a group already running at lane 0 from
+        // the previous window's last value; every other value adds the sums to its left.
+        bool head = true;
+        if (v.steps) {
+            if (v.idx == 0u) {
+                v.x += v.base;
+            } else if (lane == 0u) {
+                v.x += carry;
+            } else {
+                head = false;
+            }
+        }
+        u64 x = v.x;
+        for (u32 d = 1u; d < 32u; d <<= 1) {
+            const u64 y = __shfl_up_sync(0xffffffffu, x, d);
+            const bool hy = __shfl_up_sync(0xffffffffu, head ? 1u : 0u, d) != 0u;
+            if (lane >= d && !head) {
+                x += y;
+                head = hy;
+            }
+        }
+        const u64 left = __shfl_up_sync(0xffffffffu, x, 1u);
+        if (v.steps) {
+            const u64 prev = v.idx == 0u ? v.base : lane == 0u ? carry : left;
+            bad |= !xp_in_order<SIGNED>(prev, x, v.dec) || !orc_fits<T, SIGNED>(x);
+        }
+        carry = __shfl_sync(0xffffffffu, x, 31u);
+        v.x = x;
+    }
+    if (i < end) dst[i] = (T)v.x;
+}
+
+// Writes the values of lane `l`'s descriptors of this round (values `b0` up to `end` of its
+// sub-block), two windows of 32 at a time; true if any value failed a check.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ bool xp_expand(const XpShared& sh, u32 w, u32 lane, u32 l, u32 n,
+                                          u32 b0, u32 end, const u8* stream, T* dst) {
+    const u32 start_k = lane < n ? (sh.head[w][l][lane] & 0xffffu) : 0xffffffffu;
+    u64 carry = 0ull;
+    bool bad = false;
+    for (u32 b = b0; b < end; b += 64u) {
+        const XpSlot v0 = xp_fetch<T, SIGNED>(sh, w, lane, l, start_k, b, end, stream, bad);
+        const XpSlot v1 = xp_fetch<T, SIGNED>(sh, w, lane, l, start_k, b + 32u, end, stream, bad);
+        xp_store<T, SIGNED>(v0, lane, b + lane, end, carry, bad, dst);
+        xp_store<T, SIGNED>(v1, lane, b + 32u + lane, end, carry, bad, dst);
+    }
+    return __any_sync(0xffffffffu, bad);
+}
+
+template <typename T, bool SIGNED, bool V2>
+__device__ __forceinline__ void orc_expand_body(ORC_KERNEL_PARAMS) {
+    __shared__ XpShared sh;
+    (void)next_chunk;
+    T* out_t = reinterpret_cast<T*>(out);
+    const u32 lane = threadIdx.x & 31u;
+    const u32 w = threadIdx.x >> 5;
+    const u32* row = sh.in[w][lane];
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 first = blockIdx.x * blockDim.x + w * 32u; first < n_chunks; first += stride) {
+        const u32 unit = first + lane;
+        const bool active = unit < n_chunks;
+        OrcRleChunk c;
+        c.in_offset = 0ull;
+        c.in_len = 0u;
+        c.skip = 0u;
+        c.out_offset = 0ull;
+        c.count = 0u;
+        c.exact = 1u;
+        if (active) c = chunks[unit];
+        XpWalk s;
+        s.at = c.in_offset;
+        s.buf = 0ull;
+        s.len = c.in_len;
+        s.pos = 0u;
+        s.need = c.count;
+        s.made = 0u;
+        s.lit = 0u;
+        bool slow = active && (c.skip != 0u || c.exact == 0u || c.count > XP_MAX_UNIT);
+        bool running = active && !slow && s.len > 0u;
+        bool staged = false;
+        while (__any_sync(0xffffffffu, running)) {
+            const u32 round_start = s.made;
+            u32 ng = 0u;
+            bool walking = running;
+            // 1. Walk: lanes parse groups until their descriptors are full or the stream ends.
+            while (__any_sync(0xffffffffu, walking)) {
+                const bool want =
+                    walking && (!staged || s.at + s.pos + XP_MARGIN > s.buf + 4u * XP_BUF_WORDS);
+                if (want) {
+                    s.buf = (s.at + s.pos) & ~3ull;
+                    staged = true;
+                }
+                u32 refill = __ballot_sync(0xffffffffu, want);
+                if (refill != 0u) {
+                    // Half a warp copies one lane's 64 bytes: two lanes' buffers per copy.
+                    do {
+                        const u32 l0 = (u32)__ffs(refill) - 1u;
+                        refill &= refill - 1u;
+                        u32 l1 = l0;
+                        if (refill != 0u) {
+                            l1 = (u32)__ffs(refill) - 1u;
+                            refill &= refill - 1u;
+                        }
+                        const u32 l = lane < 16u ? l0 : l1;
+                        const u64 a = __shfl_sync(0xffffffffu, s.buf, l);
+                        if (lane < 16u || l1 != l0) {
+                            codag_cp_async4(&sh.in[w][l][lane & 15u], in + a + 4u * (lane & 15u));
+                        }
+                    } while (refill != 0u);
+                    codag_cp_async_commit();
+                    codag_cp_async_wait(0u);
+                }
+                __syncwarp();
+                if (walking) {
+                    const u32 r = V2 ? xp_walk_v2<T, SIGNED>(s, row, sh, w, lane, ng)
+                                     : xp_walk_v1<T, SIGNED>(s, row, sh, w, lane, ng);
+                    if (r == XP_FAIL) slow = true;
+                    running = r != XP_FAIL && s.pos < s.len;
+                    walking = r == XP_OK && running;
+                }
+            }
+            __syncwarp();
+            // 2. Expand: every sub-block's values of this round, by the whole warp.
+            const u32 mine = slow ? 0u : ng;
+            for (u32 l = 0u; l < 32u; l++) {
+                const u32 n = __shfl_sync(0xffffffffu, mine, l);
+                if (n == 0u) continue;
+                const u32 b0 = __shfl_sync(0xffffffffu, round_start, l);
+                const u32 end = __shfl_sync(0xffffffffu, s.made, l);
+                const u64 at = __shfl_sync(0xffffffffu, s.at, l);
+                const u64 out0 = __shfl_sync(0xffffffffu, c.out_offset, l);
+                const bool bad =
+                    xp_expand<T, SIGNED>(sh, w, lane, l, n, b0, end, in + at, out_t + out0);
+                if (bad && lane == l) slow = true;
+            }
+            __syncwarp();
+        }
+        if (active && !slow && (s.made != s.need || s.lit != 0u)) slow = true;
+        if (active) {
+            status[unit] = slow ? lane_decode_unit<T, SIGNED, V2>(in, c, out_t) : WZ_STATUS_OK;
+        }
+    }
+}
+
+template <typename T, bool SIGNED>
+__device__ void expand_v1(ORC_KERNEL_PARAMS) {
+    orc_expand_body<T, SIGNED, false>(ORC_KERNEL_ARGS);
+}
+
+template <typename T, bool SIGNED>
+__device__ void expand_v2(ORC_KERNEL_PARAMS) {
+    orc_expand_body<T, SIGNED, true>(ORC_KERNEL_ARGS);
+}
+
+// The entry points, as ORC_INT_KERNELS makes them, held to 64 registers so that 8 blocks (32
+// warps) fit on an SM next to their 26 KB of shared memory each.
+#define XP_KERNEL(prefix, body, name, T, SIGNED)                                  \
+    extern "C" __global__ void __launch_bounds__(XP_WARPS * 32u, 8)               \
+        prefix##_##name(ORC_KERNEL_PARAMS) {                                      \
+        body<T, SIGNED>(ORC_KERNEL_ARGS);                                         \
+    }
+#define XP_KERNELS(prefix, body)            \
+    XP_KERNEL(prefix, body, i8, u8, true)   \
+    XP_KERNEL(prefix, body, i16, u16, true) \
+    XP_KERNEL(prefix, body, i32, u32, true) \
+    XP_KERNEL(prefix, body, i64, u64, true) \
+    XP_KERNEL(prefix, body, u8, u8, false)  \
+    XP_KERNEL(prefix, body, u16, u16, false) \
+    XP_KERNEL(prefix, body, u32, u32, false) \
+    XP_KERNEL(prefix, body, u64, u64, false)
+
+XP_KERNELS(orc_rle_v1_expand, expand_v1)
+XP_KERNELS(orc_rle_v2_expand, expand_v2)
