@@ -490,22 +490,7 @@ __device__ void expand_v2(ORC_KERNEL_PARAMS) {
     orc_expand_body<T, SIGNED, true>(ORC_KERNEL_ARGS);
 }
 
-// The entry points, as ORC_INT_KERNELS makes them, held to 64 registers so that 8 blocks (32
-// warps) fit on an SM next to their 26 KB of shared memory each.
-#define XP_KERNEL(prefix, body, name, T, SIGNED)                                  \
-    extern "C" __global__ void __launch_bounds__(XP_WARPS * 32u, 8)               \
-        prefix##_##name(ORC_KERNEL_PARAMS) {                                      \
-        body<T, SIGNED>(ORC_KERNEL_ARGS);                                         \
-    }
-#define XP_KERNELS(prefix, body)            \
-    XP_KERNEL(prefix, body, i8, u8, true)   \
-    XP_KERNEL(prefix, body, i16, u16, true) \
-    XP_KERNEL(prefix, body, i32, u32, true) \
-    XP_KERNEL(prefix, body, i64, u64, true) \
-    XP_KERNEL(prefix, body, u8, u8, false)  \
-    XP_KERNEL(prefix, body, u16, u16, false) \
-    XP_KERNEL(prefix, body, u32, u32, false) \
-    XP_KERNEL(prefix, body, u64, u64, false)
-
-XP_KERNELS(orc_rle_v1_expand, expand_v1)
-XP_KERNELS(orc_rle_v2_expand, expand_v2)
+// The entry points, held to 64 registers so that 8 blocks (32 warps) fit on an SM next to their
+// 26 KB of shared memory each.
+ORC_INT_KERNELS_WITH(__launch_bounds__(XP_WARPS * 32u, 8), orc_rle_v1_expand, expand_v1)
+ORC_INT_KERNELS_WITH(__launch_bounds__(XP_WARPS * 32u, 8), orc_rle_v2_expand, expand_v2)
