@@ -574,24 +574,68 @@ __device__ __forceinline__ void rle_finish_segment(u32 st, const u8* sout, u8* d
 // The decoder. A warp stages its segment's bytes in shared memory (16-byte loads, all in flight
 // together), then takes the controls 32 at a time: lane l reads control r + l, and a warp scan
 // of the payload sizes (which follow from the controls alone) gives every token's payload, a
-// second of the output lengths every token's output offset. Every lane checks its own token;
-// since both offsets only grow, the lowest failing lane's verdict is the one a sequential
-// decoder gives (docs/format.md, "Decoding and errors"). Lanes write their own short tokens
-// into the segment's stage; tokens of more than RLE_DEC_LONG bytes are written by the whole
-// warp, one after another. The stage then goes to global memory with coalesced stores.
+// second of the output lengths every token's output offset (rle_parse_round). The mapped
+// decoder (rle_decode_mapped) then writes the segment 16 bytes a lane straight to global
+// memory; segments it cannot take are decoded token by token into a stage in shared memory
+// (rle_decode_segment), which then goes to global memory with coalesced stores.
 #define RLE_DEC_WARPS 2
-// Staged segment bytes: up to 15 bytes of alignment head, the bytes, a zero vector.
-#define RLE_DEC_TOKCAP ((RLE_MAX_SEG_OUT + 30u) / 16u * 16u + 16u)
-#define RLE_DEC_VECS_PER_LANE ((RLE_DEC_TOKCAP / 16u + 31u) / 32u)
+// Staged segment bytes: 16 bytes of front slack (the mapped decoder's literal loads start up to
+// 15 bytes before a literal), up to 15 bytes of alignment head, the bytes, a zero vector and
+// slack for loads past the end.
+#define RLE_DEC_FRONT 16u
+#define RLE_DEC_STAGE ((RLE_MAX_SEG_OUT + 30u) / 16u * 16u + 16u)
+#define RLE_DEC_TOKCAP (RLE_DEC_FRONT + RLE_DEC_STAGE)
+#define RLE_DEC_VECS_PER_LANE ((RLE_DEC_STAGE / 16u + 31u) / 32u)
 #define RLE_DEC_LONG 128u
+// Descriptors of the mapped decoder: as many as fit beside its bitmap and prefix counts in the
+// bytes of the token-by-token decoder's output stage.
+#define RLE_DEC_DESCS ((RLE_SEG - RLE_SEG / 32u * 6u) / 4u)
+// Bias of a literal descriptor's stage offset (offsets go down to RLE_DEC_FRONT - RLE_SEG).
+#define RLE_DEC_BIAS RLE_SEG
 
 // Bytes the host allocates past a payload (PAYLOAD_SLACK in gpu.rs).
 #define RLE_PAYLOAD_SLACK 16u
 
-struct __align__(16) RleDecodeWarp {
-    u8 tok[RLE_DEC_TOKCAP];  // the segment's bytes, byte x at tok[head + x]
-    u8 out[RLE_SEG];         // the decoded segment
+// The mapped decoder's view of a segment: bit p of `starts` is set where a token's output
+// begins, `prefix[i]` counts the bits in words below i, `desc[k]` describes the k-th token that
+// has output.
+struct RleMap {
+    u32 starts[RLE_SEG / 32u];
+    u16 prefix[RLE_SEG / 32u];
+    u32 desc[RLE_DEC_DESCS];
 };
+
+struct __align__(16) RleDecodeWarp {
+    u8 tok[RLE_DEC_TOKCAP];  // the segment's bytes, byte x at tok[RLE_DEC_FRONT + head + x]
+    union {
+        u8 out[RLE_SEG];  // the decoded segment (token-by-token decoder)
+        RleMap map;       // the mapped decoder's bitmap and descriptors
+    };
+};
+static_assert(sizeof(RleMap) <= RLE_SEG, "the map shares the output stage's bytes");
+
+// The 16 output bytes from unit_start on, as token `desc` would give them: a run's byte
+// repeated, or the stage bytes at unit_start + the literal's delta (5 aligned words and four
+// funnel shifts; tok is 16-byte aligned).
+__device__ __forceinline__ uint4 rle_unit_piece(const u8* tok, u32 desc, u32 unit_start) {
+    if (desc & 1u) {
+        const u32 s = (desc >> 1) - RLE_DEC_BIAS + unit_start;
+        const u32* tw = reinterpret_cast<const u32*>(tok) + (s >> 2);
+        const u32 sh = 8u * (s & 3u);
+        const u32 w0 = tw[0], w1 = tw[1], w2 = tw[2], w3 = tw[3], w4 = tw[4];
+        return make_uint4(__funnelshift_r(w0, w1, sh), __funnelshift_r(w1, w2, sh),
+                          __funnelshift_r(w2, w3, sh), __funnelshift_r(w3, w4, sh));
+    }
+    const u32 rep = (desc >> 1) * 0x01010101u;
+    return make_uint4(rep, rep, rep, rep);
+}
+
+// Word x (unit bytes base .. base + 3) with its bytes from unit byte a on taken from y.
+__device__ __forceinline__ u32 rle_merge_from(u32 x, u32 y, u32 a, u32 base) {
+    const u32 k = a > base ? min(a - base, 4u) : 0u;
+    const u32 keep = __funnelshift_lc(0xffffffffu, 0u, 8u * k);  // low k bytes
+    return (x & keep) | (y & ~keep);
+}
 
 // Stores the low `size` (1, 2, 4 or 8) bytes of x at out + d (d a multiple of size).
 __device__ __forceinline__ void rle_store_piece(u8* out, u32 d, u64 x, u32 size) {
@@ -694,7 +738,7 @@ __device__ __forceinline__ void rle_fill_warp(u8* out, u32 o, u32 len, u32 value
     if (lane < len - done) out[o + done + lane] = (u8)value;
 }
 
-// Copies the n_in (at most RLE_MAX_SEG_OUT) bytes at `tok` to w.tok + head, head being tok's
+// Copies the n_in (at most RLE_MAX_SEG_OUT) bytes at `tok` to w.tok + RLE_DEC_FRONT + head, head being tok's
 // offset in its 16-byte block, then a zero vector; returns head. Whole 16-byte loads are all
 // issued before any store. Whole warp.
 __device__ __forceinline__ u32 rle_stage_tokens(RleDecodeWarp& w, const u8* tok, u32 n_in) {
@@ -713,7 +757,7 @@ __device__ __forceinline__ u32 rle_stage_tokens(RleDecodeWarp& w, const u8* tok,
 #pragma unroll
     for (u32 i = 0; i < RLE_DEC_VECS_PER_LANE; i++) {
         const u32 v = lane + 32u * i;
-        if (v < vecs) *reinterpret_cast<uint4*>(&w.tok[16u * v]) = q[i];
+        if (v < vecs) *reinterpret_cast<uint4*>(&w.tok[RLE_DEC_FRONT + 16u * v]) = q[i];
     }
     __syncwarp();
     // The partial vectors at either end, byte by byte: lanes 0-15 the first, 16-31 the last.
@@ -722,15 +766,82 @@ __device__ __forceinline__ u32 rle_stage_tokens(RleDecodeWarp& w, const u8* tok,
     const u32 pos = 16u * v + (lane & 15u);
     const bool whole = 16u * v >= head && 16u * v + 16u <= end;
     if (n_in && !whole && (lane < 16u || last_v != first_v) && pos >= head && pos < end) {
-        w.tok[pos] = __ldg(base + pos);
+        w.tok[RLE_DEC_FRONT + pos] = __ldg(base + pos);
     }
     __syncwarp();
     return head;
 }
 
+// One round of a segment's parse: lane l's token is control r + l. Two warp scans give its
+// payload offset (from the controls alone) and its output offset; every lane checks its own
+// token, and since both offsets only grow, the lowest failing lane's verdict is the one a
+// sequential decoder gives (docs/format.md, "Decoding and errors"). Whole warp.
+struct RleRound {
+    bool active;   // the lane has a token (r + l < m)
+    bool literal;  // it is a literal
+    u32 poff;      // its payload offset in the segment's payload area
+    u32 olen;      // its output bytes
+    u32 ooff;      // its output offset in the segment
+    u32 oincl;     // ooff + olen, relative to out_base
+    u32 value;     // a run's byte
+    u32 pay_step;  // payload bytes of the whole round (uniform)
+    u32 out_step;  // output bytes of the whole round (uniform)
+    u32 status;    // the round's verdict (uniform)
+};
+
+__device__ __forceinline__ RleRound rle_parse_round(const u8* ctl, const u8* pay, u32 m, u32 r,
+                                                    u32 pay_len, u32 seg_len, u32 pay_base,
+                                                    u32 out_base) {
+    const u32 lane = wz_lane();
+    RleRound t;
+    t.active = r + lane < m;
+    const u32 c = t.active ? (u32)ctl[r + lane] : 0u;
+    t.literal = c < 128u;
+    const bool long_run = c == 0xffu;
+    const u32 plen = !t.active ? 0u : (t.literal ? c + 1u : (long_run ? 3u : 1u));
+    const u32 pincl = wz_warp_inclusive_sum<u32>(plen);
+    t.poff = pay_base + pincl - plen;
+    const bool whole = t.poff + plen <= pay_len;
+    t.olen = 0u;
+    t.value = 0u;
+    if (t.active && whole) {
+        if (t.literal) {
+            t.olen = c + 1u;
+        } else if (long_run) {
+            t.olen = (u32)pay[t.poff] | ((u32)pay[t.poff + 1u] << 8);
+            t.value = pay[t.poff + 2u];
+        } else {
+            t.olen = c - 0x80u + 3u;
+            t.value = pay[t.poff];
+        }
+    }
+    t.oincl = wz_warp_inclusive_sum<u32>(t.olen);
+    t.ooff = out_base + t.oincl - t.olen;
+    const u32 verdict = !t.active ? WZ_STATUS_OK
+                        : !whole  ? WZ_STATUS_TRUNCATED
+                        : (t.ooff + t.olen > seg_len ? WZ_STATUS_OVERFLOW : WZ_STATUS_OK);
+    const u32 failing = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
+    t.status = failing ? __shfl_sync(WZ_FULL_MASK, verdict, __ffs(failing) - 1) : WZ_STATUS_OK;
+    t.pay_step = __shfl_sync(WZ_FULL_MASK, pincl, 31);
+    t.out_step = __shfl_sync(WZ_FULL_MASK, t.oincl, 31);
+    return t;
+}
+
+// The verdict once every token is parsed: the tokens must fill the segment and use up the
+// payload area.
+__device__ __forceinline__ u32 rle_segment_end_status(u32 out_base, u32 seg_len, u32 pay_base,
+                                                      u32 pay_len) {
+    if (out_base < seg_len) return WZ_STATUS_UNDERFLOW;
+    if (pay_base != pay_len) return WZ_STATUS_CORRUPT;
+    return WZ_STATUS_OK;
+}
+
 // Decodes one segment of n_in bytes at base + head (base 16-byte aligned: the stage in shared
-// memory, or the payload in global memory) into w.out. Reads up to 11 bytes past the segment
-// (the stage has a zero vector there, the payload buffer RLE_PAYLOAD_SLACK bytes). Returns the
+// memory, or the payload in global memory) into w.out, writing token by token: lanes write
+// their own short tokens; tokens of more than RLE_DEC_LONG bytes are written by the whole warp,
+// one after another. The fallback of the mapped decoder below (segments with more tokens than
+// it has descriptors, unstaged segments, unaligned output). Reads up to 11 bytes past the
+// segment (the stage has slack there, the payload buffer RLE_PAYLOAD_SLACK bytes). Returns the
 // segment's status. Whole warp.
 __device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* base, u32 head,
                                                   u32 n_in, u32 seg_len) {
@@ -744,67 +855,132 @@ __device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* ba
     const u8* pay = t + RLE_HEADER;
     u32 pay_base = 0, out_base = 0;
     for (u32 r = 0; r < m; r += 32u) {
-        const bool active = r + lane < m;
-        const u32 c = active ? (u32)ctl[r + lane] : 0u;
-        const bool literal = c < 128u;
-        const bool long_run = c == 0xffu;
-        const u32 plen = !active ? 0u : (literal ? c + 1u : (long_run ? 3u : 1u));
-        const u32 pincl = wz_warp_inclusive_sum<u32>(plen);
-        const u32 poff = pay_base + pincl - plen;
-        const bool whole = poff + plen <= pay_len;
-        u32 olen = 0, value = 0;
-        if (active && whole) {
-            if (literal) {
-                olen = c + 1u;
-            } else if (long_run) {
-                olen = (u32)pay[poff] | ((u32)pay[poff + 1u] << 8);
-                value = pay[poff + 2u];
-            } else {
-                olen = c - 0x80u + 3u;
-                value = pay[poff];
-            }
-        }
-        const u32 oincl = wz_warp_inclusive_sum<u32>(olen);
-        const u32 ooff = out_base + oincl - olen;
-        const u32 verdict = !active ? WZ_STATUS_OK
-                            : !whole ? WZ_STATUS_TRUNCATED
-                            : (ooff + olen > seg_len ? WZ_STATUS_OVERFLOW : WZ_STATUS_OK);
-        const u32 failing = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
-        if (failing) return __shfl_sync(WZ_FULL_MASK, verdict, __ffs(failing) - 1);
+        const RleRound k = rle_parse_round(ctl, pay, m, r, pay_len, seg_len, pay_base, out_base);
+        if (k.status != WZ_STATUS_OK) return k.status;
         // Consecutive literal tokens are contiguous in the payload and in the output: a stretch
         // of them longer than RLE_DEC_LONG is copied by the whole warp at once (its first lane
         // describes it), as is every run longer than that; lanes write the rest themselves.
-        const u32 lits = __ballot_sync(WZ_FULL_MASK, active && literal);
+        const u32 lits = __ballot_sync(WZ_FULL_MASK, k.active && k.literal);
         const u32 upto = (2u << lane) - 1u;  // lanes 0..lane
         const u32 starts = lits & ~(lits << 1);
         const u32 first = 31u - (u32)__clz((starts & upto) | 1u);
         const u32 after = ~lits & ~upto;
         const u32 last = after ? (u32)__ffs(after) - 2u : 31u;
-        const u32 span_lo = __shfl_sync(WZ_FULL_MASK, ooff, first);
-        const u32 span_hi = out_base + __shfl_sync(WZ_FULL_MASK, oincl, last);
-        const bool by_warp = literal ? span_hi - span_lo > RLE_DEC_LONG : olen > RLE_DEC_LONG;
-        if (active && !by_warp && olen) {
-            rle_write_token_lane(w.out, ooff, olen, literal, value, base, head + RLE_HEADER + poff);
+        const u32 span_lo = __shfl_sync(WZ_FULL_MASK, k.ooff, first);
+        const u32 span_hi = out_base + __shfl_sync(WZ_FULL_MASK, k.oincl, last);
+        const bool by_warp = k.literal ? span_hi - span_lo > RLE_DEC_LONG : k.olen > RLE_DEC_LONG;
+        if (k.active && !by_warp && k.olen) {
+            rle_write_token_lane(w.out, k.ooff, k.olen, k.literal, k.value, base,
+                                 head + RLE_HEADER + k.poff);
         }
-        const bool task = active && by_warp && (!literal || first == lane);
-        const u32 t_len = literal ? span_hi - span_lo : olen;
-        const u32 t_src = literal ? poff : value;
+        const bool task = k.active && by_warp && (!k.literal || first == lane);
+        const u32 t_len = k.literal ? span_hi - span_lo : k.olen;
+        const u32 t_src = k.literal ? k.poff : k.value;
         for (u32 tasks = __ballot_sync(WZ_FULL_MASK, task); tasks; tasks &= tasks - 1u) {
             const int b = __ffs(tasks) - 1;
-            const u32 o = __shfl_sync(WZ_FULL_MASK, ooff, b);
+            const u32 o = __shfl_sync(WZ_FULL_MASK, k.ooff, b);
             const u32 len = __shfl_sync(WZ_FULL_MASK, t_len, b);
             const u32 src = __shfl_sync(WZ_FULL_MASK, t_src, b);
-            if (!__shfl_sync(WZ_FULL_MASK, (u32)literal, b)) {
+            if (!__shfl_sync(WZ_FULL_MASK, (u32)k.literal, b)) {
                 rle_fill_warp(w.out, o, len, src);
             } else {
                 rle_copy_warp(w.out, o, base, head + RLE_HEADER + src, len);
             }
         }
-        pay_base += __shfl_sync(WZ_FULL_MASK, pincl, 31);
-        out_base += __shfl_sync(WZ_FULL_MASK, oincl, 31);
+        pay_base += k.pay_step;
+        out_base += k.out_step;
     }
-    if (out_base < seg_len) return WZ_STATUS_UNDERFLOW;
-    if (pay_base != pay_len) return WZ_STATUS_CORRUPT;
+    return rle_segment_end_status(out_base, seg_len, pay_base, pay_len);
+}
+
+// The mapped decoder, for a staged segment (its byte x at w.tok[RLE_DEC_FRONT + head + x]).
+// Pass 1 parses and checks every token (rle_parse_round) and records, per output byte where a
+// token starts, a bit in `starts`, and per such token (in order) a descriptor: a run's byte, or
+// where a literal's output byte p sits in the stage (p + delta). Nothing is written before the
+// whole segment has passed. Pass 2 writes the segment straight to `dst` (16-byte aligned),
+// 16 bytes a lane: the unit's first token is the number of token starts up to its first byte
+// (a prefix count per bitmap word, then a popcount), and every later start in the unit's 16 bits
+// overwrites the unit's bytes from there on. Returns the segment's status, or RLE_DEC_REDO when
+// the segment has more tokens than descriptors (the caller then decodes it token by token).
+#define RLE_DEC_REDO 0xffffffffu
+__device__ __forceinline__ u32 rle_decode_mapped(RleDecodeWarp& w, u32 head, u32 n_in,
+                                                 u32 seg_len, u8* __restrict__ dst) {
+    const u32 lane = wz_lane();
+    const u8* t = w.tok + RLE_DEC_FRONT + head;
+    if (n_in < RLE_HEADER) return WZ_STATUS_TRUNCATED;
+    const u32 m = (u32)t[0] | ((u32)t[1] << 8);
+    if (RLE_HEADER + m > n_in) return WZ_STATUS_TRUNCATED;
+    const u32 pay_len = n_in - RLE_HEADER - m;
+    const u8* ctl = t + (n_in - m);
+    const u8* pay = t + RLE_HEADER;
+    RleMap& map = w.map;
+#pragma unroll
+    for (u32 i = 0; i < RLE_SEG / 32u / 32u; i++) map.starts[lane + 32u * i] = 0u;
+    __syncwarp();
+    u32 pay_base = 0, out_base = 0, descs = 0;
+    // A literal's output byte p is staged at w.tok[p + delta]; descriptors hold delta biased by
+    // RLE_DEC_BIAS (delta >= RLE_DEC_FRONT - RLE_SEG), shifted left by one, with bit 0 set.
+    const u32 pay_stage = RLE_DEC_FRONT + head + RLE_HEADER + RLE_DEC_BIAS;
+    const u32 below = (1u << lane) - 1u;
+    for (u32 r = 0; r < m; r += 32u) {
+        const RleRound k = rle_parse_round(ctl, pay, m, r, pay_len, seg_len, pay_base, out_base);
+        if (k.status != WZ_STATUS_OK) return k.status;
+        const bool starts = k.active && k.olen != 0u;
+        const u32 sb = __ballot_sync(WZ_FULL_MASK, starts);
+        const u32 rank = descs + __popc(sb & below);
+        if (starts) {
+            atomicOr(&map.starts[k.ooff >> 5], 1u << (k.ooff & 31u));
+            if (rank < RLE_DEC_DESCS) {
+                map.desc[rank] = k.literal ? ((pay_stage + k.poff - k.ooff) << 1) | 1u : k.value << 1;
+            }
+        }
+        descs += __popc(sb);
+        pay_base += k.pay_step;
+        out_base += k.out_step;
+    }
+    const u32 end = rle_segment_end_status(out_base, seg_len, pay_base, pay_len);
+    if (end != WZ_STATUS_OK) return end;
+    if (descs > RLE_DEC_DESCS) return RLE_DEC_REDO;
+    __syncwarp();
+    // Token starts before every bitmap word: lane l counts words 4l .. 4l + 3.
+    {
+        const uint4 q = *reinterpret_cast<const uint4*>(&map.starts[4u * lane]);
+        const u32 c0 = __popc(q.x), c1 = __popc(q.y), c2 = __popc(q.z), c3 = __popc(q.w);
+        const u32 sum = c0 + c1 + c2 + c3;
+        const u32 before = wz_warp_inclusive_sum<u32>(sum) - sum;
+        map.prefix[4u * lane] = (u16)before;
+        map.prefix[4u * lane + 1u] = (u16)(before + c0);
+        map.prefix[4u * lane + 2u] = (u16)(before + c0 + c1);
+        map.prefix[4u * lane + 3u] = (u16)(before + c0 + c1 + c2);
+    }
+    __syncwarp();
+    const u32 units = (seg_len + 15u) / 16u;
+    for (u32 j = lane; j < units; j += 32u) {
+        const u32 wi = j >> 1;
+        const u32 sh = (j & 1u) * 16u;
+        const u32 word = map.starts[wi];
+        const u32 bits = (word >> sh) & 0xffffu;
+        // Starts at or before the unit's first byte, less one: the token that covers it.
+        u32 k = (u32)map.prefix[wi] + __popc(word & ((1u << sh) - 1u)) + (bits & 1u) - 1u;
+        uint4 x = rle_unit_piece(w.tok, map.desc[k], 16u * j);
+        for (u32 rest = bits & ~1u; rest; rest &= rest - 1u) {
+            const u32 a = (u32)__ffs(rest) - 1u;
+            k++;
+            const uint4 y = rle_unit_piece(w.tok, map.desc[k], 16u * j);
+            x.x = rle_merge_from(x.x, y.x, a, 0u);
+            x.y = rle_merge_from(x.y, y.y, a, 4u);
+            x.z = rle_merge_from(x.z, y.z, a, 8u);
+            x.w = rle_merge_from(x.w, y.w, a, 12u);
+        }
+        if (16u * j + 16u <= seg_len) {
+            __stcs(reinterpret_cast<uint4*>(dst) + j, x);
+        } else {
+            for (u32 b = 0; 16u * j + b < seg_len; b++) {
+                const u32 v = b < 4u ? x.x : b < 8u ? x.y : b < 12u ? x.z : x.w;
+                dst[16u * j + b] = (u8)(v >> (8u * (b & 3u)));
+            }
+        }
+    }
     return WZ_STATUS_OK;
 }
 
@@ -826,7 +1002,16 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
         // read from global memory instead of the stage.
         if (n_in <= RLE_MAX_SEG_OUT) {
             const u32 head = rle_stage_tokens(w, seg.tok, n_in);
-            st = rle_decode_segment(w, w.tok, head, n_in, seg_len);
+            u8* dst = out + seg.out_start;
+            u32 mapped = RLE_DEC_REDO;
+            if ((((u64)dst) & 15u) == 0) mapped = rle_decode_mapped(w, head, n_in, seg_len, dst);
+            if (mapped == WZ_STATUS_OK) return;
+            if (mapped != RLE_DEC_REDO) {
+                st = mapped;
+            } else {
+                __syncwarp();
+                st = rle_decode_segment(w, w.tok + RLE_DEC_FRONT, head, n_in, seg_len);
+            }
         } else {
             const u32 head = (u32)((u64)seg.tok & 15u);
             st = rle_decode_segment(w, seg.tok - head, head, n_in, seg_len);
