@@ -551,34 +551,16 @@ __device__ __forceinline__ RleSegment rle_locate_segment(const u8* __restrict__ 
     return r;
 }
 
-// End of a decoded segment, whole warp: a failing segment raises its chunk's status (the largest
-// code wins), a good one goes from the shared-memory stage `sout` to `dst` (16-byte streaming
-// stores when whole and aligned).
-__device__ __forceinline__ void rle_finish_segment(u32 st, const u8* sout, u8* dst, u32 seg_len,
-                                                   u32* chunk_status) {
-    const u32 lane = wz_lane();
-    __syncwarp();
-    if (st != WZ_STATUS_OK) {
-        if (lane == 0) atomicMax(chunk_status, st);
-        return;
-    }
-    if (seg_len == RLE_SEG && (((u64)dst) & 15u) == 0) {
-        const uint4* src = reinterpret_cast<const uint4*>(sout);
-        uint4* d = reinterpret_cast<uint4*>(dst);
-        for (u32 v = lane; v < RLE_SEG / 16u; v += 32u) __stcs(d + v, src[v]);
-    } else {
-        for (u32 j = lane; j < seg_len; j += 32u) dst[j] = sout[j];
-    }
-}
-
 // The decoder. A warp stages its segment's bytes in shared memory (16-byte loads, all in flight
 // together), then takes the controls 32 at a time: lane l reads control r + l, and a warp scan
 // of the payload sizes (which follow from the controls alone) gives every token's payload, a
 // second of the output lengths every token's output offset (rle_parse_round). The mapped
 // decoder (rle_decode_mapped) then writes the segment 16 bytes a lane straight to global
-// memory; segments it cannot take are decoded token by token into a stage in shared memory
-// (rle_decode_segment), which then goes to global memory with coalesced stores.
+// memory; segments it cannot take are decoded token by token, also straight to global memory
+// (rle_decode_segment). The output must be 16-byte aligned (gpu.rs allocates it whole).
 #define RLE_DEC_WARPS 2
+// Blocks an SM must hold: 64 registers a thread, which shared memory (14 KiB a block) also allows.
+#define RLE_DEC_MIN_BLOCKS 15
 // Staged segment bytes: 16 bytes of front slack (the mapped decoder's literal loads start up to
 // 15 bytes before a literal), up to 15 bytes of alignment head, the bytes, a zero vector and
 // slack for loads past the end.
@@ -587,9 +569,8 @@ __device__ __forceinline__ void rle_finish_segment(u32 st, const u8* sout, u8* d
 #define RLE_DEC_TOKCAP (RLE_DEC_FRONT + RLE_DEC_STAGE)
 #define RLE_DEC_VECS_PER_LANE ((RLE_DEC_STAGE / 16u + 31u) / 32u)
 #define RLE_DEC_LONG 128u
-// Descriptors of the mapped decoder: as many as fit beside its bitmap and prefix counts in the
-// bytes of the token-by-token decoder's output stage.
-#define RLE_DEC_DESCS ((RLE_SEG - RLE_SEG / 32u * 6u) / 4u)
+// Descriptors of the mapped decoder: a segment with more tokens is decoded token by token.
+#define RLE_DEC_DESCS 512u
 // Bias of a literal descriptor's stage offset (offsets go down to RLE_DEC_FRONT - RLE_SEG).
 #define RLE_DEC_BIAS RLE_SEG
 
@@ -607,12 +588,8 @@ struct RleMap {
 
 struct __align__(16) RleDecodeWarp {
     u8 tok[RLE_DEC_TOKCAP];  // the segment's bytes, byte x at tok[RLE_DEC_FRONT + head + x]
-    union {
-        u8 out[RLE_SEG];  // the decoded segment (token-by-token decoder)
-        RleMap map;       // the mapped decoder's bitmap and descriptors
-    };
+    RleMap map;              // the mapped decoder's bitmap and descriptors
 };
-static_assert(sizeof(RleMap) <= RLE_SEG, "the map shares the output stage's bytes");
 
 // The 16 output bytes from unit_start on, as token `desc` would give them: a run's byte
 // repeated, or the stage bytes at unit_start + the literal's delta (5 aligned words and four
@@ -837,14 +814,16 @@ __device__ __forceinline__ u32 rle_segment_end_status(u32 out_base, u32 seg_len,
 }
 
 // Decodes one segment of n_in bytes at base + head (base 16-byte aligned: the stage in shared
-// memory, or the payload in global memory) into w.out, writing token by token: lanes write
-// their own short tokens; tokens of more than RLE_DEC_LONG bytes are written by the whole warp,
-// one after another. The fallback of the mapped decoder below (segments with more tokens than
-// it has descriptors, unstaged segments, unaligned output). Reads up to 11 bytes past the
-// segment (the stage has slack there, the payload buffer RLE_PAYLOAD_SLACK bytes). Returns the
-// segment's status. Whole warp.
-__device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* base, u32 head,
-                                                  u32 n_in, u32 seg_len) {
+// memory, or the payload in global memory) into dst (16-byte aligned), writing token by token:
+// lanes write their own short tokens; tokens of more than RLE_DEC_LONG bytes are written by the
+// whole warp, one after another. The fallback of the mapped decoder below (segments with more
+// tokens than it has descriptors, and unstaged segments). A round's tokens are written only
+// once the round has passed its checks, so a failing segment may have written the tokens of
+// its earlier rounds, all inside the segment (its chunk is reported, its output is void).
+// Reads up to 11 bytes past the segment (the stage has slack there, the payload buffer
+// RLE_PAYLOAD_SLACK bytes). Returns the segment's status. Whole warp.
+__device__ __forceinline__ u32 rle_decode_segment(const u8* base, u32 head, u32 n_in,
+                                                  u32 seg_len, u8* __restrict__ dst) {
     const u32 lane = wz_lane();
     const u8* t = base + head;
     if (n_in < RLE_HEADER) return WZ_STATUS_TRUNCATED;
@@ -870,7 +849,7 @@ __device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* ba
         const u32 span_hi = out_base + __shfl_sync(WZ_FULL_MASK, k.oincl, last);
         const bool by_warp = k.literal ? span_hi - span_lo > RLE_DEC_LONG : k.olen > RLE_DEC_LONG;
         if (k.active && !by_warp && k.olen) {
-            rle_write_token_lane(w.out, k.ooff, k.olen, k.literal, k.value, base,
+            rle_write_token_lane(dst, k.ooff, k.olen, k.literal, k.value, base,
                                  head + RLE_HEADER + k.poff);
         }
         const bool task = k.active && by_warp && (!k.literal || first == lane);
@@ -882,15 +861,39 @@ __device__ __forceinline__ u32 rle_decode_segment(RleDecodeWarp& w, const u8* ba
             const u32 len = __shfl_sync(WZ_FULL_MASK, t_len, b);
             const u32 src = __shfl_sync(WZ_FULL_MASK, t_src, b);
             if (!__shfl_sync(WZ_FULL_MASK, (u32)k.literal, b)) {
-                rle_fill_warp(w.out, o, len, src);
+                rle_fill_warp(dst, o, len, src);
             } else {
-                rle_copy_warp(w.out, o, base, head + RLE_HEADER + src, len);
+                rle_copy_warp(dst, o, base, head + RLE_HEADER + src, len);
             }
         }
         pay_base += k.pay_step;
         out_base += k.out_step;
     }
     return rle_segment_end_status(out_base, seg_len, pay_base, pay_len);
+}
+
+// Unit j's first token (the one covering its first byte) goes to k; returns the unit's later
+// token starts as a bit set (bit a: a token starts at the unit's byte a).
+__device__ __forceinline__ u32 rle_unit_first(const RleMap& map, u32 j, u32& k) {
+    const u32 wi = j >> 1;
+    const u32 sh = (j & 1u) * 16u;
+    const u32 word = map.starts[wi];
+    const u32 bits = (word >> sh) & 0xffffu;
+    // Starts at or before the unit's first byte, less one.
+    k = (u32)map.prefix[wi] + __popc(word & ((1u << sh) - 1u)) + (bits & 1u) - 1u;
+    return bits & ~1u;
+}
+
+// Stores unit j (16 bytes) of a segment of seg_len bytes at dst (16-byte aligned).
+__device__ __forceinline__ void rle_store_unit(u8* __restrict__ dst, u32 j, uint4 x, u32 seg_len) {
+    if (16u * j + 16u <= seg_len) {
+        __stcs(reinterpret_cast<uint4*>(dst) + j, x);
+    } else {
+        for (u32 b = 0; 16u * j + b < seg_len; b++) {
+            const u32 v = b < 4u ? x.x : b < 8u ? x.y : b < 12u ? x.z : x.w;
+            dst[16u * j + b] = (u8)(v >> (8u * (b & 3u)));
+        }
+    }
 }
 
 // The mapped decoder, for a staged segment (its byte x at w.tok[RLE_DEC_FRONT + head + x]).
@@ -954,16 +957,14 @@ __device__ __forceinline__ u32 rle_decode_mapped(RleDecodeWarp& w, u32 head, u32
         map.prefix[4u * lane + 3u] = (u16)(before + c0 + c1 + c2);
     }
     __syncwarp();
+    // Lane l writes units l, l + 32, ...: the unit's first token's piece, then each later token
+    // that starts in it overwrites the unit's bytes from its start on.
     const u32 units = (seg_len + 15u) / 16u;
     for (u32 j = lane; j < units; j += 32u) {
-        const u32 wi = j >> 1;
-        const u32 sh = (j & 1u) * 16u;
-        const u32 word = map.starts[wi];
-        const u32 bits = (word >> sh) & 0xffffu;
-        // Starts at or before the unit's first byte, less one: the token that covers it.
-        u32 k = (u32)map.prefix[wi] + __popc(word & ((1u << sh) - 1u)) + (bits & 1u) - 1u;
+        u32 k;
+        u32 rest = rle_unit_first(map, j, k);
         uint4 x = rle_unit_piece(w.tok, map.desc[k], 16u * j);
-        for (u32 rest = bits & ~1u; rest; rest &= rest - 1u) {
+        for (; rest; rest &= rest - 1u) {
             const u32 a = (u32)__ffs(rest) - 1u;
             k++;
             const uint4 y = rle_unit_piece(w.tok, map.desc[k], 16u * j);
@@ -972,19 +973,12 @@ __device__ __forceinline__ u32 rle_decode_mapped(RleDecodeWarp& w, u32 head, u32
             x.z = rle_merge_from(x.z, y.z, a, 8u);
             x.w = rle_merge_from(x.w, y.w, a, 12u);
         }
-        if (16u * j + 16u <= seg_len) {
-            __stcs(reinterpret_cast<uint4*>(dst) + j, x);
-        } else {
-            for (u32 b = 0; 16u * j + b < seg_len; b++) {
-                const u32 v = b < 4u ? x.x : b < 8u ? x.y : b < 12u ? x.z : x.w;
-                dst[16u * j + b] = (u8)(v >> (8u * (b & 3u)));
-            }
-        }
+        rle_store_unit(dst, j, x, seg_len);
     }
     return WZ_STATUS_OK;
 }
 
-extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
+extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32, RLE_DEC_MIN_BLOCKS)
     rle_decode(const u8* __restrict__ payload, const u64* __restrict__ chunk_offset,
                const u32* __restrict__ chunk_csize, u64 total_len, u32 chunk_size,
                u32 segs_per_chunk, u32 total_segments, u8* __restrict__ out, u32* status) {
@@ -997,25 +991,21 @@ extern "C" __global__ void __launch_bounds__(RLE_DEC_WARPS * 32)
     const u32 seg_len = seg.out_len;
     const u32 n_in = seg.n_in;
     u32 st = seg.status;
+    u8* dst = out + seg.out_start;
     if (st == WZ_STATUS_OK) {
         // A segment longer than any canonical one (only a non-canonical writer makes one) is
         // read from global memory instead of the stage.
         if (n_in <= RLE_MAX_SEG_OUT) {
             const u32 head = rle_stage_tokens(w, seg.tok, n_in);
-            u8* dst = out + seg.out_start;
-            u32 mapped = RLE_DEC_REDO;
-            if ((((u64)dst) & 15u) == 0) mapped = rle_decode_mapped(w, head, n_in, seg_len, dst);
-            if (mapped == WZ_STATUS_OK) return;
-            if (mapped != RLE_DEC_REDO) {
-                st = mapped;
-            } else {
+            st = rle_decode_mapped(w, head, n_in, seg_len, dst);
+            if (st == RLE_DEC_REDO) {
                 __syncwarp();
-                st = rle_decode_segment(w, w.tok + RLE_DEC_FRONT, head, n_in, seg_len);
+                st = rle_decode_segment(w.tok + RLE_DEC_FRONT, head, n_in, seg_len, dst);
             }
         } else {
             const u32 head = (u32)((u64)seg.tok & 15u);
-            st = rle_decode_segment(w, seg.tok - head, head, n_in, seg_len);
+            st = rle_decode_segment(seg.tok - head, head, n_in, seg_len, dst);
         }
     }
-    rle_finish_segment(st, w.out, out + seg.out_start, seg_len, &status[seg.chunk]);
+    if (st != WZ_STATUS_OK && wz_lane() == 0) atomicMax(&status[seg.chunk], st);
 }

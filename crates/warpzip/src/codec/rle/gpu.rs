@@ -261,6 +261,8 @@ pub struct DecodeBuffers {
     pub payload: CudaSlice<u8>,
     pub offsets: CudaSlice<u64>,
     pub sizes: CudaSlice<u32>,
+    /// The decoded bytes: always a whole allocation (256-byte aligned), never a view, because
+    /// `rle_decode` writes 16-byte vectors at 16-byte multiples from its start.
     pub out: CudaSlice<u8>,
     pub status: CudaSlice<u32>,
 }
