@@ -607,11 +607,23 @@ __device__ __forceinline__ uint4 rle_unit_piece(const u8* tok, u32 desc, u32 uni
     return make_uint4(rep, rep, rep, rep);
 }
 
-// Word x (unit bytes base .. base + 3) with its bytes from unit byte a on taken from y.
-__device__ __forceinline__ u32 rle_merge_from(u32 x, u32 y, u32 a, u32 base) {
-    const u32 k = a > base ? min(a - base, 4u) : 0u;
-    const u32 keep = __funnelshift_lc(0xffffffffu, 0u, 8u * k);  // low k bytes
-    return (x & keep) | (y & ~keep);
+// The low min(n, 32) bits set: one BMSK (sm_70 and later).
+__device__ __forceinline__ u32 rle_low_bits(u32 n) {
+    u32 m;
+    asm("bmsk.clamp.b32 %0, 0, %1;" : "=r"(m) : "r"(n));
+    return m;
+}
+
+// Unit x with its bytes from byte a on (1 <= a <= 15) taken from y: word w keeps its low
+// clamp(8a - 32w, 0, 32) bits (a clamped difference and a BMSK a word, no selects).
+__device__ __forceinline__ uint4 rle_merge_from(uint4 x, uint4 y, u32 a) {
+    const int s = (int)(8u * a);
+    const u32 k0 = rle_low_bits((u32)s);
+    const u32 k1 = rle_low_bits((u32)max(s - 32, 0));
+    const u32 k2 = rle_low_bits((u32)max(s - 64, 0));
+    const u32 k3 = rle_low_bits((u32)max(s - 96, 0));
+    return make_uint4((x.x & k0) | (y.x & ~k0), (x.y & k1) | (y.y & ~k1),
+                      (x.z & k2) | (y.z & ~k2), (x.w & k3) | (y.w & ~k3));
 }
 
 // Stores the low `size` (1, 2, 4 or 8) bytes of x at out + d (d a multiple of size).
@@ -766,6 +778,43 @@ struct RleRound {
     u32 status;    // the round's verdict (uniform)
 };
 
+// A token's payload bytes, from its control byte alone (0 for no token).
+__device__ __forceinline__ u32 rle_payload_len(bool active, u32 c) {
+    return !active ? 0u : (c < 128u ? c + 1u : (c == 0xffu ? 3u : 1u));
+}
+
+// A token's output bytes and a run's byte, once its payload is known to be whole.
+__device__ __forceinline__ void rle_token_output(bool whole_token, u32 c, const u8* pay, u32 poff,
+                                                 u32& olen, u32& value) {
+    olen = 0u;
+    value = 0u;
+    if (whole_token) {
+        if (c < 128u) {
+            olen = c + 1u;
+        } else if (c == 0xffu) {
+            olen = (u32)pay[poff] | ((u32)pay[poff + 1u] << 8);
+            value = pay[poff + 2u];
+        } else {
+            olen = c - 0x80u + 3u;
+            value = pay[poff];
+        }
+    }
+}
+
+// A token's verdict from its offsets: its payload must be whole, its output inside the segment.
+__device__ __forceinline__ u32 rle_token_verdict(bool active, bool whole, u32 ooff, u32 olen,
+                                                 u32 seg_len) {
+    return !active ? WZ_STATUS_OK
+           : !whole ? WZ_STATUS_TRUNCATED
+                    : (ooff + olen > seg_len ? WZ_STATUS_OVERFLOW : WZ_STATUS_OK);
+}
+
+// The lowest failing lane's verdict (uniform), or WZ_STATUS_OK.
+__device__ __forceinline__ u32 rle_first_verdict(u32 verdict) {
+    const u32 failing = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
+    return failing ? __shfl_sync(WZ_FULL_MASK, verdict, __ffs(failing) - 1) : WZ_STATUS_OK;
+}
+
 __device__ __forceinline__ RleRound rle_parse_round(const u8* ctl, const u8* pay, u32 m, u32 r,
                                                     u32 pay_len, u32 seg_len, u32 pay_base,
                                                     u32 out_base) {
@@ -774,31 +823,14 @@ __device__ __forceinline__ RleRound rle_parse_round(const u8* ctl, const u8* pay
     t.active = r + lane < m;
     const u32 c = t.active ? (u32)ctl[r + lane] : 0u;
     t.literal = c < 128u;
-    const bool long_run = c == 0xffu;
-    const u32 plen = !t.active ? 0u : (t.literal ? c + 1u : (long_run ? 3u : 1u));
+    const u32 plen = rle_payload_len(t.active, c);
     const u32 pincl = wz_warp_inclusive_sum<u32>(plen);
     t.poff = pay_base + pincl - plen;
     const bool whole = t.poff + plen <= pay_len;
-    t.olen = 0u;
-    t.value = 0u;
-    if (t.active && whole) {
-        if (t.literal) {
-            t.olen = c + 1u;
-        } else if (long_run) {
-            t.olen = (u32)pay[t.poff] | ((u32)pay[t.poff + 1u] << 8);
-            t.value = pay[t.poff + 2u];
-        } else {
-            t.olen = c - 0x80u + 3u;
-            t.value = pay[t.poff];
-        }
-    }
+    rle_token_output(t.active && whole, c, pay, t.poff, t.olen, t.value);
     t.oincl = wz_warp_inclusive_sum<u32>(t.olen);
     t.ooff = out_base + t.oincl - t.olen;
-    const u32 verdict = !t.active ? WZ_STATUS_OK
-                        : !whole  ? WZ_STATUS_TRUNCATED
-                        : (t.ooff + t.olen > seg_len ? WZ_STATUS_OVERFLOW : WZ_STATUS_OK);
-    const u32 failing = __ballot_sync(WZ_FULL_MASK, verdict != WZ_STATUS_OK);
-    t.status = failing ? __shfl_sync(WZ_FULL_MASK, verdict, __ffs(failing) - 1) : WZ_STATUS_OK;
+    t.status = rle_first_verdict(rle_token_verdict(t.active, whole, t.ooff, t.olen, seg_len));
     t.pay_step = __shfl_sync(WZ_FULL_MASK, pincl, 31);
     t.out_step = __shfl_sync(WZ_FULL_MASK, t.oincl, 31);
     return t;
@@ -925,21 +957,44 @@ __device__ __forceinline__ u32 rle_decode_mapped(RleDecodeWarp& w, u32 head, u32
     // RLE_DEC_BIAS (delta >= RLE_DEC_FRONT - RLE_SEG), shifted left by one, with bit 0 set.
     const u32 pay_stage = RLE_DEC_FRONT + head + RLE_HEADER + RLE_DEC_BIAS;
     const u32 below = (1u << lane) - 1u;
-    for (u32 r = 0; r < m; r += 32u) {
-        const RleRound k = rle_parse_round(ctl, pay, m, r, pay_len, seg_len, pay_base, out_base);
-        if (k.status != WZ_STATUS_OK) return k.status;
-        const bool starts = k.active && k.olen != 0u;
-        const u32 sb = __ballot_sync(WZ_FULL_MASK, starts);
-        const u32 rank = descs + __popc(sb & below);
-        if (starts) {
-            atomicOr(&map.starts[k.ooff >> 5], 1u << (k.ooff & 31u));
-            if (rank < RLE_DEC_DESCS) {
-                map.desc[rank] = k.literal ? ((pay_stage + k.poff - k.ooff) << 1) | 1u : k.value << 1;
+    // Two tokens a lane per round (controls r + 2l and r + 2l + 1): the two scans and the
+    // verdict serve 64 tokens. Within a lane its first token comes first, so the lowest failing
+    // lane's first failing token is still the sequential decoder's verdict.
+    for (u32 r = 0; r < m; r += 64u) {
+        const u32 i0 = r + 2u * lane;
+        const bool a0 = i0 < m, a1 = i0 + 1u < m;
+        const u32 c0 = a0 ? (u32)ctl[i0] : 0u, c1 = a1 ? (u32)ctl[i0 + 1u] : 0u;
+        const u32 pl0 = rle_payload_len(a0, c0), pl1 = rle_payload_len(a1, c1);
+        const u32 pincl = wz_warp_inclusive_sum<u32>(pl0 + pl1);
+        const u32 p0 = pay_base + pincl - pl0 - pl1, p1 = p0 + pl0;
+        const bool wh0 = p0 + pl0 <= pay_len, wh1 = p1 + pl1 <= pay_len;
+        u32 ol0, v0, ol1, v1;
+        rle_token_output(a0 && wh0, c0, pay, p0, ol0, v0);
+        rle_token_output(a1 && wh1, c1, pay, p1, ol1, v1);
+        const u32 oincl = wz_warp_inclusive_sum<u32>(ol0 + ol1);
+        const u32 o0 = out_base + oincl - ol0 - ol1, o1 = o0 + ol0;
+        const u32 f0 = rle_token_verdict(a0, wh0, o0, ol0, seg_len);
+        const u32 st = rle_first_verdict(f0 != WZ_STATUS_OK ? f0 : rle_token_verdict(a1, wh1, o1, ol1, seg_len));
+        if (st != WZ_STATUS_OK) return st;
+        const bool s0 = a0 && ol0 != 0u, s1 = a1 && ol1 != 0u;
+        const u32 b0 = __ballot_sync(WZ_FULL_MASK, s0), b1 = __ballot_sync(WZ_FULL_MASK, s1);
+        const u32 rank0 = descs + __popc(b0 & below) + __popc(b1 & below);
+        const u32 rank1 = rank0 + (s0 ? 1u : 0u);
+        if (s0) {
+            atomicOr(&map.starts[o0 >> 5], 1u << (o0 & 31u));
+            if (rank0 < RLE_DEC_DESCS) {
+                map.desc[rank0] = c0 < 128u ? ((pay_stage + p0 - o0) << 1) | 1u : v0 << 1;
             }
         }
-        descs += __popc(sb);
-        pay_base += k.pay_step;
-        out_base += k.out_step;
+        if (s1) {
+            atomicOr(&map.starts[o1 >> 5], 1u << (o1 & 31u));
+            if (rank1 < RLE_DEC_DESCS) {
+                map.desc[rank1] = c1 < 128u ? ((pay_stage + p1 - o1) << 1) | 1u : v1 << 1;
+            }
+        }
+        descs += __popc(b0) + __popc(b1);
+        pay_base += __shfl_sync(WZ_FULL_MASK, pincl, 31);
+        out_base += __shfl_sync(WZ_FULL_MASK, oincl, 31);
     }
     const u32 end = rle_segment_end_status(out_base, seg_len, pay_base, pay_len);
     if (end != WZ_STATUS_OK) return end;
@@ -967,11 +1022,7 @@ __device__ __forceinline__ u32 rle_decode_mapped(RleDecodeWarp& w, u32 head, u32
         for (; rest; rest &= rest - 1u) {
             const u32 a = (u32)__ffs(rest) - 1u;
             k++;
-            const uint4 y = rle_unit_piece(w.tok, map.desc[k], 16u * j);
-            x.x = rle_merge_from(x.x, y.x, a, 0u);
-            x.y = rle_merge_from(x.y, y.y, a, 4u);
-            x.z = rle_merge_from(x.z, y.z, a, 8u);
-            x.w = rle_merge_from(x.w, y.w, a, 12u);
+            x = rle_merge_from(x, rle_unit_piece(w.tok, map.desc[k], 16u * j), a);
         }
         rle_store_unit(dst, j, x, seg_len);
     }
