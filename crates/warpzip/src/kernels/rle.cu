@@ -595,16 +595,17 @@ struct __align__(16) RleDecodeWarp {
 // repeated, or the stage bytes at unit_start + the literal's delta (5 aligned words and four
 // funnel shifts; tok is 16-byte aligned).
 __device__ __forceinline__ uint4 rle_unit_piece(const u8* tok, u32 desc, u32 unit_start) {
-    if (desc & 1u) {
-        const u32 s = (desc >> 1) - RLE_DEC_BIAS + unit_start;
-        const u32* tw = reinterpret_cast<const u32*>(tok) + (s >> 2);
-        const u32 sh = 8u * (s & 3u);
-        const u32 w0 = tw[0], w1 = tw[1], w2 = tw[2], w3 = tw[3], w4 = tw[4];
-        return make_uint4(__funnelshift_r(w0, w1, sh), __funnelshift_r(w1, w2, sh),
-                          __funnelshift_r(w2, w3, sh), __funnelshift_r(w3, w4, sh));
-    }
+    // No branch: lanes with runs and lanes with literals stay together; a run loads the first
+    // stage words and ignores them.
+    const bool literal = (desc & 1u) != 0u;
+    const u32 s = literal ? (desc >> 1) - RLE_DEC_BIAS + unit_start : 0u;
+    const u32* tw = reinterpret_cast<const u32*>(tok) + (s >> 2);
+    const u32 sh = 8u * (s & 3u);
+    const u32 w0 = tw[0], w1 = tw[1], w2 = tw[2], w3 = tw[3], w4 = tw[4];
     const u32 rep = (desc >> 1) * 0x01010101u;
-    return make_uint4(rep, rep, rep, rep);
+    return literal ? make_uint4(__funnelshift_r(w0, w1, sh), __funnelshift_r(w1, w2, sh),
+                                __funnelshift_r(w2, w3, sh), __funnelshift_r(w3, w4, sh))
+                   : make_uint4(rep, rep, rep, rep);
 }
 
 // The low min(n, 32) bits set: one BMSK (sm_70 and later).
@@ -727,26 +728,43 @@ __device__ __forceinline__ void rle_fill_warp(u8* out, u32 o, u32 len, u32 value
     if (lane < len - done) out[o + done + lane] = (u8)value;
 }
 
-// Copies the n_in (at most RLE_MAX_SEG_OUT) bytes at `tok` to w.tok + RLE_DEC_FRONT + head, head being tok's
-// offset in its 16-byte block, then a zero vector; returns head. Whole 16-byte loads are all
-// issued before any store. Whole warp.
+// Stages vectors [VECS_FROM, VECS_TO) of every lane (vector v = lane + 32 i): whole 16-byte
+// loads of the segment's bytes, all issued before any store; vectors partly outside the bytes
+// are staged as zeros (the caller fills their bytes), vectors at or past `vecs` not at all.
+template <u32 VECS_FROM, u32 VECS_TO>
+__device__ __forceinline__ void rle_stage_vectors(RleDecodeWarp& w, const u8* base, u32 head,
+                                                  u32 end, u32 vecs) {
+    const u32 lane = wz_lane();
+    uint4 q[VECS_TO - VECS_FROM];
+#pragma unroll
+    for (u32 i = VECS_FROM; i < VECS_TO; i++) {
+        const u32 lo = 16u * (lane + 32u * i);
+        q[i - VECS_FROM] = make_uint4(0u, 0u, 0u, 0u);
+        if (lo >= head && lo + 16u <= end) {
+            q[i - VECS_FROM] = __ldg(reinterpret_cast<const uint4*>(base + lo));
+        }
+    }
+#pragma unroll
+    for (u32 i = VECS_FROM; i < VECS_TO; i++) {
+        const u32 v = lane + 32u * i;
+        if (v < vecs) *reinterpret_cast<uint4*>(&w.tok[RLE_DEC_FRONT + 16u * v]) = q[i - VECS_FROM];
+    }
+}
+
+// Copies the n_in (at most RLE_MAX_SEG_OUT) bytes at `tok` to w.tok + RLE_DEC_FRONT + head,
+// head being tok's offset in its 16-byte block, then a zero vector; returns head. A segment of
+// at most 32 vectors (512 bytes, the common size of well-compressed data) takes one vector a
+// lane; a longer one all of them at once, so its loads are still in flight together. Whole warp.
 __device__ __forceinline__ u32 rle_stage_tokens(RleDecodeWarp& w, const u8* tok, u32 n_in) {
     const u32 lane = wz_lane();
     const u32 head = (u32)((u64)tok & 15u);
     const u8* base = tok - head;
     const u32 end = head + n_in;
     const u32 vecs = (end + 15u) / 16u + 1u;  // and a zero vector after the bytes
-    uint4 q[RLE_DEC_VECS_PER_LANE];
-#pragma unroll
-    for (u32 i = 0; i < RLE_DEC_VECS_PER_LANE; i++) {
-        const u32 lo = 16u * (lane + 32u * i);
-        q[i] = make_uint4(0u, 0u, 0u, 0u);
-        if (lo >= head && lo + 16u <= end) q[i] = __ldg(reinterpret_cast<const uint4*>(base + lo));
-    }
-#pragma unroll
-    for (u32 i = 0; i < RLE_DEC_VECS_PER_LANE; i++) {
-        const u32 v = lane + 32u * i;
-        if (v < vecs) *reinterpret_cast<uint4*>(&w.tok[RLE_DEC_FRONT + 16u * v]) = q[i];
+    if (vecs <= 32u) {
+        rle_stage_vectors<0u, 1u>(w, base, head, end, vecs);
+    } else {
+        rle_stage_vectors<0u, RLE_DEC_VECS_PER_LANE>(w, base, head, end, vecs);
     }
     __syncwarp();
     // The partial vectors at either end, byte by byte: lanes 0-15 the first, 16-31 the last.
