@@ -507,8 +507,12 @@ extern "C" __global__ void rle_encode_tables(u64 total_len, u32 chunk_size, u32 
     p[3] = (u8)(rel >> 24);
 }
 
+// The little-endian u32 at p (any alignment) from the two aligned words around it. p lies in
+// the payload, which is a whole allocation with RLE_PAYLOAD_SLACK bytes after it, so both
+// words lie inside it.
 __device__ __forceinline__ u32 rle_read_u32_le(const u8* p) {
-    return (u32)p[0] | ((u32)p[1] << 8) | ((u32)p[2] << 16) | ((u32)p[3] << 24);
+    const u32* w = reinterpret_cast<const u32*>((u64)p & ~(u64)3);
+    return __funnelshift_r(__ldg(w), __ldg(w + 1), 8u * (u32)((u64)p & 3u));
 }
 
 // Where segment g's tokens and output are, from the chunk table and the chunk's segment table;
@@ -558,9 +562,10 @@ __device__ __forceinline__ RleSegment rle_locate_segment(const u8* __restrict__ 
 // decoder (rle_decode_mapped) then writes the segment 16 bytes a lane straight to global
 // memory; segments it cannot take are decoded token by token, also straight to global memory
 // (rle_decode_segment). The output must be 16-byte aligned (gpu.rs allocates it whole).
-#define RLE_DEC_WARPS 2
-// Blocks an SM must hold: 64 registers a thread, which shared memory (14 KiB a block) also allows.
-#define RLE_DEC_MIN_BLOCKS 15
+#define RLE_DEC_WARPS 4
+// Blocks an SM must hold: 64 registers a thread (a few bytes of spills), and 28 KiB of shared
+// memory a block also lets 8 fit: 32 resident warps an SM.
+#define RLE_DEC_MIN_BLOCKS 8
 // Staged segment bytes: 16 bytes of front slack (the mapped decoder's literal loads start up to
 // 15 bytes before a literal), up to 15 bytes of alignment head, the bytes, a zero vector and
 // slack for loads past the end.

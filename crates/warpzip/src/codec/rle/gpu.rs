@@ -15,10 +15,11 @@ use std::sync::Arc;
 /// Warps per block of the encoder; must match `RLE_ENC_WARPS` in rle.cu.
 pub const ENCODE_WARPS: u32 = 2;
 /// Bytes a decoder's payload buffer holds past the payload: the decoder reads whole words up to
-/// 11 bytes past a segment's end (`RLE_PAYLOAD_SLACK` in rle.cu).
+/// 11 bytes past a segment's end, and the aligned word after a segment-table entry
+/// (`RLE_PAYLOAD_SLACK` in rle.cu).
 pub const PAYLOAD_SLACK: usize = 16;
 /// Warps per block of the decoder; must match `RLE_DEC_WARPS` in rle.cu.
-pub const DECODE_WARPS: u32 = 2;
+pub const DECODE_WARPS: u32 = 4;
 
 /// The chunk/segment geometry of an input, shared by encoder and decoder.
 #[derive(Clone, Copy, Debug)]
