@@ -7,7 +7,8 @@
 // look-back before any token is written; then every lane writes the run tokens that start in
 // its bytes and copies the literal bytes that lie there (with the control bytes of the
 // literal pieces that start there), whichever lane's token they belong to. The decoder reads
-// 32 controls at a time: two warp scans give every token's payload and output offsets.
+// 64 controls at a time, two warp scans giving every token's payload and output offsets, maps
+// where tokens start, then writes 16-byte output units (rle_decode_mapped).
 #include "common.cuh"
 
 #define RLE_SEG 4096u
