@@ -1,8 +1,9 @@
 //! GPU encoder and decoder of the `rle` chunk format (`kernels/rle.cu`): one warp per 4096-byte
 //! segment. The encoder writes every segment straight to its final place (a single-pass scan of
 //! the segment sizes), so its output is the CPU encoder's byte for byte. The decoder takes a
-//! segment's controls 32 at a time and finds every token's payload and output with two warp
-//! scans (token layout 2 makes a token's payload size a function of its control byte).
+//! segment's controls 64 at a time and finds every token's payload and output with two warp
+//! scans (token layout 2 makes a token's payload size a function of its control byte), maps
+//! where tokens start, then writes the segment in 16-byte units, one lane each.
 
 use super::format::{max_compressed_len, segment_count, SEGMENT_SIZE};
 use super::pipeline::HostMemory;
