@@ -596,6 +596,10 @@ struct __align__(16) RleDecodeWarp {
     u8 tok[RLE_DEC_TOKCAP];  // the segment's bytes, byte x at tok[RLE_DEC_FRONT + head + x]
     RleMap map;              // the mapped decoder's bitmap and descriptors
 };
+// The prefix counts take four start-map words a lane with one 16-byte load: the map must begin
+// 16-byte aligned and hold 128 words.
+static_assert(RLE_DEC_TOKCAP % 16u == 0u, "the start map is 16-byte aligned");
+static_assert(RLE_SEG / 32u == 4u * 32u, "four start-map words a lane");
 
 // The 16 output bytes from unit_start on, as token `desc` would give them: a run's byte
 // repeated, or the stage bytes at unit_start + the literal's delta (5 aligned words and four
