@@ -267,9 +267,29 @@ fn measure_ceilings(
     })?;
     let d2h_ms = crate::gpu::median(&times);
     let d2h_gbps = gbps(m as f64, d2h_ms);
-    for (what, ms, g) in [
-        ("memcpy h2d pinned", h2d_ms, h2d_gbps),
-        ("memcpy d2h pinned", d2h_ms, d2h_gbps),
+    // Both directions at once, on two streams: what a pipeline whose output is as large as its
+    // input (incompressible data) can move each way. Reported, not used as a roofline.
+    let mut pinned_back = gpu.alloc_pinned(m)?;
+    let mut dev_in = gpu.alloc::<u8>(m)?;
+    let (up, down) = (gpu.new_stream()?, gpu.new_stream()?);
+    let both_ms = wall_ms(opts.runs(), || {
+        up.memcpy_htod(&pinned, &mut dev_in)?;
+        down.memcpy_dtoh(&dev, &mut pinned_back)?;
+        up.synchronize()?;
+        down.synchronize()?;
+        Ok(())
+    })?;
+    drop((pinned_back, dev_in));
+    let ceiling = "end-to-end ceiling";
+    for (what, ms, g, note) in [
+        ("memcpy h2d pinned", h2d_ms, h2d_gbps, ceiling),
+        ("memcpy d2h pinned", d2h_ms, d2h_gbps, ceiling),
+        (
+            "memcpy h2d + d2h pinned, at once",
+            both_ms,
+            gbps(m as f64, both_ms),
+            "GB/s each way, 256 MiB up and 256 MiB down on two streams",
+        ),
     ] {
         rows.push(BenchRow {
             what: what.into(),
@@ -280,7 +300,7 @@ fn measure_ceilings(
             ms,
             gbps: g,
             roofline: None,
-            note: "end-to-end ceiling".into(),
+            note: note.into(),
         });
     }
     Ok(Ceilings {
