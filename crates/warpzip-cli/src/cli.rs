@@ -39,6 +39,18 @@ pub enum Command {
     Orc(crate::cmd::orc::OrcArgs),
 }
 
+/// A usage error found after parsing (exit status 2, like clap's own).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
 /// Where work runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum DeviceChoice {
@@ -90,9 +102,10 @@ pub struct CompressArgs {
     pub out: OutputArgs,
     #[command(flatten)]
     pub device: DeviceArg,
-    /// File to compress; `-` or nothing for stdin.
+    /// Files to compress, each to FILE.wz; `-` or nothing for stdin. With several files a
+    /// failure is reported and the others are still compressed (exit status 1).
     #[arg(value_name = "FILE")]
-    pub input: Option<PathBuf>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -102,12 +115,19 @@ pub struct DecompressArgs {
     /// Write to standard output and keep the input (same as `-o -`), like `gzip -dc`.
     #[arg(short = 'c', long, conflicts_with = "output")]
     pub stdout: bool,
+    /// Test: decode everything and verify every checksum, write nothing and keep the input,
+    /// like `gzip -t`. Silent on success; exit status 1 and the failing chunk on stderr
+    /// otherwise.
+    #[arg(short = 't', long, conflicts_with_all = ["output", "stdout"])]
+    pub test: bool,
     #[command(flatten)]
     pub device: DeviceArg,
-    /// File to decompress: a .wz file, or a gzip file (.gz, .tgz; recognised by its first
-    /// bytes, 1f 8b); `-` or nothing for stdin.
+    /// Files to decompress: .wz files, or gzip files (.gz, .tgz; recognised by their first
+    /// bytes, 1f 8b); `-` or nothing for stdin. With several files a failure is reported and
+    /// the others are still decompressed (exit status 1); `-c` writes them all to stdout, one
+    /// after the other.
     #[arg(value_name = "FILE")]
-    pub input: Option<PathBuf>,
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

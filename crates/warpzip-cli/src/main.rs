@@ -19,6 +19,10 @@ fn main() -> ExitCode {
     };
     match cmd::run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<cli::UsageError>().is_some() => {
+            eprintln!("error: {e}\n\nFor more information, try '--help'.");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("warpzip: {e:#}");
             ExitCode::FAILURE

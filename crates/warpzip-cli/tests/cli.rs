@@ -337,6 +337,69 @@ fn corrupt_chunk_fails_naming_the_chunk_and_leaves_no_output() {
 }
 
 #[test]
+fn several_files_are_each_compressed_and_decompressed_like_gzip() {
+    let dir = TempDir::new("several");
+    let (a, b) = (sample(300_000), sample(70_001));
+    write(&dir.path("a"), &a);
+    write(&dir.path("b"), &b);
+    assert_ok(&warpzip(&dir, &["compress", "--device", "cpu", "a", "b"]));
+    assert_eq!(dir.names(), vec!["a.wz", "b.wz"]);
+    // -c writes them all to standard output, one after the other, and keeps the inputs.
+    let o = warpzip(&dir, &["-d", "-c", "--device", "cpu", "a.wz", "b.wz"]);
+    assert_ok(&o);
+    assert_eq!(o.stdout, [a.clone(), b.clone()].concat());
+    // A failing file is reported, the others are still done, and the exit status is 1.
+    let o = warpzip(
+        &dir,
+        &["-d", "--device", "cpu", "a.wz", "missing.wz", "b.wz"],
+    );
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("missing.wz"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 of 3 files failed"), "{}", stderr(&o));
+    assert_eq!(dir.names(), vec!["a", "b"]);
+    assert_eq!(fs::read(dir.path("a")).unwrap(), a);
+    assert_eq!(fs::read(dir.path("b")).unwrap(), b);
+    // One -o cannot name several outputs: a usage error, and nothing is touched.
+    assert_exit(&warpzip(&dir, &["compress", "-o", "x.wz", "a", "b"]), 2);
+    assert_eq!(dir.names(), vec!["a", "b"]);
+}
+
+#[test]
+fn test_flag_decodes_everything_and_writes_nothing() {
+    let dir = TempDir::new("testflag");
+    let data = sample(1_500_000);
+    write(&dir.path("t"), &data);
+    assert_ok(&warpzip(
+        &dir,
+        &["compress", "--device", "cpu", "--chunk-size", "256K", "t"],
+    ));
+    // A good file: silent success, nothing written, the input kept.
+    let o = warpzip(&dir, &["-d", "-t", "--device", "cpu", "t.wz"]);
+    assert_ok(&o);
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    assert_eq!(dir.names(), vec!["t.wz"]);
+    // Standard input works too.
+    let wz = fs::read(dir.path("t.wz")).unwrap();
+    let o = warpzip_with_stdin(
+        &dir,
+        &["decompress", "--test", "--device", "cpu"],
+        Some(&wz),
+    );
+    assert_ok(&o);
+    // A damaged chunk: exit 1, the chunk named, still nothing written.
+    let mut bytes = fs::read(dir.path("t.wz")).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x5a;
+    write(&dir.path("t.wz"), &bytes);
+    let o = warpzip(&dir, &["-d", "-t", "--device", "cpu", "t.wz"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("chunk"), "{}", stderr(&o));
+    assert_eq!(dir.names(), vec!["t.wz"]);
+    // -t writes nothing, so an output name is a usage error.
+    assert_exit(&warpzip(&dir, &["-d", "-t", "-o", "x", "t.wz"]), 2);
+}
+
+#[test]
 fn inspect_reports_header_chunks_ratio_and_checksums() {
     let dir = TempDir::new("inspect");
     let data = sample(3_000_000);

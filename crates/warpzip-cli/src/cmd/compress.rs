@@ -2,17 +2,23 @@
 //! after success unless `-k`, an existing output is kept unless `-f`, and compressed data is not
 //! written to a terminal.
 
-use super::{finish_output, open_device, Input};
-use crate::cli::CompressArgs;
+use super::{finish_output, for_each_input, open_device, Input};
+use crate::cli::{CompressArgs, OutputArgs, UsageError};
 use crate::output::{same_file, Sink};
 use crate::progress::{CountingWriter, Progress};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use warpzip::api::{self, CompressOptions};
+use warpzip::Device;
 
 pub fn run(args: CompressArgs) -> Result<()> {
-    let input = Input::from_arg(args.input);
-    let output = output_path(&input, args.out.output.as_deref(), args.out.force)?;
+    let inputs = Input::from_args(args.inputs);
+    if inputs.len() > 1 && args.out.output.is_some() {
+        return Err(UsageError(
+            "-o names one output; with several files each is written to FILE.wz".into(),
+        )
+        .into());
+    }
     let chunk_size = args
         .chunk_size
         .map(u32::try_from)
@@ -25,14 +31,27 @@ pub fn run(args: CompressArgs) -> Result<()> {
         elem_type: args.dtype.map(|d| d.elem_type()),
     };
     api::validate_options(&opts)?;
-    if let Input::File(path) = &input {
+    let device = open_device(args.device.device)?;
+    for_each_input(&inputs, |input| {
+        compress_one(input, &args.out, &opts, &device)
+    })
+}
+
+/// Compresses one input to its output (FILE.wz, `-o`, or stdout for stdin).
+fn compress_one(
+    input: &Input,
+    out: &OutputArgs,
+    opts: &CompressOptions,
+    device: &Device,
+) -> Result<()> {
+    let output = output_path(input, out.output.as_deref(), out.force)?;
+    if let Input::File(path) = input {
         if same_file(path, &output) {
             bail!("{} would overwrite its own input", output.display());
         }
     }
-    let device = open_device(args.device.device)?;
-    let mut sink = Sink::open(&output, args.out.force)?;
-    if sink.is_terminal() && !args.out.force {
+    let mut sink = Sink::open(&output, out.force)?;
+    if sink.is_terminal() && !out.force {
         bail!("compressed data not written to a terminal; use -o FILE, redirect the output, or -f");
     }
 
@@ -41,11 +60,11 @@ pub fn run(args: CompressArgs) -> Result<()> {
     progress.enable_for(data.len() as u64);
     progress.spinner_phase("compressing");
     let mut counted = CountingWriter::new(&mut sink, &progress, "writing");
-    api::compress_to(&mut counted, &data, &opts, &device)
+    api::compress_to(&mut counted, &data, opts, device)
         .with_context(|| format!("compressing {}", input.describe()))?;
     progress.finish();
 
-    finish_output(sink, &input, args.out.keep)
+    finish_output(sink, input, out.keep)
 }
 
 /// `-o` when given; else stdout for stdin, and `FILE.wz` for a file.

@@ -3,8 +3,8 @@
 //! The output exists only after every chunk or member decoded and verified; a failure mid-way
 //! leaves nothing.
 
-use super::{finish_output, open_device, Input};
-use crate::cli::DecompressArgs;
+use super::{finish_output, for_each_input, open_device, Input};
+use crate::cli::{DecompressArgs, OutputArgs, UsageError};
 use crate::output::{same_file, Sink};
 use crate::progress::{self, Progress};
 use anyhow::{bail, Context, Result};
@@ -24,34 +24,57 @@ const SUFFIXES: &[(&str, &str)] = &[
 ];
 
 pub fn run(args: DecompressArgs) -> Result<()> {
-    let input = Input::from_arg(args.input);
+    let inputs = Input::from_args(args.inputs);
     let explicit = if args.stdout {
         Some(Path::new("-"))
     } else {
         args.out.output.as_deref()
     };
-    let output = output_path(&input, explicit)?;
-    if let Input::File(path) = &input {
+    if inputs.len() > 1 && explicit.is_some_and(|p| p != Path::new("-")) {
+        return Err(UsageError(
+            "-o names one output; with several files each takes its own name, or -c writes \
+             them all to standard output"
+                .into(),
+        )
+        .into());
+    }
+    let device = open_device(args.device.device)?;
+    if args.test {
+        return for_each_input(&inputs, |input| test(input, args.out.force, &device));
+    }
+    for_each_input(&inputs, |input| {
+        decompress_one(input, explicit, &args.out, &device)
+    })
+}
+
+/// Decompresses one input to its output (`-o`/`-c`, stdout for stdin, else FILE for FILE.wz).
+fn decompress_one(
+    input: &Input,
+    explicit: Option<&Path>,
+    out: &OutputArgs,
+    device: &Device,
+) -> Result<()> {
+    let output = output_path(input, explicit)?;
+    if let Input::File(path) = input {
         if same_file(path, &output) {
             bail!("{} would overwrite its own input", output.display());
         }
     }
-    if input.is_terminal() && !args.out.force {
+    if input.is_terminal() && !out.force {
         bail!("compressed data not read from a terminal; name a file or redirect the input");
     }
-    let device = open_device(args.device.device)?;
-    let mut sink = Sink::open(&output, args.out.force)?;
+    let mut sink = Sink::open(&output, out.force)?;
 
     let mut progress = Progress::for_size(0);
     let data = input.read(&mut progress)?;
     let what = input.describe();
     if gzip::is_gzip(&data) {
-        let out = decompress_gzip(&data, &what, &device, &mut progress)?;
-        progress.bytes_phase("writing", Some(out.len() as u64));
-        progress::write_all(&mut sink, &out, &progress)
+        let decoded = decompress_gzip(&data, &what, device, &mut progress)?;
+        progress.bytes_phase("writing", Some(decoded.len() as u64));
+        progress::write_all(&mut sink, &decoded, &progress)
             .with_context(|| format!("writing {}", sink.describe()))?;
         progress.finish();
-        return finish_output(sink, &input, args.out.keep);
+        return finish_output(sink, input, out.keep);
     }
     let container = Container::parse(&data).with_context(|| format!("decompressing {what}"))?;
     let total = container.header.total_len;
@@ -59,15 +82,41 @@ pub fn run(args: DecompressArgs) -> Result<()> {
         .with_context(|| format!("{what}: {total} bytes do not fit in memory here"))?;
     progress.enable_for(total.max(data.len() as u64));
     progress.spinner_phase("decompressing");
-    let mut out = vec![0u8; len];
-    api::decompress_container_into(&container, &mut out, &device)
+    let mut decoded = vec![0u8; len];
+    api::decompress_container_into(&container, &mut decoded, device)
         .with_context(|| format!("decompressing {what}"))?;
     progress.bytes_phase("writing", Some(total));
-    progress::write_all(&mut sink, &out, &progress)
+    progress::write_all(&mut sink, &decoded, &progress)
         .with_context(|| format!("writing {}", sink.describe()))?;
     progress.finish();
 
-    finish_output(sink, &input, args.out.keep)
+    finish_output(sink, input, out.keep)
+}
+
+/// `-t`: decodes the input whole (every chunk or gzip member, every checksum verified) and
+/// drops the result; nothing is written and the input stays.
+fn test(input: &Input, force: bool, device: &Device) -> Result<()> {
+    if input.is_terminal() && !force {
+        bail!("compressed data not read from a terminal; name a file or redirect the input");
+    }
+    let mut progress = Progress::for_size(0);
+    let data = input.read(&mut progress)?;
+    let what = input.describe();
+    if gzip::is_gzip(&data) {
+        decompress_gzip(&data, &what, device, &mut progress)?;
+    } else {
+        let container = Container::parse(&data).with_context(|| format!("testing {what}"))?;
+        let total = container.header.total_len;
+        let len = usize::try_from(total)
+            .with_context(|| format!("{what}: {total} bytes do not fit in memory here"))?;
+        progress.enable_for(total.max(data.len() as u64));
+        progress.spinner_phase("testing");
+        let mut out = vec![0u8; len];
+        api::decompress_container_into(&container, &mut out, device)
+            .with_context(|| format!("testing {what}"))?;
+    }
+    progress.finish();
+    Ok(())
 }
 
 /// Decodes a gzip file (every member, checked), printing the library's notices on stderr.

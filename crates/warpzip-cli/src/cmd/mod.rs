@@ -48,12 +48,21 @@ pub enum Input {
 }
 
 impl Input {
-    /// `-` or no argument means standard input.
-    pub fn from_arg(arg: Option<PathBuf>) -> Input {
-        match arg {
-            Some(p) if p != Path::new("-") => Input::File(p),
-            _ => Input::Stdin,
+    /// `-` means standard input.
+    pub fn from_arg(arg: PathBuf) -> Input {
+        if arg == Path::new("-") {
+            Input::Stdin
+        } else {
+            Input::File(arg)
         }
+    }
+
+    /// A command's FILE arguments; none means standard input.
+    pub fn from_args(args: Vec<PathBuf>) -> Vec<Input> {
+        if args.is_empty() {
+            return vec![Input::Stdin];
+        }
+        args.into_iter().map(Input::from_arg).collect()
     }
 
     /// A name for messages.
@@ -93,6 +102,26 @@ impl Input {
             }
         }
     }
+}
+
+/// Runs `one` on every input, gzip style: with one input its error is the command's; with
+/// several, every failure is printed (`warpzip: ...`) and the others still run, and the
+/// command fails at the end if any did.
+pub fn for_each_input(inputs: &[Input], mut one: impl FnMut(&Input) -> Result<()>) -> Result<()> {
+    if let [only] = inputs {
+        return one(only);
+    }
+    let mut failed = 0usize;
+    for input in inputs {
+        if let Err(e) = one(input) {
+            eprintln!("warpzip: {e:#}");
+            failed += 1;
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {} files failed", inputs.len());
+    }
+    Ok(())
 }
 
 /// Commits the output (giving a file the input file's permissions, as gzip does) and then,

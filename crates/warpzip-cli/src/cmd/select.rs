@@ -13,7 +13,7 @@ use warpzip::ops::compact::{self, values_from_le_bytes, values_to_le_bytes, Comp
 use warpzip::Device;
 
 pub fn run(args: SelectArgs) -> Result<()> {
-    let input = Input::from_arg(Some(args.input.clone()));
+    let input = Input::from_arg(args.input.clone());
     let output = output_path(&input, args.output.as_deref());
     if let Input::File(path) = &input {
         if same_file(path, &output) {
