@@ -16,6 +16,15 @@ decompresses gzip files (FILE.gz), like `gzip -d`.\n\
 Exit status: 0 success, 1 error, 2 usage error."
 )]
 pub struct Cli {
+    /// CPU threads for the work done on the CPU (0, the default: one per core), like `zstd -T`.
+    #[arg(
+        short = 'T',
+        long,
+        global = true,
+        value_name = "N",
+        default_value_t = 0
+    )]
+    pub threads: usize,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -81,6 +90,10 @@ pub struct OutputArgs {
     /// Overwrite an existing output; write compressed data to a terminal.
     #[arg(short, long)]
     pub force: bool,
+    /// Print each file's name, how much smaller the compressed form is, and where the output
+    /// went, on stderr (like `gzip -v`).
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]

@@ -17,6 +17,12 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
+    if cli.threads > 0 {
+        // Only fails when a pool was already built, which nothing before this does.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(cli.threads)
+            .build_global();
+    }
     match cmd::run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<cli::UsageError>().is_some() => {

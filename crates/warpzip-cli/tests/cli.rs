@@ -365,6 +365,47 @@ fn several_files_are_each_compressed_and_decompressed_like_gzip() {
 }
 
 #[test]
+fn verbose_reports_each_file_and_threads_are_honoured() {
+    let dir = TempDir::new("verbose");
+    write(&dir.path("a"), &sample(400_000));
+    let o = warpzip(
+        &dir,
+        &["-T", "1", "compress", "-v", "-k", "--device", "cpu", "a"],
+    );
+    assert_ok(&o);
+    let line = stderr(&o);
+    assert!(line.starts_with("a:\t"), "{line}");
+    assert!(line.contains("% -- created a.wz"), "{line}");
+    let o = warpzip(
+        &dir,
+        &[
+            "-d",
+            "-t",
+            "-v",
+            "--threads",
+            "2",
+            "--device",
+            "cpu",
+            "a.wz",
+        ],
+    );
+    assert_ok(&o);
+    assert_eq!(stderr(&o), "a.wz:\tOK\n");
+    let o = warpzip(&dir, &["-d", "-v", "-c", "--device", "cpu", "a.wz"]);
+    assert_ok(&o);
+    assert!(
+        !stderr(&o).contains("--"),
+        "stdout gets no name: {}",
+        stderr(&o)
+    );
+    // Without -v nothing is printed.
+    let o = warpzip(&dir, &["-d", "-f", "--device", "cpu", "a.wz"]);
+    assert_ok(&o);
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    assert_exit(&warpzip(&dir, &["-T", "x", "demo"]), 2);
+}
+
+#[test]
 fn test_flag_decodes_everything_and_writes_nothing() {
     let dir = TempDir::new("testflag");
     let data = sample(1_500_000);

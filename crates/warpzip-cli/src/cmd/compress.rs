@@ -2,7 +2,7 @@
 //! after success unless `-k`, an existing output is kept unless `-f`, and compressed data is not
 //! written to a terminal.
 
-use super::{finish_output, for_each_input, open_device, Input};
+use super::{finish_output, for_each_input, open_device, report, Input};
 use crate::cli::{CompressArgs, OutputArgs, UsageError};
 use crate::output::{same_file, Sink};
 use crate::progress::{CountingWriter, Progress};
@@ -60,10 +60,12 @@ fn compress_one(
     progress.enable_for(data.len() as u64);
     progress.spinner_phase("compressing");
     let mut counted = CountingWriter::new(&mut sink, &progress, "writing");
-    api::compress_to(&mut counted, &data, opts, device)
+    let written = api::compress_to(&mut counted, &data, opts, device)
         .with_context(|| format!("compressing {}", input.describe()))?;
     progress.finish();
-
+    if out.verbose {
+        report(input, &sink, out.keep, data.len() as u64, written);
+    }
     finish_output(sink, input, out.keep)
 }
 

@@ -3,7 +3,7 @@
 //! The output exists only after every chunk or member decoded and verified; a failure mid-way
 //! leaves nothing.
 
-use super::{finish_output, for_each_input, open_device, Input};
+use super::{finish_output, for_each_input, open_device, report, Input};
 use crate::cli::{DecompressArgs, OutputArgs, UsageError};
 use crate::output::{same_file, Sink};
 use crate::progress::{self, Progress};
@@ -40,7 +40,13 @@ pub fn run(args: DecompressArgs) -> Result<()> {
     }
     let device = open_device(args.device.device)?;
     if args.test {
-        return for_each_input(&inputs, |input| test(input, args.out.force, &device));
+        return for_each_input(&inputs, |input| {
+            test(input, args.out.force, &device)?;
+            if args.out.verbose {
+                eprintln!("{}:\tOK", input.describe());
+            }
+            Ok(())
+        });
     }
     for_each_input(&inputs, |input| {
         decompress_one(input, explicit, &args.out, &device)
@@ -74,6 +80,15 @@ fn decompress_one(
         progress::write_all(&mut sink, &decoded, &progress)
             .with_context(|| format!("writing {}", sink.describe()))?;
         progress.finish();
+        if out.verbose {
+            report(
+                input,
+                &sink,
+                out.keep,
+                decoded.len() as u64,
+                data.len() as u64,
+            );
+        }
         return finish_output(sink, input, out.keep);
     }
     let container = Container::parse(&data).with_context(|| format!("decompressing {what}"))?;
@@ -89,7 +104,9 @@ fn decompress_one(
     progress::write_all(&mut sink, &decoded, &progress)
         .with_context(|| format!("writing {}", sink.describe()))?;
     progress.finish();
-
+    if out.verbose {
+        report(input, &sink, out.keep, total, data.len() as u64);
+    }
     finish_output(sink, input, out.keep)
 }
 

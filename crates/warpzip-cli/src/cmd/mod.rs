@@ -124,6 +124,25 @@ pub fn for_each_input(inputs: &[Input], mut one: impl FnMut(&Input) -> Result<()
     Ok(())
 }
 
+/// `-v`'s line for one file, gzip style: `NAME: 61.2% -- replaced with NAME.wz` (the share of
+/// the larger size saved; `created` when the input is kept, nothing after the share for
+/// stdout).
+pub fn report(input: &Input, sink: &Sink, keep: bool, original: u64, compressed: u64) {
+    let saved = if original == 0 {
+        0.0
+    } else {
+        100.0 * (1.0 - compressed as f64 / original as f64)
+    };
+    let tail = match (sink, input) {
+        (Sink::Stdout(_), _) => String::new(),
+        (Sink::File(_), Input::File(_)) if !keep => {
+            format!(" -- replaced with {}", sink.describe())
+        }
+        (Sink::File(_), _) => format!(" -- created {}", sink.describe()),
+    };
+    eprintln!("{}:\t{saved:5.1}%{tail}", input.describe());
+}
+
 /// Commits the output (giving a file the input file's permissions, as gzip does) and then,
 /// gzip style, removes the input file unless `keep` or the output went to stdout.
 pub fn finish_output(sink: Sink, input: &Input, keep: bool) -> Result<()> {
