@@ -153,9 +153,10 @@ pub struct InspectArgs {
     pub chunks: bool,
     #[command(flatten)]
     pub device: DeviceArg,
-    /// The .wz file to inspect.
-    #[arg(value_name = "FILE.wz")]
-    pub input: PathBuf,
+    /// The .wz files to inspect (each reported in turn; a failure is reported and the others
+    /// are still inspected, exit status 1).
+    #[arg(value_name = "FILE.wz", required = true)]
+    pub inputs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -478,6 +478,23 @@ fn inspect_rejects_a_file_that_is_not_wz() {
 }
 
 #[test]
+fn inspect_reports_several_files_and_goes_on_past_a_bad_one() {
+    let dir = TempDir::new("inspectmany");
+    write(&dir.path("a"), &sample(200_000));
+    write(&dir.path("b"), &sample(50_000));
+    assert_ok(&warpzip(&dir, &["compress", "--device", "cpu", "a", "b"]));
+    write(&dir.path("x.wz"), b"not a container");
+    let o = warpzip(&dir, &["inspect", "a.wz", "x.wz", "b.wz"]);
+    assert_exit(&o, 1);
+    let out = stdout(&o);
+    assert!(out.contains("a.wz") && out.contains("b.wz"), "{out}");
+    assert_eq!(out.matches("checksums        OK").count(), 2, "{out}");
+    assert!(stderr(&o).contains("x.wz"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 of 3 files failed"), "{}", stderr(&o));
+    assert_exit(&warpzip(&dir, &["inspect"]), 2);
+}
+
+#[test]
 fn demo_round_trips_every_codec() {
     let dir = TempDir::new("demo");
     let o = warpzip(&dir, &["demo"]);

@@ -1,20 +1,45 @@
 //! `warpzip inspect`: what a `.wz` file holds (header, chunks, sizes, ratio) and whether every
 //! checksum matches; `--decode` also decodes every chunk. Exits 1 when anything fails.
 
-use super::{human_bytes, open_device};
+use super::{for_each_input, human_bytes, open_device, Input};
 use crate::cli::InspectArgs;
 use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
+use std::path::Path;
 use warpzip::api::{self, Inspection, Verification};
 use warpzip::CodecId;
+use warpzip::Device;
 
 pub fn run(args: InspectArgs) -> Result<()> {
-    let path = &args.input;
+    let device = match args.decode {
+        true => Some(open_device(args.device.device)?),
+        false => None,
+    };
+    let inputs: Vec<Input> = args.inputs.into_iter().map(Input::File).collect();
+    let mut printed = false;
+    for_each_input(&inputs, |input| match input {
+        Input::File(path) => inspect_one(path, args.chunks, device.as_ref(), &mut printed),
+        Input::Stdin => bail!("inspect reads files, not standard input"),
+    })
+}
+
+/// Prints one file's report (after a blank line if one was `printed` before); fails when a
+/// checksum or (with `device`) a chunk's decode does.
+fn inspect_one(
+    path: &Path,
+    list_chunks: bool,
+    device: Option<&Device>,
+    printed: &mut bool,
+) -> Result<()> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let report = api::inspect(&data).with_context(|| format!("inspecting {}", path.display()))?;
+    if *printed {
+        println!();
+    }
+    *printed = true;
     print!(
         "{}",
-        describe(&path.display().to_string(), &report, args.chunks)
+        describe(&path.display().to_string(), &report, list_chunks)
     );
     if let Verification::Failed { chunk, message } = &report.verification {
         match chunk {
@@ -28,9 +53,8 @@ pub fn run(args: InspectArgs) -> Result<()> {
             ),
         }
     }
-    if args.decode {
-        let device = open_device(args.device.device)?;
-        api::decompress(&data, &device).with_context(|| format!("decoding {}", path.display()))?;
+    if let Some(device) = device {
+        api::decompress(&data, device).with_context(|| format!("decoding {}", path.display()))?;
         println!("decoded          OK, every chunk on {}", device.label());
     }
     Ok(())
