@@ -191,6 +191,10 @@ pub struct BenchArgs {
     /// bytes.
     #[arg(long, value_name = "DIR")]
     pub write_chunks: Option<PathBuf>,
+    /// The orc-rle bench's generated column to measure (l_orderkey, lo_orderdate, l_quantity,
+    /// lo_discount, random); repeat for several; default all.
+    #[arg(long = "column", value_name = "NAME")]
+    pub columns: Vec<String>,
     #[command(flatten)]
     pub device: DeviceArg,
     /// Input files; without any, inputs are generated.

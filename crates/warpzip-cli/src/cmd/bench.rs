@@ -28,6 +28,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
             .context("--chunk-size does not fit in memory here")?,
         levels: args.levels,
         write_chunks: args.write_chunks,
+        columns: args.columns,
     };
     // The CSV target is checked before minutes of measuring, not after.
     let csv = match &args.csv {

@@ -37,6 +37,9 @@ pub struct BenchOptions {
     /// Where the deflate bench writes the chunk files it makes (the anchors' format), so that
     /// nvCOMP's anchor can decode the very same bytes.
     pub write_chunks: Option<PathBuf>,
+    /// The orc-rle bench's generated columns to measure (`l_orderkey`, `lo_orderdate`,
+    /// `l_quantity`, `lo_discount`, `random`); empty means all.
+    pub columns: Vec<String>,
 }
 
 impl BenchOptions {

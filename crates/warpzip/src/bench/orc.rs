@@ -98,6 +98,27 @@ pub fn columns(bytes: usize) -> Vec<Column> {
     ]
 }
 
+/// The columns `opts.columns` names (all of them when it names none); an unknown name is an
+/// error that lists the known ones.
+fn chosen(opts: &BenchOptions, bytes: usize) -> Result<Vec<Column>> {
+    let all = columns(bytes);
+    if let Some(unknown) = opts
+        .columns
+        .iter()
+        .find(|name| !all.iter().any(|c| c.name == name.as_str()))
+    {
+        let known: Vec<&str> = all.iter().map(|c| c.name).collect();
+        return Err(Error::InvalidArgument(format!(
+            "no generated column {unknown:?}; the orc-rle bench has {}",
+            known.join(", ")
+        )));
+    }
+    Ok(all
+        .into_iter()
+        .filter(|c| opts.columns.is_empty() || opts.columns.iter().any(|n| n == c.name))
+        .collect())
+}
+
 /// The chunk size asked for (rounded down to whole values), else the codec's default.
 fn chunk_size(opts: &BenchOptions, elem: ElemType) -> usize {
     let size = elem.size() as usize;
@@ -130,7 +151,7 @@ pub(super) fn bench_gpu(
     ceilings: &Ceilings,
     rows: &mut Vec<BenchRow>,
 ) -> Result<()> {
-    let columns = columns(opts.size.unwrap_or(256 << 20));
+    let columns = chosen(opts, opts.size.unwrap_or(256 << 20))?;
     if let Some(dir) = &opts.dump_dir {
         dump(dir, &columns)?;
     }
@@ -302,7 +323,7 @@ fn cpu_row(
 
 /// The CPU-only variant: the one-core decode rows for every column and version.
 pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
-    let columns = columns(opts.size.unwrap_or(32 << 20));
+    let columns = chosen(opts, opts.size.unwrap_or(32 << 20))?;
     for col in &columns {
         let layout = Layout::default_for(col.elem);
         for version in [RleVersion::V1, RleVersion::V2] {
@@ -313,4 +334,27 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_chosen_by_name_and_unknown_names_are_refused() {
+        let pick = |names: &[&str]| BenchOptions {
+            columns: names.iter().map(|n| n.to_string()).collect(),
+            ..BenchOptions::default()
+        };
+        let all = chosen(&pick(&[]), 4096).map(|c| c.len());
+        assert_eq!(all.ok(), Some(5));
+        let two = chosen(&pick(&["random", "lo_orderdate"]), 4096).unwrap_or_default();
+        let names: Vec<&str> = two.iter().map(|c| c.name).collect();
+        assert_eq!(names, ["lo_orderdate", "random"]);
+        // The same bytes as in a run of every column: the generator is not reseeded.
+        let every = columns(4096);
+        assert!(two[1].data == every[4].data && two[0].data == every[1].data);
+        let err = chosen(&pick(&["dates"]), 4096).err().map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("\"dates\"") && e.contains("lo_orderdate")));
+    }
 }
