@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Builds .gpu/ for one call of the GPU machine, small enough to carry (64 MiB at most):
+# ../shared/gpu/bundle.sh builds the release binaries and every test executable (about 70 MiB);
+# this keeps only the GPU test executables asked for, strips them and the binaries, and adds
+# the shared data and the nvCOMP/CUB anchors when asked.
+#
+# Usage, from the repository root:
+#   scripts/gpu_bundle.sh [--data] [--anchors] [TEST...]
+#     TEST       test executables to keep, by name (gpu_rle, gpu_orc_rle, ...); default every gpu_*
+#     --data     copy ../shared/data/{corpora,orc,fields} to .gpu/data (about 20 MiB), which the
+#                real-files tests read (they look in $WARPZIP_REPO_ROOT/.gpu/data first)
+#     --anchors  copy ../shared/anchors and download nvCOMP's wheel into .gpu/anchors (about
+#                29 MiB; proprietary: it stays in the git-ignored .gpu/, never commit it)
+# Then, with the device tool (carry [".gpu"]):
+#   bash .gpu/run.sh                                  # every kept test, GPU required
+#   .gpu/bin/warpzip bench --codec orc-rle --column lo_orderdate
+# The first run of a new binary compiles its kernels with NVRTC (tens of seconds for the ORC
+# decoders): give the first command that needs a kernel family time for it.
+set -euo pipefail
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+data=0
+anchors=0
+keep=()
+for arg in "$@"; do
+  case "$arg" in
+    --data) data=1 ;;
+    --anchors) anchors=1 ;;
+    -*) echo "gpu_bundle: unknown option $arg" >&2; exit 2 ;;
+    *) keep+=("$arg") ;;
+  esac
+done
+../shared/gpu/bundle.sh > /tmp/gpu_bundle.log 2>&1 || { tail -20 /tmp/gpu_bundle.log >&2; exit 1; }
+for t in .gpu/tests/*; do
+  name=$(basename "$t")
+  base=${name%-*}
+  wanted=0
+  if [[ ${#keep[@]} -eq 0 ]]; then
+    [[ $base == gpu_* ]] && wanted=1
+  else
+    for k in "${keep[@]}"; do [[ $base == "$k" ]] && wanted=1; done
+  fi
+  if [[ $wanted -eq 1 ]]; then strip "$t"; else rm "$t"; fi
+done
+rm -f .gpu/bin/warpzip-*
+strip .gpu/bin/*
+if [[ $data -eq 1 ]]; then
+  mkdir -p .gpu/data
+  cp -r ../shared/data/corpora ../shared/data/orc ../shared/data/fields .gpu/data/
+fi
+if [[ $anchors -eq 1 ]]; then
+  mkdir -p .gpu/anchors
+  cp ../shared/anchors/* .gpu/anchors/
+  chmod u+w .gpu/anchors/*
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
+    --implementation cp --platform manylinux_2_28_x86_64 -d .gpu/anchors \
+    nvidia-libnvcomp-cu13==6.0.0.12
+fi
+ls .gpu/tests
+size=$(du -sm .gpu | cut -f1)
+echo "gpu_bundle: .gpu is ${size} MiB"
+if [[ $size -gt 64 ]]; then
+  echo "gpu_bundle: more than the 64 MiB a call can carry; keep fewer tests or leave out --data" >&2
+  exit 1
+fi
