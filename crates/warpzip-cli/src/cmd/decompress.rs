@@ -73,39 +73,25 @@ fn decompress_one(
 
     let mut progress = Progress::for_size(0);
     let data = input.read(&mut progress)?;
-    let what = input.describe();
-    if gzip::is_gzip(&data) {
-        let decoded = decompress_gzip(&data, &what, device, &mut progress)?;
-        progress.bytes_phase("writing", Some(decoded.len() as u64));
-        progress::write_all(&mut sink, &decoded, &progress)
-            .with_context(|| format!("writing {}", sink.describe()))?;
-        progress.finish();
-        if out.verbose {
-            report(
-                input,
-                &sink,
-                out.keep,
-                decoded.len() as u64,
-                data.len() as u64,
-            );
-        }
-        return finish_output(sink, input, out.keep);
-    }
-    let container = Container::parse(&data).with_context(|| format!("decompressing {what}"))?;
-    let total = container.header.total_len;
-    let len = usize::try_from(total)
-        .with_context(|| format!("{what}: {total} bytes do not fit in memory here"))?;
-    progress.enable_for(total.max(data.len() as u64));
-    progress.spinner_phase("decompressing");
-    let mut decoded = vec![0u8; len];
-    api::decompress_container_into(&container, &mut decoded, device)
-        .with_context(|| format!("decompressing {what}"))?;
-    progress.bytes_phase("writing", Some(total));
+    let decoded = decode(
+        &data,
+        &input.describe(),
+        device,
+        &mut progress,
+        "decompressing",
+    )?;
+    progress.bytes_phase("writing", Some(decoded.len() as u64));
     progress::write_all(&mut sink, &decoded, &progress)
         .with_context(|| format!("writing {}", sink.describe()))?;
     progress.finish();
     if out.verbose {
-        report(input, &sink, out.keep, total, data.len() as u64);
+        report(
+            input,
+            &sink,
+            out.keep,
+            decoded.len() as u64,
+            data.len() as u64,
+        );
     }
     finish_output(sink, input, out.keep)
 }
@@ -118,39 +104,41 @@ fn test(input: &Input, force: bool, device: &Device) -> Result<()> {
     }
     let mut progress = Progress::for_size(0);
     let data = input.read(&mut progress)?;
-    let what = input.describe();
-    if gzip::is_gzip(&data) {
-        decompress_gzip(&data, &what, device, &mut progress)?;
-    } else {
-        let container = Container::parse(&data).with_context(|| format!("testing {what}"))?;
-        let total = container.header.total_len;
-        let len = usize::try_from(total)
-            .with_context(|| format!("{what}: {total} bytes do not fit in memory here"))?;
-        progress.enable_for(total.max(data.len() as u64));
-        progress.spinner_phase("testing");
-        let mut out = vec![0u8; len];
-        api::decompress_container_into(&container, &mut out, device)
-            .with_context(|| format!("testing {what}"))?;
-    }
+    decode(&data, &input.describe(), device, &mut progress, "testing")?;
     progress.finish();
     Ok(())
 }
 
-/// Decodes a gzip file (every member, checked), printing the library's notices on stderr.
-fn decompress_gzip(
+/// Decodes a whole input: a gzip file (recognised by its magic; every member checked, the
+/// library's notices printed on stderr) or a `.wz` container (every checksum verified).
+/// `doing` names the work in the progress display and in errors.
+fn decode(
     data: &[u8],
     what: &str,
     device: &Device,
     progress: &mut Progress,
+    doing: &'static str,
 ) -> Result<Vec<u8>> {
-    progress.enable_for(data.len() as u64);
-    progress.spinner_phase("decompressing");
-    let decoded =
-        gzip::decompress_report(data, device).with_context(|| format!("decompressing {what}"))?;
-    for notice in &decoded.notices {
-        eprintln!("warpzip: {}", notice.message(what));
+    if gzip::is_gzip(data) {
+        progress.enable_for(data.len() as u64);
+        progress.spinner_phase(doing);
+        let decoded =
+            gzip::decompress_report(data, device).with_context(|| format!("{doing} {what}"))?;
+        for notice in &decoded.notices {
+            eprintln!("warpzip: {}", notice.message(what));
+        }
+        return Ok(decoded.data);
     }
-    Ok(decoded.data)
+    let container = Container::parse(data).with_context(|| format!("{doing} {what}"))?;
+    let total = container.header.total_len;
+    let len = usize::try_from(total)
+        .with_context(|| format!("{what}: {total} bytes do not fit in memory here"))?;
+    progress.enable_for(total.max(data.len() as u64));
+    progress.spinner_phase(doing);
+    let mut decoded = vec![0u8; len];
+    api::decompress_container_into(&container, &mut decoded, device)
+        .with_context(|| format!("{doing} {what}"))?;
+    Ok(decoded)
 }
 
 /// `-o` when given; else stdout for stdin, and FILE for FILE.wz or FILE.gz (FILE.tar for
