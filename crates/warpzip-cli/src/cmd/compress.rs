@@ -63,10 +63,12 @@ fn compress_one(
     let written = api::compress_to(&mut counted, &data, opts, device)
         .with_context(|| format!("compressing {}", input.describe()))?;
     progress.finish();
+    let line = report(input, &sink, out.keep, data.len() as u64, written);
+    finish_output(sink, input, out.keep)?;
     if out.verbose {
-        report(input, &sink, out.keep, data.len() as u64, written);
+        eprintln!("{line}");
     }
-    finish_output(sink, input, out.keep)
+    Ok(())
 }
 
 /// `-o` when given; else stdout for stdin, and `FILE.wz` for a file.

@@ -84,16 +84,18 @@ fn decompress_one(
     progress::write_all(&mut sink, &decoded, &progress)
         .with_context(|| format!("writing {}", sink.describe()))?;
     progress.finish();
+    let line = report(
+        input,
+        &sink,
+        out.keep,
+        decoded.len() as u64,
+        data.len() as u64,
+    );
+    finish_output(sink, input, out.keep)?;
     if out.verbose {
-        report(
-            input,
-            &sink,
-            out.keep,
-            decoded.len() as u64,
-            data.len() as u64,
-        );
+        eprintln!("{line}");
     }
-    finish_output(sink, input, out.keep)
+    Ok(())
 }
 
 /// `-t`: decodes the input whole (every chunk or gzip member, every checksum verified) and

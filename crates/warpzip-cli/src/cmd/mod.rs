@@ -125,9 +125,9 @@ pub fn for_each_input(inputs: &[Input], mut one: impl FnMut(&Input) -> Result<()
 }
 
 /// `-v`'s line for one file, gzip style: `NAME: 61.2% -- replaced with NAME.wz` (the share of
-/// the larger size saved; `created` when the input is kept, nothing after the share for
-/// stdout).
-pub fn report(input: &Input, sink: &Sink, keep: bool, original: u64, compressed: u64) {
+/// the uncompressed size saved; `created` when the input is kept, nothing after the share for
+/// stdout). Printed by the caller once the output is committed.
+pub fn report(input: &Input, sink: &Sink, keep: bool, original: u64, compressed: u64) -> String {
     let saved = if original == 0 {
         0.0
     } else {
@@ -140,7 +140,7 @@ pub fn report(input: &Input, sink: &Sink, keep: bool, original: u64, compressed:
         }
         (Sink::File(_), _) => format!(" -- created {}", sink.describe()),
     };
-    eprintln!("{}:\t{saved:5.1}%{tail}", input.describe());
+    format!("{}:\t{saved:5.1}%{tail}", input.describe())
 }
 
 /// Commits the output (giving a file the input file's permissions, as gzip does) and then,
