@@ -58,6 +58,24 @@ fn write(path: &Path, data: &[u8]) {
     fs::write(path, data).unwrap();
 }
 
+/// Writes `sample(len)` as `name` and compresses it on the CPU in 256 KiB chunks to `name.wz`
+/// (removing `name`).
+fn compressed_sample(dir: &TempDir, name: &str, len: usize) {
+    write(&dir.path(name), &sample(len));
+    assert_ok(&warpzip(
+        dir,
+        &["compress", "--device", "cpu", "--chunk-size", "256K", name],
+    ));
+}
+
+/// Flips bits of the last byte of `path`, which belongs to the last chunk's compressed data.
+fn damage_last_chunk(path: &Path) {
+    let mut bytes = fs::read(path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x5a;
+    write(path, &bytes);
+}
+
 #[test]
 fn file_round_trip_removes_inputs_like_gzip() {
     let dir = TempDir::new("roundtrip");
@@ -286,12 +304,7 @@ fn chunk_sizes_are_parsed_and_validated() {
 #[test]
 fn truncated_input_fails_and_leaves_no_output() {
     let dir = TempDir::new("truncated");
-    let data = sample(2_500_000);
-    write(&dir.path("t"), &data);
-    assert_ok(&warpzip(
-        &dir,
-        &["compress", "--device", "cpu", "--chunk-size", "256K", "t"],
-    ));
+    compressed_sample(&dir, "t", 2_500_000);
     let full = fs::read(dir.path("t.wz")).unwrap();
     for cut in [full.len() - 1, full.len() / 2, 40, 3] {
         write(&dir.path("t.wz"), &full[..cut]);
@@ -313,17 +326,8 @@ fn truncated_input_fails_and_leaves_no_output() {
 #[test]
 fn corrupt_chunk_fails_naming_the_chunk_and_leaves_no_output() {
     let dir = TempDir::new("corrupt");
-    let data = sample(2_000_000);
-    write(&dir.path("c"), &data);
-    assert_ok(&warpzip(
-        &dir,
-        &["compress", "--device", "cpu", "--chunk-size", "256K", "c"],
-    ));
-    let mut bytes = fs::read(dir.path("c.wz")).unwrap();
-    // The last byte belongs to the last chunk's compressed data.
-    let last = bytes.len() - 1;
-    bytes[last] ^= 0x5a;
-    write(&dir.path("c.wz"), &bytes);
+    compressed_sample(&dir, "c", 2_000_000);
+    damage_last_chunk(&dir.path("c.wz"));
 
     let o = warpzip(&dir, &["-d", "--device", "cpu", "c.wz"]);
     assert_exit(&o, 1);
@@ -408,12 +412,7 @@ fn verbose_reports_each_file_and_threads_are_honoured() {
 #[test]
 fn test_flag_decodes_everything_and_writes_nothing() {
     let dir = TempDir::new("testflag");
-    let data = sample(1_500_000);
-    write(&dir.path("t"), &data);
-    assert_ok(&warpzip(
-        &dir,
-        &["compress", "--device", "cpu", "--chunk-size", "256K", "t"],
-    ));
+    compressed_sample(&dir, "t", 1_500_000);
     // A good file: silent success, nothing written, the input kept.
     let o = warpzip(&dir, &["-d", "-t", "--device", "cpu", "t.wz"]);
     assert_ok(&o);
@@ -428,10 +427,7 @@ fn test_flag_decodes_everything_and_writes_nothing() {
     );
     assert_ok(&o);
     // A damaged chunk: exit 1, the chunk named, still nothing written.
-    let mut bytes = fs::read(dir.path("t.wz")).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 0x5a;
-    write(&dir.path("t.wz"), &bytes);
+    damage_last_chunk(&dir.path("t.wz"));
     let o = warpzip(&dir, &["-d", "-t", "--device", "cpu", "t.wz"]);
     assert_exit(&o, 1);
     assert!(stderr(&o).contains("chunk"), "{}", stderr(&o));
