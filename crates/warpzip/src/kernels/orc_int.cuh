@@ -66,6 +66,16 @@ __device__ __forceinline__ bool orc_fits_wide(i128 v) {
     return orc_fits<T, SIGNED>((u64)v);
 }
 
+// The 7-bit groups of the first `n` (1..8) bytes of a little-endian word, packed: the value of
+// an n-byte varint.
+__device__ __forceinline__ u64 lane_varint_bits(u64 le, u32 n) {
+    u64 x = le & 0x7f7f7f7f7f7f7f7full;
+    if (n < 8u) x &= (1ull << (8u * n)) - 1ull;
+    x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+    x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+    return ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+}
+
 // A raw varint value as a stream value: zigzag decoded for a signed stream.
 template <bool SIGNED>
 __device__ __forceinline__ i128 orc_stream_value(u64 raw) {

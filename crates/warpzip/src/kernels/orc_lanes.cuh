@@ -63,16 +63,6 @@ __device__ __forceinline__ u64 lane_be_bytes(LaneIn& s, const u8* p, u32 bytes) 
     return lane_bswap(lane_peek(s, p)) >> (64u - 8u * bytes);
 }
 
-// The 7-bit groups of the first `n` (1..8) bytes of a little-endian word, packed: the value of
-// an n-byte varint.
-__device__ __forceinline__ u64 lane_varint_bits(u64 le, u32 n) {
-    u64 x = le & 0x7f7f7f7f7f7f7f7full;
-    if (n < 8u) x &= (1ull << (8u * n)) - 1ull;
-    x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
-    x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
-    return ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
-}
-
 // A lane's output: values go out in 16-byte stores once 16 bytes of them are held (a warp's 32
 // lanes write 32 different places, so fewer, wider stores save most of the store traffic). A
 // sub-block whose first value is not 16-byte aligned is written value by value.

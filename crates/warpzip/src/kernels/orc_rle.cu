@@ -1,7 +1,7 @@
 // Apache ORC's run-length encodings decoded on the GPU with the CODAG framework: one warp per
 // chunk (a `.wz` chunk or an ORC row group), all lanes decoding every group header together,
 // and cooperating on the group's values: runs are written 32 values per step, literal varints
-// are found 32 bytes at a time (a ballot of the bytes that end a varint), bit-packed values are
+// are found 128 bytes at a time (the bytes that end a varint, four per lane), bit-packed values are
 // unpacked one per lane, DELTA groups are summed with a warp scan, and PATCHED_BASE patches are
 // applied one per lane. Results and verdicts match the CPU decoders of `codec::orc_rle`.
 #include "codag.cuh"
@@ -14,55 +14,116 @@ typedef CodagIn<CodagSmemWindow> OrcIn;
 // ---------------------------------------------------------------------------------------------
 // Integer RLE version 1.
 
-// `len` literal varints, 32 input bytes per step: every byte below 0x80 ends a varint; the lane
-// holding that byte gathers the varint's bytes (at most ten) from its neighbours by shuffles.
+// `len` literal varints, 128 input bytes per step, lane l holding bytes 4l..4l+3 of the step:
+// every byte below 0x80 ends a varint. When every byte of the step up to the group's end is one
+// (one-byte varints: small values) the values are the bytes, written 32 consecutive values per
+// store after a shuffle; otherwise each lane decodes the varints that end in its four bytes,
+// reading each (at most ten bytes) from the window, where its start is the previous varint's
+// end (in the lane, or in the nearest earlier lane that holds an end).
 template <typename T, bool SIGNED>
 __device__ __forceinline__ void v1_literals(OrcIn& in, CodagOut<T>& out, u32 len) {
+    const u32 lane = wz_lane();
     u32 left = len;
     while (left > 0 && in.ok()) {
         const u64 avail = in.remaining();
-        in.ensure(32);
-        const u32 lane = wz_lane();
-        const bool have = lane < avail;
-        const u32 seen = in.window_byte(in.abs_byte() + lane);  // warp-wide read
-        const u32 byte = have ? seen : 0x80u;
-        u32 ends = __ballot_sync(WZ_FULL_MASK, byte < 0x80u);
-        if (ends == 0) {
-            // No varint ends in the next 32 bytes (or in what is left of the input).
-            in.fail(avail < 10 ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT);
+        const u32 lim = avail < 128ull ? (u32)avail : 128u;  // the step's bytes in the chunk
+        in.ensure(128);
+        const u64 abs = in.abs_byte();
+        const u32 q = (u32)(abs >> 2);
+        const u32 sh = (u32)(abs & 3ull) * 8u;
+        const u32 word = __funnelshift_r(in.win.word(q + lane), in.win.word(q + lane + 1u), sh);
+        const u32 rel = 4u * lane;
+        const u32 nvalid = lim > rel ? min(lim - rel, 4u) : 0u;
+        const u32 valid = nvalid == 4u ? 0xffffffffu : (1u << (8u * nvalid)) - 1u;
+        const u32 ends = ~word & 0x80808080u & valid;
+        // The group's values that are one byte long, from the step's first byte.
+        const u32 want = left < lim ? left : lim;
+        const u32 nwant = want > rel ? min(want - rel, 4u) : 0u;
+        const u32 wanted = nwant == 4u ? 0x80808080u : ((1u << (8u * nwant)) - 1u) & 0x80808080u;
+        if (__all_sync(WZ_FULL_MASK, (ends & wanted) == wanted) && want > 0u) {
+            // Every wanted byte is a whole varint: value 32k + lane is byte (lane & 3) of lane
+            // 8k + lane / 4.
+#pragma unroll
+            for (u32 k = 0; k < 4u; ++k) {
+                const u32 w = __shfl_sync(WZ_FULL_MASK, word, 8u * k + (lane >> 2));
+                const u32 b = (w >> (8u * (lane & 3u))) & 0x7fu;
+                const u64 v = SIGNED ? (u64)((i64)(b >> 1) ^ -(i64)(b & 1u)) : (u64)b;
+                const u32 i = 32u * k + lane;
+                if (i < want) out.put(i, (T)v);  // a one-byte varint fits every type
+            }
+            out.advance(want);
+            left -= want;
+            in.skip_bytes(want);
+            continue;
+        }
+        // Varint ends: which lanes hold them, and how many come before this lane's.
+        const u32 b0 = __ballot_sync(WZ_FULL_MASK, (ends & 0x80u) != 0u);
+        const u32 b1 = __ballot_sync(WZ_FULL_MASK, (ends & 0x8000u) != 0u);
+        const u32 b2 = __ballot_sync(WZ_FULL_MASK, (ends & 0x800000u) != 0u);
+        const u32 b3 = __ballot_sync(WZ_FULL_MASK, (ends & 0x80000000u) != 0u);
+        const u32 total = __popc(b0) + __popc(b1) + __popc(b2) + __popc(b3);
+        if (total == 0u) {
+            // No varint ends in the next 128 bytes (or in what is left of the input).
+            in.fail(avail < 10ull ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT);
             break;
         }
-        if ((u32)__popc(ends) > left) {
-            // Only the first `left` varints belong to this group.
-            const u32 upto = ends & (codag_lanemask_lt() | (1u << lane));
-            ends = __ballot_sync(WZ_FULL_MASK, ((ends >> lane) & 1u) && (u32)__popc(upto) <= left);
+        const u32 lt = codag_lanemask_lt();
+        const u32 before =
+            __popc(b0 & lt) + __popc(b1 & lt) + __popc(b2 & lt) + __popc(b3 & lt);
+        const u32 take = total < left ? total : left;
+        // The last byte of this lane's last end; of the nearest earlier lane holding one.
+        const u32 last = ends != 0u ? rel + ((31u - __clz(ends)) >> 3) : 0u;
+        const u32 holders = (b0 | b1 | b2 | b3) & lt;
+        const u32 src = holders != 0u ? 31u - __clz(holders) : lane;
+        const u32 prev_last = __shfl_sync(WZ_FULL_MASK, last, src);
+        // The byte that ends the last varint taken.
+        const u32 cnt = __popc(ends);
+        const bool has_last = before < take && before + cnt >= take;
+        u32 stop = 0u;
+        if (has_last) {
+            u32 e = ends;
+            for (u32 j = before + 1u; j < take; ++j) e &= e - 1u;
+            stop = rel + ((__ffs(e) - 1u) >> 3);
         }
-        const u32 n = __popc(ends);
-        const u32 before = ends & codag_lanemask_lt();
-        const u32 first = before ? 32u - __clz(before) : 0u;  // this varint's first byte
-        const bool mine = (ends >> lane) & 1u;
-        // Assemble: up to ten bytes, shuffled from lanes first..lane.
-        u64 raw = 0;
-        bool bad = mine && lane - first >= 10u;
-        for (u32 k = 0; k < 10; ++k) {
-            const u32 src = first + k < 32u ? first + k : 31u;
-            const u32 b = __shfl_sync(WZ_FULL_MASK, byte, src);
-            if (mine && first + k <= lane) {
-                raw |= (u64)(b & 0x7fu) << (7u * k);
-                if (k == 9 && b > 1u) bad = true;
+        const u32 stop_lane = __ballot_sync(WZ_FULL_MASK, has_last);
+        stop = __shfl_sync(WZ_FULL_MASK, stop, __ffs(stop_lane) - 1u);
+        bool bad = false;
+        u32 first = holders != 0u ? prev_last + 1u : 0u;
+        u32 idx = before;
+        for (u32 e = ends; e != 0u && idx < take; e &= e - 1u, ++idx) {
+            const u32 end_byte = rel + ((__ffs(e) - 1u) >> 3);
+            const u32 n = end_byte - first + 1u;
+            if (n > 10u) {
+                bad = true;
+                break;
             }
+            const u64 at = abs + first;
+            const u32 wq = (u32)(at >> 2);
+            const u32 ws = (u32)(at & 3ull) * 8u;
+            const u32 a = in.win.word(wq), bw = in.win.word(wq + 1u), c = in.win.word(wq + 2u);
+            const u64 le = ((u64)__funnelshift_r(bw, c, ws) << 32) | __funnelshift_r(a, bw, ws);
+            u64 raw = lane_varint_bits(le, n < 8u ? n : 8u);
+            if (n > 8u) {
+                const u32 hi = __funnelshift_r(c, in.win.word(wq + 3u), ws);
+                raw |= (u64)(hi & 0x7fu) << 56;
+                if (n == 10u) {
+                    const u32 b9 = (hi >> 8) & 0xffu;
+                    if (b9 > 1u) bad = true;
+                    raw |= (u64)b9 << 63;
+                }
+            }
+            const u64 value = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+            if (!orc_fits<T, SIGNED>(value)) bad = true;
+            out.put(idx, (T)value);
+            first = end_byte + 1u;
         }
-        u64 value = SIGNED ? (u64)orc_unzigzag(raw) : raw;
-        if (mine && !orc_fits<T, SIGNED>(value)) bad = true;
-        // A varint longer than ten bytes before the first end cannot be the next value either.
-        if (__ballot_sync(WZ_FULL_MASK, bad) != 0) {
+        if (__ballot_sync(WZ_FULL_MASK, bad) != 0u) {
             in.fail(WZ_STATUS_CORRUPT);
             break;
         }
-        if (mine) out.put(__popc(before), (T)value);
-        out.advance(n);
-        left -= n;
-        in.skip_bytes(32u - __clz(ends));  // through the last varint taken
+        out.advance(take);
+        left -= take;
+        in.skip_bytes(stop + 1u);  // through the last varint taken
     }
 }
 

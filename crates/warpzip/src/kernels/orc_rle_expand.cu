@@ -10,14 +10,15 @@
 //    descriptor in shared memory (up to XP_GROUPS per round): where its values start, a kind
 //    and what the kind needs. The lane reads its stream from a 64-byte buffer in shared memory
 //    that the whole warp refills with asynchronous coalesced copies, 16 lanes per buffer.
-// 2. Expand. For each of the 32 sub-blocks in turn, the warp writes its round's values in
-//    windows of 32 consecutive values, two windows at a time: lane j finds the group of value j
-//    from the descriptors' starts (one OR-reduction and two population counts), computes its
-//    value and stores it.
+// 2. Expand. The warp writes the round's values of all 32 sub-blocks, laid out one sub-block
+//    after the other, in windows of 32 values, two windows at a time (so a window is full
+//    however few values each sub-block has): lane j finds the sub-block of value j by a binary
+//    search of the lanes' value offsets (shuffles), then its descriptor by one of the
+//    sub-block's descriptor starts, computes its value and stores it.
 //
 // Three kinds cover every group but PATCHED_BASE: LINEAR (base + delta * i with a 32-bit delta:
-// a SHORT_REPEAT, a DELTA of width 0, an RLEv1 run, a literal varint, each of a DELTA group's
-// first two values), PACKED (the i-th value of a big-endian bit-packed array: DIRECT, and RLEv1
+// a SHORT_REPEAT, a DELTA of width 0, an RLEv1 run, a literal varint, a DELTA group's first
+// two values), PACKED (the i-th value of a big-endian bit-packed array: DIRECT, and RLEv1
 // literals of one byte each), and STEPS (the rest of a DELTA group: a value plus a segmented
 // prefix sum of packed steps across the window). Every check the CPU makes is made, but not in
 // the CPU's order and without saying which failed: a sub-block that fails any check, or holds a
@@ -43,6 +44,13 @@
 // cut 8 bytes at any offset fit in that margin.
 #define XP_BUF_WORDS 16u
 #define XP_MARGIN 32u
+// Rounds whose sub-blocks average fewer values than this are expanded with their values laid
+// out back to back (`xp_expand`); longer ones sub-block by sub-block (`xp_expand_one`), whose
+// windows are full anyway and which saves the search for each value's sub-block.
+#define XP_FLAT_BELOW 64u
+// The words of a flat round's descriptor-start bit map: such a round has fewer than
+// XP_FLAT_BELOW * 32 values.
+#define XP_FLAT_WORDS XP_FLAT_BELOW
 // The largest sub-block whose value indexes fit the descriptors' 16 bits.
 #define XP_MAX_UNIT 65536u
 
@@ -64,6 +72,9 @@ struct XpShared {
     u32 head[XP_WARPS][32][XP_SLOTS];
     u32 aux[XP_WARPS][32][XP_SLOTS];
     u64 base[XP_WARPS][32][XP_SLOTS];
+    // Flat rounds: bit p is set where one of the round's descriptors starts at flat value p
+    // (the round's values of all 32 sub-blocks laid out back to back).
+    u32 starts[XP_WARPS][XP_FLAT_WORDS];
 };
 
 // One lane's walk through its sub-block.
@@ -183,16 +194,23 @@ __device__ __forceinline__ u32 xp_walk_v2(XpWalk& s, const u32* row, XpShared& s
     }
     const u32 bytes = (width * (n >= 2u ? n - 2u : 0u) + 7u) >> 3;
     if (avail - hdr < bytes) return XP_FAIL;
-    if (k + (n > 2u ? 3u : n) > XP_GROUPS) return XP_PAUSE;
-    xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, 0u, (u64)base);
-    if (n >= 2u) {
-        const i128 second = base + (i128)db;
-        if (!orc_fits_wide<T, SIGNED>(second)) return XP_FAIL;
-        xp_push(sh, w, lane, k, s.made + 1u, XP_LINEAR, 0u, false, 0u, (u64)second);
-        if (n > 2u) {
-            xp_push(sh, w, lane, k, s.made + 2u, XP_STEPS, width, db < 0, s.pos + hdr,
-                    (u64)second);
+    // The first two values are one linear run where the first step fits 32 bits (two runs of
+    // one value otherwise); the packed steps from the third value on are STEPS.
+    const bool small = xp_small(db);
+    const u32 need = (small ? 1u : min(n, 2u)) + (n > 2u ? 1u : 0u);
+    if (k + need > XP_GROUPS) return XP_PAUSE;
+    const i128 second = base + (i128)db;
+    if (n >= 2u && !orc_fits_wide<T, SIGNED>(second)) return XP_FAIL;
+    if (small) {
+        xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, (u32)(int)db, (u64)base);
+    } else {
+        xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, 0u, (u64)base);
+        if (n >= 2u) {
+            xp_push(sh, w, lane, k, s.made + 1u, XP_LINEAR, 0u, false, 0u, (u64)second);
         }
+    }
+    if (n > 2u) {
+        xp_push(sh, w, lane, k, s.made + 2u, XP_STEPS, width, db < 0, s.pos + hdr, (u64)second);
     }
     s.made += n;
     s.pos += hdr + bytes;
@@ -232,10 +250,18 @@ __device__ __forceinline__ u32 xp_walk_v1(XpWalk& s, const u32* row, XpShared& s
         r += 1u;
         avail -= 1u;
     }
-    // The varints that are one byte long (no continuation bit), up to 8 of them.
-    const u64 le = xp_u64(row, r);
-    const u64 cont = le & 0x8080808080808080ull;
-    u32 ones = cont == 0ull ? 8u : ((u32)__ffsll((long long)cont) - 1u) >> 3;
+    // The varints that are one byte long (no continuation bit), up to 32 of them (the buffer
+    // holds XP_MARGIN = 32 bytes from `r` on).
+    u32 ones = 0u;
+#pragma unroll
+    for (u32 k = 0u; k < 4u; ++k) {
+        const u64 cont = xp_u64(row, r + 8u * k) & 0x8080808080808080ull;
+        if (cont != 0ull) {
+            ones += ((u32)__ffsll((long long)cont) - 1u) >> 3;
+            break;
+        }
+        ones += 8u;
+    }
     ones = min(ones, min(s.lit, avail));
     if (ones > 0u) {
         xp_push(sh, w, lane, k, s.made, XP_PACKED, 8u, false, s.pos, 0ull);
@@ -287,10 +313,175 @@ struct XpSlot {
     bool dec;   // STEPS: decreasing
 };
 
+// A flat round: the round's values of all 32 sub-blocks laid out one sub-block after the other
+// (lane l's `cnt` values, from its sub-block's value `b0` on, are flat values `excl` ..
+// `excl + cnt - 1`), and its descriptors likewise (lane l's are flat descriptors `dexcl` ..
+// `dexcl + n - 1`, their starts marked in the warp's `starts` bit map). Per lane.
+struct XpFlat {
+    u32 excl;     // this lane's first flat value
+    u32 dexcl;    // this lane's first flat descriptor
+    u32 shift;    // b0 - excl: a flat value's index in this lane's sub-block, less the value
+    u32 by_rank;  // the lane number of the busy lane (one with values) of rank `lane`
+    u64 dshift;   // out0 + b0 - excl: a flat value's output element, less the value
+    u64 at;       // the sub-block's stream, as an offset into the input
+    bool busy;
+};
+
+// Flat value `j = b + lane` of window `b` (a multiple of 32): its lane `l` (the last busy lane
+// whose values start at or before j: the busy lanes starting before the window, plus those
+// starting in it up to j, from one OR-reduction), its descriptor (the starts before the window,
+// `dbase`, plus those in the window's word of the bit map up to j), then the value (final for
+// LINEAR and PACKED; for STEPS the signed step) and where it goes (`dst`, an element index of
+// the output). `bad` is set where a PACKED value does not fit. Whole warp.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ XpSlot xp_fetch(const XpShared& sh, u32 w, u32 lane, u32 b, u32 total,
+                                           const XpFlat& f, u32 dbase, const u8* in, u32& l,
+                                           u64& dst, bool& bad) {
+    const u32 j = b + lane;
+    const u32 upto = (2u << lane) - 1u;  // lanes 0..lane
+    const u32 rel = f.excl - b;
+    const u32 lane_starts = __reduce_or_sync(0xffffffffu, f.busy && rel < 32u ? 1u << rel : 0u);
+    const u32 before = __ballot_sync(0xffffffffu, f.busy && f.excl < b);
+    const u32 rank = (u32)__popc(before) + (u32)__popc(lane_starts & upto) - 1u;
+    const u32 k = __shfl_sync(0xffffffffu, f.by_rank, rank & 31u);
+    l = k;
+    const u32 word = sh.starts[w][(b >> 5) & (XP_FLAT_WORDS - 1u)];
+    const u32 dr = dbase + (u32)__popc(word & upto) - 1u;
+    const u32 g = dr - __shfl_sync(0xffffffffu, f.dexcl, k);
+    const u32 shift = __shfl_sync(0xffffffffu, f.shift, k);
+    const u64 dshift = __shfl_sync(0xffffffffu, f.dshift, k);
+    const u64 at = __shfl_sync(0xffffffffu, f.at, k);
+    XpSlot v;
+    v.x = 0ull;
+    v.base = 0ull;
+    v.idx = 0u;
+    v.steps = false;
+    v.dec = false;
+    if (j < total) {
+        const u32 i = j + shift;
+        dst = dshift + j;
+        const u32 hd = sh.head[w][k][g];
+        const u32 kind = (hd >> 16) & 3u;
+        const u32 width = (hd >> 18) & 127u;
+        const u32 aux = sh.aux[w][k][g];
+        const u64 base = sh.base[w][k][g];
+        v.idx = i - (hd & 0xffffu);
+        if (kind == XP_LINEAR) {
+            v.x = base + (u64)(i64)(int)aux * (u64)v.idx;
+        } else {
+            const u64 raw = xp_gbits(in + at + aux, (u64)v.idx * width, width);
+            if (kind == XP_PACKED) {
+                v.x = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+                bad |= !orc_fits<T, SIGNED>(v.x);
+            } else {
+                v.steps = true;
+                v.dec = ((hd >> 25) & 1u) != 0u;
+                v.base = base;
+                v.x = v.dec ? 0ull - raw : raw;
+            }
+        }
+    }
+    return v;
+}
+
+// Finishes a window (the STEPS values' segmented sum and checks) and stores it (`live` lanes,
+// at element `dst`); `carry` is the value at the previous window's lane 31, and becomes this
+// window's.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void xp_store(XpSlot v, u32 lane, bool live, u64& carry, bool& bad,
+                                         T* out_t, u64 dst) {
+    if (__ballot_sync(0xffffffffu, v.steps) != 0u) {
+        // A group's first step starts from its base; a group already running at lane 0 from
+        // the previous window's last value (the same group's: a round's values are laid out
+        // in order); every other value adds the sums to its left.
+        bool head = true;
+        if (v.steps) {
+            if (v.idx == 0u) {
+                v.x += v.base;
+            } else if (lane == 0u) {
+                v.x += carry;
+            } else {
+                head = false;
+            }
+        }
+        u64 x = v.x;
+        for (u32 d = 1u; d < 32u; d <<= 1) {
+            const u64 y = __shfl_up_sync(0xffffffffu, x, d);
+            const bool hy = __shfl_up_sync(0xffffffffu, head ? 1u : 0u, d) != 0u;
+            if (lane >= d && !head) {
+                x += y;
+                head = hy;
+            }
+        }
+        const u64 left = __shfl_up_sync(0xffffffffu, x, 1u);
+        if (v.steps) {
+            const u64 prev = v.idx == 0u ? v.base : lane == 0u ? carry : left;
+            bad |= !xp_in_order<SIGNED>(prev, x, v.dec) || !orc_fits<T, SIGNED>(x);
+        }
+        carry = __shfl_sync(0xffffffffu, x, 31u);
+        v.x = x;
+    }
+    if (live) out_t[dst] = (T)v.x;
+}
+
+// Writes the values of this round's descriptors of all 32 sub-blocks (lane l has `n` of them,
+// covering its sub-block's values `b0` up to `end`; `at` and `out0` are its stream and output
+// offsets), laid out sub-block after sub-block in windows of 32, two windows at a time, so that
+// every window but the last is full however few values each sub-block has. The round must hold
+// fewer than 32 * XP_FLAT_WORDS values. Returns the lanes (bit l) whose sub-block had a value
+// fail a check.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 xp_expand(XpShared& sh, u32 w, u32 lane, u32 n, u32 b0, u32 end,
+                                         u64 at, u64 out0, const u8* in, T* out_t) {
+    XpFlat f;
+    const u32 cnt = n != 0u ? end - b0 : 0u;
+    const u32 incl = wz_warp_inclusive_sum<u32>(cnt);
+    const u32 dincl = wz_warp_inclusive_sum<u32>(n);
+    const u32 total = __shfl_sync(0xffffffffu, incl, 31u);
+    f.excl = incl - cnt;
+    f.dexcl = dincl - n;
+    f.shift = b0 - f.excl;
+    f.dshift = out0 + (u64)b0 - (u64)f.excl;
+    f.at = at;
+    f.busy = n != 0u;
+    const u32 busy = __ballot_sync(0xffffffffu, f.busy);
+    f.by_rank = busy == 0xffffffffu ? lane : __fns(busy, 0u, (int)lane + 1);
+    // The bit map of the descriptors' flat starts (every descriptor holds a value, so no two
+    // share a start).
+    __syncwarp();
+    sh.starts[w][lane] = 0u;
+    sh.starts[w][lane + 32u] = 0u;
+    __syncwarp();
+    for (u32 g = 0u; g < n; ++g) {
+        const u32 p = f.excl + (sh.head[w][lane][g] & 0xffffu) - b0;
+        atomicOr(&sh.starts[w][p >> 5], 1u << (p & 31u));
+    }
+    __syncwarp();
+    u64 carry = 0ull;
+    u32 badmask = 0u;
+    u32 dbase = 0u;  // descriptors starting before the window
+    for (u32 b = 0u; b < total; b += 64u) {
+        u32 l0 = 0u, l1 = 0u;
+        u64 d0 = 0ull, d1 = 0ull;
+        bool bad0 = false, bad1 = false;
+        const XpSlot v0 =
+            xp_fetch<T, SIGNED>(sh, w, lane, b, total, f, dbase, in, l0, d0, bad0);
+        dbase += (u32)__popc(sh.starts[w][(b >> 5) & (XP_FLAT_WORDS - 1u)]);
+        const XpSlot v1 =
+            xp_fetch<T, SIGNED>(sh, w, lane, b + 32u, total, f, dbase, in, l1, d1, bad1);
+        dbase += (u32)__popc(sh.starts[w][((b >> 5) + 1u) & (XP_FLAT_WORDS - 1u)]);
+        xp_store<T, SIGNED>(v0, lane, b + lane < total, carry, bad0, out_t, d0);
+        xp_store<T, SIGNED>(v1, lane, b + 32u + lane < total, carry, bad1, out_t, d1);
+        if (bad0) badmask |= 1u << l0;
+        if (bad1) badmask |= 1u << l1;
+    }
+    return __reduce_or_sync(0xffffffffu, badmask);
+}
+
 // Lane's value of the window starting at value `b` of lane `l`'s round (its descriptors' starts
 // are `start_k`, lane k holding descriptor k's); `bad` is set where a PACKED value does not fit.
 template <typename T, bool SIGNED>
-__device__ __forceinline__ XpSlot xp_fetch(const XpShared& sh, u32 w, u32 lane, u32 l,
+__device__ __forceinline__ XpSlot xp_fetch_one(const XpShared& sh, u32 w, u32 lane, u32 l,
                                            u32 start_k, u32 b, u32 end, const u8* stream,
                                            bool& bad) {
     const u32 rel = start_k - b;
@@ -333,7 +524,7 @@ __device__ __forceinline__ XpSlot xp_fetch(const XpShared& sh, u32 w, u32 lane, 
 // Finishes a window (the STEPS values' segmented sum and checks) and stores it; `carry` is the
 // value at the previous window's lane 31, and becomes this window's.
 template <typename T, bool SIGNED>
-__device__ __forceinline__ void xp_store(XpSlot v, u32 lane, u32 i, u32 end, u64& carry,
+__device__ __forceinline__ void xp_store_one(XpSlot v, u32 lane, u32 i, u32 end, u64& carry,
                                          bool& bad, T* dst) {
     if (__ballot_sync(0xffffffffu, v.steps) != 0u) {
         // A group's first step starts from its base; a group already running at lane 0 from
@@ -371,16 +562,16 @@ __device__ __forceinline__ void xp_store(XpSlot v, u32 lane, u32 i, u32 end, u64
 // Writes the values of lane `l`'s descriptors of this round (values `b0` up to `end` of its
 // sub-block), two windows of 32 at a time; true if any value failed a check.
 template <typename T, bool SIGNED>
-__device__ __forceinline__ bool xp_expand(const XpShared& sh, u32 w, u32 lane, u32 l, u32 n,
+__device__ __forceinline__ bool xp_expand_one(const XpShared& sh, u32 w, u32 lane, u32 l, u32 n,
                                           u32 b0, u32 end, const u8* stream, T* dst) {
     const u32 start_k = lane < n ? (sh.head[w][l][lane] & 0xffffu) : 0xffffffffu;
     u64 carry = 0ull;
     bool bad = false;
     for (u32 b = b0; b < end; b += 64u) {
-        const XpSlot v0 = xp_fetch<T, SIGNED>(sh, w, lane, l, start_k, b, end, stream, bad);
-        const XpSlot v1 = xp_fetch<T, SIGNED>(sh, w, lane, l, start_k, b + 32u, end, stream, bad);
-        xp_store<T, SIGNED>(v0, lane, b + lane, end, carry, bad, dst);
-        xp_store<T, SIGNED>(v1, lane, b + 32u + lane, end, carry, bad, dst);
+        const XpSlot v0 = xp_fetch_one<T, SIGNED>(sh, w, lane, l, start_k, b, end, stream, bad);
+        const XpSlot v1 = xp_fetch_one<T, SIGNED>(sh, w, lane, l, start_k, b + 32u, end, stream, bad);
+        xp_store_one<T, SIGNED>(v0, lane, b + lane, end, carry, bad, dst);
+        xp_store_one<T, SIGNED>(v1, lane, b + 32u + lane, end, carry, bad, dst);
     }
     return __any_sync(0xffffffffu, bad);
 }
@@ -460,16 +651,24 @@ __device__ __forceinline__ void orc_expand_body(ORC_KERNEL_PARAMS) {
             __syncwarp();
             // 2. Expand: every sub-block's values of this round, by the whole warp.
             const u32 mine = slow ? 0u : ng;
-            for (u32 l = 0u; l < 32u; l++) {
-                const u32 n = __shfl_sync(0xffffffffu, mine, l);
-                if (n == 0u) continue;
-                const u32 b0 = __shfl_sync(0xffffffffu, round_start, l);
-                const u32 end = __shfl_sync(0xffffffffu, s.made, l);
-                const u64 at = __shfl_sync(0xffffffffu, s.at, l);
-                const u64 out0 = __shfl_sync(0xffffffffu, c.out_offset, l);
-                const bool bad =
-                    xp_expand<T, SIGNED>(sh, w, lane, l, n, b0, end, in + at, out_t + out0);
-                if (bad && lane == l) slow = true;
+            const u32 mine_values = mine != 0u ? s.made - round_start : 0u;
+            const u32 busy = __popc(__ballot_sync(0xffffffffu, mine != 0u));
+            if (wz_warp_sum<u32>(mine_values) < XP_FLAT_BELOW * busy) {
+                const u32 bad = xp_expand<T, SIGNED>(sh, w, lane, mine, round_start, s.made,
+                                                     s.at, c.out_offset, in, out_t);
+                if ((bad >> lane) & 1u) slow = true;
+            } else {
+                for (u32 l = 0u; l < 32u; l++) {
+                    const u32 n = __shfl_sync(0xffffffffu, mine, l);
+                    if (n == 0u) continue;
+                    const u32 b0 = __shfl_sync(0xffffffffu, round_start, l);
+                    const u32 end = __shfl_sync(0xffffffffu, s.made, l);
+                    const u64 at = __shfl_sync(0xffffffffu, s.at, l);
+                    const u64 out0 = __shfl_sync(0xffffffffu, c.out_offset, l);
+                    const bool bad = xp_expand_one<T, SIGNED>(sh, w, lane, l, n, b0, end, in + at,
+                                                              out_t + out0);
+                    if (bad && lane == l) slow = true;
+                }
             }
             __syncwarp();
         }
