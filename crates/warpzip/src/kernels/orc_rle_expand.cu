@@ -10,17 +10,20 @@
 //    descriptor in shared memory (up to XP_GROUPS per round): where its values start, a kind
 //    and what the kind needs. The lane reads its stream from a 64-byte buffer in shared memory
 //    that the whole warp refills with asynchronous coalesced copies, 16 lanes per buffer.
-// 2. Expand. The warp writes the round's values of all 32 sub-blocks, laid out one sub-block
-//    after the other, in windows of 32 values, two windows at a time (so a window is full
-//    however few values each sub-block has): lane j finds the sub-block of value j by a binary
-//    search of the lanes' value offsets (shuffles), then its descriptor by one of the
-//    sub-block's descriptor starts, computes its value and stores it.
+// 2. Expand. Where the round's sub-blocks average fewer than XP_FLAT_BELOW values, the warp
+//    writes the round's values of all 32 sub-blocks, laid out one sub-block after the other,
+//    in windows of 32 values, two windows at a time (so a window is full however few values
+//    each sub-block has): lane j finds the sub-block of value j from the lanes' flat starts
+//    (one OR-reduction and a ballot), its descriptor from a bit map of the descriptors' flat
+//    starts in shared memory, computes its value and stores it. Longer rounds are written
+//    sub-block by sub-block, in windows cut from each sub-block's values.
 //
 // Three kinds cover every group but PATCHED_BASE: LINEAR (base + delta * i with a 32-bit delta:
 // a SHORT_REPEAT, a DELTA of width 0, an RLEv1 run, a literal varint, a DELTA group's first
-// two values), PACKED (the i-th value of a big-endian bit-packed array: DIRECT, and RLEv1
-// literals of one byte each), and STEPS (the rest of a DELTA group: a value plus a segmented
-// prefix sum of packed steps across the window). Every check the CPU makes is made, but not in
+// two values, a DIRECT group of one or two values), PACKED (the i-th value of a big-endian
+// bit-packed array: longer DIRECT groups, and RLEv1 literals of one byte each), and STEPS (the
+// rest of a DELTA group: a value plus a segmented prefix sum of packed steps across the
+// window). Every check the CPU makes is made, but not in
 // the CPU's order and without saying which failed: a sub-block that fails any check, or holds a
 // PATCHED_BASE group or a width-0 DELTA whose step does not fit 32 bits, is decoded again at the
 // end by its own lane with the serial decoder of orc_lanes.cuh, which gives the CPU's exact
@@ -167,6 +170,23 @@ __device__ __forceinline__ u32 xp_walk_v2(XpWalk& s, const u32* row, XpShared& s
         const u32 width = orc_decode_width(h0 >> 1);
         const u32 bytes = (width * n + 7u) >> 3;
         if (avail - 2u < bytes) return XP_FAIL;
+        if (n <= 2u && width <= 32u) {
+            // One or two values (dates and keys between repeats): read here, a linear run when
+            // their difference fits 32 bits, so the expand step reads no packed bits for them.
+            const u64 be = lane_bswap(xp_u64(row, r + 2u));
+            const u64 r0 = be >> (64u - width);
+            const u64 r1 = n == 2u ? (be << width) >> (64u - width) : r0;
+            const u64 v0 = SIGNED ? (u64)orc_unzigzag(r0) : r0;
+            const u64 v1 = SIGNED ? (u64)orc_unzigzag(r1) : r1;
+            if (!orc_fits<T, SIGNED>(v0) || !orc_fits<T, SIGNED>(v1)) return XP_FAIL;
+            const i64 d = (i64)(v1 - v0);
+            if (xp_small(d)) {
+                xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, (u32)(int)d, v0);
+                s.made += n;
+                s.pos += 2u + bytes;
+                return XP_OK;
+            }
+        }
         xp_push(sh, w, lane, k, s.made, XP_PACKED, width, false, s.pos + 2u, 0ull);
         s.made += n;
         s.pos += 2u + bytes;
@@ -275,6 +295,24 @@ __device__ __forceinline__ u32 xp_walk_v1(XpWalk& s, const u32* row, XpShared& s
     if (a == 0u) return XP_FAIL;
     const u64 bits = SIGNED ? (u64)orc_unzigzag(raw) : raw;
     if (!orc_fits<T, SIGNED>(bits)) return XP_FAIL;
+    if (s.lit >= 2u && left >= 2u && avail > a) {
+        // A second varint (the buffer holds 10 more bytes: r + a <= 42): one linear run of two
+        // values where their difference fits 32 bits, else two runs of one.
+        u64 raw2;
+        const u32 b = xp_varint(row, r + a, avail - a, raw2);
+        const u64 bits2 = SIGNED ? (u64)orc_unzigzag(raw2) : raw2;
+        const i64 d = (i64)(bits2 - bits);
+        const bool small = xp_small(d);
+        if (b != 0u && orc_fits<T, SIGNED>(bits2) && (small || k + 2u <= XP_GROUPS)) {
+            xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, small ? (u32)(int)d : 0u,
+                    bits);
+            if (!small) xp_push(sh, w, lane, k, s.made + 1u, XP_LINEAR, 0u, false, 0u, bits2);
+            s.made += 2u;
+            s.pos += a + b;
+            s.lit -= 2u;
+            return XP_OK;
+        }
+    }
     xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, 0u, bits);
     s.made += 1u;
     s.pos += a;

@@ -416,18 +416,19 @@ pub fn plan_sub_blocks(
     Ok(plan)
 }
 
-/// Values per group below which a lane per sub-block or the walk-and-expand decoder beats a
-/// warp per sub-block (H200: on dates and sorted keys, 4 values per group, the lanes and the
-/// expand decoder reach 270-530 GB/s and the warps 75-160).
+/// RLEv2 values per group below which a lane per sub-block (into values of 4 bytes or fewer) or
+/// the walk-and-expand decoder (8-byte values) beats a warp per sub-block (H100, stop 22: on
+/// dates and sorted keys, about 4 values per group, the lanes and the expand decoder reach
+/// 283-592 GB/s and the warps 104-638; the lanes 290 against 283 on dates).
 pub const SHORT_MEAN_GROUP: f64 = 8.0;
-/// Values per group from which a warp per sub-block wins whatever the type: DIRECT groups of
-/// hundreds of values, which a warp unpacks 32 at a time (H200: 915 against 585 GB/s for the
-/// expand decoder on quantities, 1293 against 1015 on random 64-bit values).
+/// Values per group from which a warp per sub-block wins whatever the type and version: groups
+/// of hundreds of values, which a warp unpacks 32 at a time (H100, stop 22: 909 against 580
+/// GB/s for the expand decoder on RLEv2 quantities, 1185 against 907 on random 64-bit values).
 pub const LONG_MEAN_GROUP: f64 = 128.0;
-/// RLEv1 bytes per value from which the lanes win whatever the group length: long varints,
-/// which the warps read one at a time and the expand decoder one per descriptor (H200, random
-/// 64-bit values: lanes 313, expand 196, warps 96 GB/s).
-pub const LANES_MIN_V1_BYTES_PER_VALUE: f64 = 2.0;
+/// RLEv1 bytes per value below which long literal groups are one-byte varints (small values),
+/// which a warp per sub-block takes 128 a step; longer varints go to the walk-and-expand decoder
+/// (H100, stop 22, random 64-bit values: expand 331, lanes 258, warps 250 GB/s).
+pub const WARPS_MAX_V1_BYTES_PER_VALUE: f64 = 1.5;
 
 /// The groups of an ORC stream: (values, groups, bytes walked), or `None` where a header does
 /// not parse. Reads headers and varint lengths only.
@@ -515,38 +516,63 @@ pub fn sample_shape(
     })
 }
 
-/// The decoder for layout-2 chunks, from [`sample_shape`] and the element width. Fitted to the
-/// ten bench columns on an H200 (it picks the fastest of the three on all ten):
-/// - RLEv1 varints of 2+ bytes per value: a lane per sub-block;
-/// - groups under [`SHORT_MEAN_GROUP`] values: a lane per sub-block into values of 4 bytes or
-///   fewer, the walk-and-expand decoder into 8-byte values (the lanes' scattered stores cost
-///   most there);
-/// - groups of [`LONG_MEAN_GROUP`] values or more, or 8-byte values: a warp per sub-block;
-/// - otherwise the walk-and-expand decoder.
-///
-/// A lane per sub-block when no header parses.
+/// The decoder for layout-2 chunks, from [`sample_shape`] and the element width (see
+/// [`pick_decoder`]). A lane per sub-block when no header parses.
 pub fn choose_decoder(
     payload: &[u8],
     plan: &SubBlockPlan,
     version: RleVersion,
     elem: ElemType,
 ) -> Parallelism {
-    let Some((mean_group, bytes_per_value)) = sample_shape(payload, plan, version) else {
-        return Parallelism::LanePerSubBlock;
-    };
-    let wide = elem.size() == 8;
-    if version == RleVersion::V1 && bytes_per_value >= LANES_MIN_V1_BYTES_PER_VALUE {
-        Parallelism::LanePerSubBlock
-    } else if mean_group < SHORT_MEAN_GROUP {
-        if wide {
-            Parallelism::WalkExpand
-        } else {
-            Parallelism::LanePerSubBlock
+    match sample_shape(payload, plan, version) {
+        Some((mean_group, bytes_per_value)) => {
+            pick_decoder(version, mean_group, bytes_per_value, elem.size() == 8)
         }
-    } else if mean_group >= LONG_MEAN_GROUP || wide {
-        Parallelism::WarpPerChunk
-    } else {
-        Parallelism::WalkExpand
+        None => Parallelism::LanePerSubBlock,
+    }
+}
+
+/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H100 (stop 22; it
+/// picks the fastest of the three, or one within 3% of it, on all ten):
+/// - RLEv1 groups of [`LONG_MEAN_GROUP`] values or more of one-byte varints (under
+///   [`WARPS_MAX_V1_BYTES_PER_VALUE`] bytes a value): a warp per sub-block, which takes 128
+///   such varints a step;
+/// - RLEv1 otherwise: the walk-and-expand decoder (its lanes cut runs, stretches of one-byte
+///   varints and pairs of longer varints into descriptors, and the warp writes them in full
+///   windows: H100, stop 22, 312 against 286 GB/s for the lanes on dates, 331 against 258 on
+///   random values, 184 against 71 for the warps on discounts);
+/// - RLEv2 groups under [`SHORT_MEAN_GROUP`] values: a lane per sub-block into values of 4
+///   bytes or fewer, the walk-and-expand decoder into 8-byte values (the lanes' scattered stores
+///   cost most there);
+/// - RLEv2 groups of [`LONG_MEAN_GROUP`] values or more, or 8-byte values: a warp per
+///   sub-block; the walk-and-expand decoder otherwise.
+pub fn pick_decoder(
+    version: RleVersion,
+    mean_group: f64,
+    bytes_per_value: f64,
+    wide: bool,
+) -> Parallelism {
+    match version {
+        RleVersion::V1 => {
+            if mean_group >= LONG_MEAN_GROUP && bytes_per_value < WARPS_MAX_V1_BYTES_PER_VALUE {
+                Parallelism::WarpPerChunk
+            } else {
+                Parallelism::WalkExpand
+            }
+        }
+        RleVersion::V2 => {
+            if mean_group < SHORT_MEAN_GROUP {
+                if wide {
+                    Parallelism::WalkExpand
+                } else {
+                    Parallelism::LanePerSubBlock
+                }
+            } else if mean_group >= LONG_MEAN_GROUP || wide {
+                Parallelism::WarpPerChunk
+            } else {
+                Parallelism::WalkExpand
+            }
+        }
     }
 }
 
@@ -637,17 +663,18 @@ mod tests {
         assert_eq!(LANES_THREADS, 32 * define(expand, "#define XP_WARPS "));
     }
 
-    /// The picker's choices on the bench's columns (the fastest of the three on the H200).
+    /// The picker's choices on the bench's columns: the fastest of the three on an H100 in stop
+    /// 22, or one within 3% of it (RLEv1 quantities: expand 429, warps 444 GB/s).
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
         use Parallelism::{LanePerSubBlock as Lanes, WalkExpand as Expand, WarpPerChunk as Warps};
         let want = [
             ("l_orderkey", [Expand, Warps]),
-            ("lo_orderdate", [Lanes, Lanes]),
+            ("lo_orderdate", [Expand, Lanes]),
             ("l_quantity", [Expand, Warps]),
             ("lo_discount", [Expand, Expand]),
-            ("random", [Lanes, Warps]),
+            ("random", [Expand, Warps]),
         ];
         for col in crate::bench::orc::columns(2 << 20) {
             let Some((_, picks)) = want.iter().find(|(n, _)| *n == col.name) else {
