@@ -50,7 +50,7 @@
 // Rounds whose sub-blocks average fewer values than this are expanded with their values laid
 // out back to back (`xp_expand`); longer ones sub-block by sub-block (`xp_expand_one`), whose
 // windows are full anyway and which saves the search for each value's sub-block.
-#define XP_FLAT_BELOW 64u
+#define XP_FLAT_BELOW 96u
 // The words of a flat round's descriptor-start bit map: such a round has fewer than
 // XP_FLAT_BELOW * 32 values.
 #define XP_FLAT_WORDS XP_FLAT_BELOW
@@ -383,7 +383,7 @@ __device__ __forceinline__ XpSlot xp_fetch(const XpShared& sh, u32 w, u32 lane, 
     const u32 rank = (u32)__popc(before) + (u32)__popc(lane_starts & upto) - 1u;
     const u32 k = __shfl_sync(0xffffffffu, f.by_rank, rank & 31u);
     l = k;
-    const u32 word = sh.starts[w][(b >> 5) & (XP_FLAT_WORDS - 1u)];
+    const u32 word = sh.starts[w][min(b >> 5, XP_FLAT_WORDS - 1u)];
     const u32 dr = dbase + (u32)__popc(word & upto) - 1u;
     const u32 g = dr - __shfl_sync(0xffffffffu, f.dexcl, k);
     const u32 shift = __shfl_sync(0xffffffffu, f.shift, k);
@@ -487,8 +487,7 @@ __device__ __forceinline__ u32 xp_expand(XpShared& sh, u32 w, u32 lane, u32 n, u
     // The bit map of the descriptors' flat starts (every descriptor holds a value, so no two
     // share a start).
     __syncwarp();
-    sh.starts[w][lane] = 0u;
-    sh.starts[w][lane + 32u] = 0u;
+    for (u32 q = lane; q < XP_FLAT_WORDS; q += 32u) sh.starts[w][q] = 0u;
     __syncwarp();
     for (u32 g = 0u; g < n; ++g) {
         const u32 p = f.excl + (sh.head[w][lane][g] & 0xffffu) - b0;
@@ -504,10 +503,10 @@ __device__ __forceinline__ u32 xp_expand(XpShared& sh, u32 w, u32 lane, u32 n, u
         bool bad0 = false, bad1 = false;
         const XpSlot v0 =
             xp_fetch<T, SIGNED>(sh, w, lane, b, total, f, dbase, in, l0, d0, bad0);
-        dbase += (u32)__popc(sh.starts[w][(b >> 5) & (XP_FLAT_WORDS - 1u)]);
+        dbase += (u32)__popc(sh.starts[w][min(b >> 5, XP_FLAT_WORDS - 1u)]);
         const XpSlot v1 =
             xp_fetch<T, SIGNED>(sh, w, lane, b + 32u, total, f, dbase, in, l1, d1, bad1);
-        dbase += (u32)__popc(sh.starts[w][((b >> 5) + 1u) & (XP_FLAT_WORDS - 1u)]);
+        dbase += (u32)__popc(sh.starts[w][min((b >> 5) + 1u, XP_FLAT_WORDS - 1u)]);
         xp_store<T, SIGNED>(v0, lane, b + lane < total, carry, bad0, out_t, d0);
         xp_store<T, SIGNED>(v1, lane, b + 32u + lane < total, carry, bad1, out_t, d1);
         if (bad0) badmask |= 1u << l0;
@@ -607,9 +606,14 @@ __device__ __forceinline__ bool xp_expand_one(const XpShared& sh, u32 w, u32 lan
     bool bad = false;
     for (u32 b = b0; b < end; b += 64u) {
         const XpSlot v0 = xp_fetch_one<T, SIGNED>(sh, w, lane, l, start_k, b, end, stream, bad);
-        const XpSlot v1 = xp_fetch_one<T, SIGNED>(sh, w, lane, l, start_k, b + 32u, end, stream, bad);
-        xp_store_one<T, SIGNED>(v0, lane, b + lane, end, carry, bad, dst);
-        xp_store_one<T, SIGNED>(v1, lane, b + 32u + lane, end, carry, bad, dst);
+        if (b + 32u < end) {
+            const XpSlot v1 =
+                xp_fetch_one<T, SIGNED>(sh, w, lane, l, start_k, b + 32u, end, stream, bad);
+            xp_store_one<T, SIGNED>(v0, lane, b + lane, end, carry, bad, dst);
+            xp_store_one<T, SIGNED>(v1, lane, b + 32u + lane, end, carry, bad, dst);
+        } else {
+            xp_store_one<T, SIGNED>(v0, lane, b + lane, end, carry, bad, dst);
+        }
     }
     return __any_sync(0xffffffffu, bad);
 }
@@ -728,6 +732,7 @@ __device__ void expand_v2(ORC_KERNEL_PARAMS) {
 }
 
 // The entry points, held to 64 registers so that 8 blocks (32 warps) fit on an SM next to their
-// 26 KB of shared memory each.
+// 27.5 KB of shared memory each (with the 1 KB the driver reserves per block, 8 blocks take the
+// whole 228 KB of an sm_90 SM: a larger XP_FLAT_BELOW would cost a block).
 ORC_INT_KERNELS_WITH(__launch_bounds__(XP_WARPS * 32u, 8), orc_rle_v1_expand, expand_v1)
 ORC_INT_KERNELS_WITH(__launch_bounds__(XP_WARPS * 32u, 8), orc_rle_v2_expand, expand_v2)
