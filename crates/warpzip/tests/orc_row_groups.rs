@@ -11,10 +11,10 @@ use arrow_array::Array;
 use std::path::{Path, PathBuf};
 use warpzip::orc::proto::RowIndex;
 use warpzip::orc::row_groups::{
-    decode_group, decode_plan, plan_column, plan_column_with_index, plan_file_column,
-    read_column_by_row_groups, ColumnPlan, DataKind, StreamStart,
+    decode_group, decode_plan, decode_plan_dense, plan_column, plan_column_with_index,
+    plan_file_column, read_column_by_row_groups, ColumnPlan, DataKind, StreamStart,
 };
-use warpzip::orc::{CompressionKind, OrcFile};
+use warpzip::orc::{CompressionKind, OrcFile, TypeKind};
 use warpzip::Error;
 
 fn fixture_dir() -> PathBuf {
@@ -448,4 +448,114 @@ fn bit_flipped_row_indexes_never_panic() {
             assert!(errors > 0, "{name} {column_name}: no flip was noticed");
         }
     }
+}
+
+/// `decode_plan_dense` of `plan` with the value type of its column, as `decode_plan` gives it:
+/// one `Option<i64>` per row (`None` where the row is not valid), or the error's text.
+fn dense_rows(plan: &ColumnPlan) -> Result<Vec<Option<i64>>, String> {
+    fn rows<T: warpzip::codec::orc_rle::OrcInt>(
+        plan: &ColumnPlan,
+        widen: fn(T) -> i64,
+    ) -> Result<Vec<Option<i64>>, String> {
+        let d = decode_plan_dense::<T>(plan).map_err(|e| e.to_string())?;
+        Ok(match &d.valid {
+            Some(valid) => d
+                .values
+                .iter()
+                .zip(valid)
+                .map(|(&v, &ok)| {
+                    assert!(ok || widen(v) == 0, "a null row holds {}", widen(v));
+                    ok.then(|| widen(v))
+                })
+                .collect(),
+            None => d.values.iter().map(|&v| Some(widen(v))).collect(),
+        })
+    }
+    match plan.column.kind {
+        TypeKind::Short => rows::<i16>(plan, i64::from),
+        TypeKind::Int | TypeKind::Date => rows::<i32>(plan, i64::from),
+        _ => rows::<i64>(plan, |v| v),
+    }
+}
+
+/// The dense row-group decode (typed values and validity flags, what the bench's CPU row
+/// times) gives exactly what the per-row decode gives, on every integer column of every file.
+#[test]
+fn dense_row_group_decode_equals_the_per_row_decode_everywhere() {
+    let mut plans = 0usize;
+    for path in all_files() {
+        let file = open(&path);
+        for column in file.columns().iter().filter(|c| c.is_supported()) {
+            for plan in plan_file_column(&file, column).unwrap() {
+                if !matches!(plan.kind, DataKind::IntV1 | DataKind::IntV2) {
+                    assert!(decode_plan_dense::<i64>(&plan).is_err());
+                    continue;
+                }
+                let want = decode_plan(&plan)
+                    .unwrap_or_else(|e| panic!("{} {}: {e}", path.display(), column.name));
+                let got = dense_rows(&plan)
+                    .unwrap_or_else(|e| panic!("{} {}: {e}", path.display(), column.name));
+                assert!(got == want, "{} column {}", path.display(), column.name);
+                plans += 1;
+            }
+        }
+    }
+    assert!(plans >= 40, "only {plans} integer plans");
+}
+
+/// Damaged DATA and PRESENT bytes and positions: the dense decode fails exactly where the
+/// per-row decode fails, naming the row group, and otherwise gives the same rows.
+#[test]
+fn damaged_plans_fail_alike_in_the_dense_decode() {
+    let mut failures = 0usize;
+    let mut seed = 0x5eed_u64;
+    let mut next = move |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n.max(1)
+    };
+    for (name, column) in [
+        ("groups_v011_zlib.orc", "small"),
+        ("groups_v012_uncompressed.orc", "small"),
+        ("groups_v012_uncompressed.orc", "id"),
+        ("groups_v012_uncompressed.orc", "big"),
+    ] {
+        let s = subject(name, column, 0);
+        let good = s.plan(&s.index).unwrap();
+        for round in 0..200 {
+            let mut plan = good.clone();
+            match round % 4 {
+                0 if !plan.data.is_empty() => {
+                    let i = next(plan.data.len());
+                    plan.data[i] ^= 1 << next(8);
+                }
+                1 if !plan.data.is_empty() => {
+                    let keep = next(plan.data.len());
+                    plan.data.truncate(keep);
+                }
+                2 => {
+                    if let Some(p) = plan.present.as_mut().filter(|p| !p.is_empty()) {
+                        let i = next(p.len());
+                        p[i] ^= 1 << next(8);
+                    }
+                }
+                _ => {
+                    let g = next(plan.groups.len());
+                    plan.groups[g].data.skip += next(3) as u64;
+                }
+            }
+            let want = decode_plan(&plan).map_err(|e| e.to_string());
+            let got = dense_rows(&plan);
+            match (&want, &got) {
+                (Ok(a), Ok(b)) => assert!(a == b, "{name} {column} round {round}"),
+                (Err(_), Err(e)) => {
+                    assert!(e.contains("row group") || e.contains("rows"), "{e}");
+                    failures += 1;
+                }
+                _ => panic!("{name} {column} round {round}: {want:?} against {got:?}"),
+            }
+        }
+    }
+    assert!(failures > 50, "only {failures} damaged plans failed");
 }

@@ -153,6 +153,9 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             if opts.wants("orc-rle") {
                 orc::bench_cpu(opts, &mut rows)?;
             }
+            if opts.wants("orc") {
+                orc_file::bench_cpu(opts, &mut rows)?;
+            }
             if opts.wants("deflate") {
                 deflate::bench(None, opts, &mut rows)?;
             }

@@ -9,10 +9,77 @@ use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
 use crate::error::{Error, Result};
 use crate::gpu::{median, GpuContext};
 use crate::orc::gpu::{decode_columns_on_device, decode_on_device, DeviceColumn, PreparedColumn};
-use crate::orc::row_groups::{decode_plan, plan_file_column};
+use crate::orc::proto::TypeKind;
+use crate::orc::row_groups::{
+    decode_plan, decode_plan_dense, plan_file_column, ColumnPlan, DataKind,
+};
 use crate::orc::OrcFile;
 use std::path::Path;
 use std::time::Instant;
+
+/// One CPU decode of a column plan, into values of the column's type where its DATA is integer
+/// RLE (the per-row `Option<i64>` decode otherwise: booleans and bytes).
+fn decode_plan_cpu(plan: &ColumnPlan) -> Result<()> {
+    if !matches!(plan.kind, DataKind::IntV1 | DataKind::IntV2) {
+        std::hint::black_box(decode_plan(plan)?);
+        return Ok(());
+    }
+    match plan.column.kind {
+        TypeKind::Short => drop(std::hint::black_box(decode_plan_dense::<i16>(plan)?)),
+        TypeKind::Int | TypeKind::Date => {
+            drop(std::hint::black_box(decode_plan_dense::<i32>(plan)?))
+        }
+        _ => drop(std::hint::black_box(decode_plan_dense::<i64>(plan)?)),
+    }
+    Ok(())
+}
+
+/// One CPU core decoding a column's stripes row group by row group from their decompressed
+/// streams, into typed values and validity flags as the GPU writes them: the median of 10.
+fn cpu_row(plans: &[ColumnPlan], input: String, out_bytes: f64, ratio: f64) -> Result<BenchRow> {
+    let mut cpu_times = Vec::new();
+    for _ in 0..10 {
+        let t = Instant::now();
+        for plan in plans {
+            decode_plan_cpu(plan)?;
+        }
+        cpu_times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    cpu_times.sort_by(|a, b| a.total_cmp(b));
+    let ms = median(&cpu_times);
+    Ok(BenchRow {
+        what: "orc column decode (row groups)".into(),
+        input,
+        device: "CPU, 1 thread".into(),
+        bytes: out_bytes as u64,
+        ratio: Some(ratio),
+        ms,
+        gbps: gbps(out_bytes, ms),
+        roofline: None,
+        note: "per core; decompressed streams to typed values".into(),
+    })
+}
+
+/// The CPU-only variant: the one-core row-group decode row of every supported column of every
+/// `.orc` file given.
+pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
+    for path in opts
+        .files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "orc"))
+    {
+        let file = OrcFile::open(path)?;
+        for column in file.columns().iter().filter(|c| c.is_supported()) {
+            let plans = plan_file_column(&file, column)?;
+            let prepared = PreparedColumn::new(column, &plans)?;
+            let out_bytes = prepared.rows as f64 * prepared.width as f64;
+            let ratio = out_bytes / prepared.input.len().max(1) as f64;
+            let input = format!("{} {} ({})", label(path), column.name, column.type_name);
+            rows.push(cpu_row(&plans, input, out_bytes, ratio)?);
+        }
+    }
+    Ok(())
+}
 
 fn label(path: &Path) -> String {
     path.file_name()
@@ -151,28 +218,7 @@ pub(super) fn bench_gpu(
                     rows.push(wall_row(gpu, what, input.clone(), out_bytes, ms, note));
                 }
             }
-            // One CPU core over the same decompressed streams.
-            let mut cpu_times = Vec::new();
-            for _ in 0..3 {
-                let t = Instant::now();
-                for plan in &plans {
-                    std::hint::black_box(decode_plan(plan)?);
-                }
-                cpu_times.push(t.elapsed().as_secs_f64() * 1e3);
-            }
-            cpu_times.sort_by(|a, b| a.total_cmp(b));
-            let cpu_ms = median(&cpu_times);
-            rows.push(BenchRow {
-                what: "orc column decode (row groups)".into(),
-                input,
-                device: "CPU, 1 thread".into(),
-                bytes: out_bytes as u64,
-                ratio: Some(ratio),
-                ms: cpu_ms,
-                gbps: gbps(out_bytes, cpu_ms),
-                roofline: None,
-                note: "per core".into(),
-            });
+            rows.push(cpu_row(&plans, input, out_bytes, ratio)?);
         }
     }
     Ok(())

@@ -631,6 +631,115 @@ pub fn decode_group(plan: &ColumnPlan, group: usize) -> Result<Vec<Option<i64>>>
         .collect())
 }
 
+/// Integer values of a stripe column, one per row: the CPU twin of the GPU's warp-per-row-group
+/// decode (nulls are 0 in `values`, as the GPU writes them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DenseColumn<T> {
+    /// One value per row (0 where the row is null).
+    pub values: Vec<T>,
+    /// One flag per row, true where the row has a value; `None` when the stripe has no PRESENT
+    /// stream (every row has one).
+    pub valid: Option<Vec<bool>>,
+}
+
+/// Decodes every row group of an integer-RLE `plan` (DATA in Integer RLE v1 or v2) straight into
+/// values of `T` (i16 for smallint, i32 for int and date, i64 for bigint), row group by row
+/// group exactly as [`decode_group`] does, with the same checks and errors, but without its
+/// `Option<i64>` per row. A value that does not fit `T` is an error naming the row group.
+/// Other kinds of DATA (booleans, bytes) are `Unsupported` here: [`decode_plan`] reads them.
+pub fn decode_plan_dense<T: orc_rle::OrcInt>(plan: &ColumnPlan) -> Result<DenseColumn<T>> {
+    if !matches!(plan.kind, DataKind::IntV1 | DataKind::IntV2) {
+        return Err(Error::Unsupported(format!(
+            "dense decode of {} DATA (ORC column '{}')",
+            plan.kind.name(),
+            plan.column.name
+        )));
+    }
+    let total = usize::try_from(plan.rows)
+        .map_err(|_| plan_error(plan.stripe, &plan.column, "too many rows for memory"))?;
+    let mut values = vec![T::default(); total];
+    let mut valid = plan.present.as_ref().map(|_| vec![false; total]);
+    let mut row0 = 0usize;
+    for (group, g) in plan.groups.iter().enumerate() {
+        let fail = |reason: String| group_error(plan, group, &reason);
+        let rows = usize::try_from(g.rows)
+            .ok()
+            .filter(|&r| r <= total - row0)
+            .ok_or_else(|| fail(format!("{} rows run past the stripe's {total}", g.rows)))?;
+        let n = match (&plan.present, &g.present, valid.as_mut()) {
+            (Some(bytes), Some(start), Some(valid)) => {
+                let flags = &mut valid[row0..row0 + rows];
+                checked_len(bytes, start, DataKind::Boolean, rows)
+                    .map_err(|r| fail(format!("PRESENT stream: {r}")))?;
+                decode_run_prefix(DataKind::Boolean, bytes, start, &mut Values::Bits(flags))
+                    .map_err(|r| fail(format!("PRESENT stream: {r}")))?;
+                flags.iter().filter(|&&b| b).count()
+            }
+            (None, None, _) => rows,
+            (Some(_), None, _) => {
+                return Err(fail(
+                    "the stripe has a PRESENT stream but the group no start in it".into(),
+                ))
+            }
+            _ => {
+                return Err(fail(
+                    "the group has a PRESENT start but the stripe no PRESENT stream".into(),
+                ))
+            }
+        };
+        let n = checked_len(&plan.data, &g.data, plan.kind, n)
+            .map_err(|r| fail(format!("DATA stream: {r}")))?;
+        let out = &mut values[row0..row0 + rows];
+        if n > 0 {
+            let rest = tail(&plan.data, &g.data).map_err(|r| fail(format!("DATA stream: {r}")))?;
+            let skip = usize::try_from(g.data.skip)
+                .map_err(|_| fail(format!("DATA stream: skip {} too large", g.data.skip)))?;
+            let dense = &mut out[..n];
+            let result = if plan.kind == DataKind::IntV1 {
+                orc_rle::decode_int_rle_v1_prefix(rest, true, skip, dense)
+            } else {
+                orc_rle::decode_int_rle_v2_prefix(rest, true, skip, dense)
+            };
+            result.map_err(|status| {
+                fail(match status {
+                    ChunkStatus::Underflow => format!(
+                        "DATA stream: the stream ends before the group's {n} values (from byte \
+                         {}, skipping {})",
+                        g.data.byte, g.data.skip
+                    ),
+                    other => format!(
+                        "DATA stream: {} (from byte {})",
+                        other.reason(),
+                        g.data.byte
+                    ),
+                })
+            })?;
+        }
+        if let Some(valid) = valid.as_ref() {
+            // Spread the group's n values over its rows, from the last row back (a value only
+            // moves to a later slot, so none is overwritten before it moves).
+            let mut k = n;
+            for (r, &present) in valid[row0..row0 + rows].iter().enumerate().rev() {
+                if present {
+                    k -= 1;
+                    out[r] = out[k];
+                } else {
+                    out[r] = T::default();
+                }
+            }
+        }
+        row0 += rows;
+    }
+    if row0 != total {
+        return Err(plan_error(
+            plan.stripe,
+            &plan.column,
+            &format!("the row groups hold {row0} rows, the stripe {total}"),
+        ));
+    }
+    Ok(DenseColumn { values, valid })
+}
+
 /// Decodes every row group of `plan` in order, each on its own: the stripe's rows.
 pub fn decode_plan(plan: &ColumnPlan) -> Result<Vec<Option<i64>>> {
     let mut rows = Vec::new();
