@@ -8,6 +8,49 @@ use crate::error::{ChunkStatus, Error, Result};
 use crate::format::{ChunkSpan, ElemType};
 use rayon::prelude::*;
 
+/// Evaluates `$body` with `$t` naming the Rust type of the ORC codecs' element type `$elem` (u8
+/// to u64, i8 to i64), or `$fallback` (with `$other` bound to the element type) for a type they
+/// do not store.
+macro_rules! with_orc_type {
+    ($elem:expr, $t:ident => $body:expr, $other:pat => $fallback:expr) => {
+        match $elem {
+            ElemType::U8 => {
+                type $t = u8;
+                $body
+            }
+            ElemType::U16 => {
+                type $t = u16;
+                $body
+            }
+            ElemType::U32 => {
+                type $t = u32;
+                $body
+            }
+            ElemType::U64 => {
+                type $t = u64;
+                $body
+            }
+            ElemType::I8 => {
+                type $t = i8;
+                $body
+            }
+            ElemType::I16 => {
+                type $t = i16;
+                $body
+            }
+            ElemType::I32 => {
+                type $t = i32;
+                $body
+            }
+            ElemType::I64 => {
+                type $t = i64;
+                $body
+            }
+            $other => $fallback,
+        }
+    };
+}
+
 /// Compresses `data`, little-endian values of type `elem`, in chunks of `chunk_size` bytes (a
 /// positive multiple of the element size; the last chunk may be shorter) into one payload whose
 /// chunks lie back to back, in order, as the returned spans say.
@@ -140,19 +183,11 @@ pub fn encode_chunk(
             }
         }
     }
-    match elem {
-        ElemType::U8 => typed::<u8>(chunk, version, layout),
-        ElemType::U16 => typed::<u16>(chunk, version, layout),
-        ElemType::U32 => typed::<u32>(chunk, version, layout),
-        ElemType::U64 => typed::<u64>(chunk, version, layout),
-        ElemType::I8 => typed::<i8>(chunk, version, layout),
-        ElemType::I16 => typed::<i16>(chunk, version, layout),
-        ElemType::I32 => typed::<i32>(chunk, version, layout),
-        ElemType::I64 => typed::<i64>(chunk, version, layout),
-        other => Err(Error::InvalidArgument(format!(
+    with_orc_type!(elem, T => typed::<T>(chunk, version, layout), other => {
+        Err(Error::InvalidArgument(format!(
             "the ORC RLE codecs do not store {other}"
-        ))),
-    }
+        )))
+    })
 }
 
 /// Decodes one chunk, laid out as `layout` says, into `dst`: little-endian `elem` values
@@ -190,17 +225,7 @@ pub fn decode_stream(
     version: RleVersion,
     dst: &mut [u8],
 ) -> Result<(), ChunkStatus> {
-    match elem {
-        ElemType::U8 => typed::<u8>(input, version, dst),
-        ElemType::U16 => typed::<u16>(input, version, dst),
-        ElemType::U32 => typed::<u32>(input, version, dst),
-        ElemType::U64 => typed::<u64>(input, version, dst),
-        ElemType::I8 => typed::<i8>(input, version, dst),
-        ElemType::I16 => typed::<i16>(input, version, dst),
-        ElemType::I32 => typed::<i32>(input, version, dst),
-        ElemType::I64 => typed::<i64>(input, version, dst),
-        _ => Err(ChunkStatus::Corrupt),
-    }
+    with_orc_type!(elem, T => typed::<T>(input, version, dst), _ => Err(ChunkStatus::Corrupt))
 }
 
 /// Decodes `dst.len() / T::BYTES` values into `dst`. Only called with the primitive integer
