@@ -11,8 +11,9 @@ use arrow_array::Array;
 use std::path::{Path, PathBuf};
 use warpzip::orc::proto::RowIndex;
 use warpzip::orc::row_groups::{
-    decode_group, decode_plan, decode_plan_dense, plan_column, plan_column_with_index,
-    plan_file_column, read_column_by_row_groups, ColumnPlan, DataKind, StreamStart,
+    decode_group, decode_plan, decode_plan_dense, decode_plan_dense_into, plan_column,
+    plan_column_with_index, plan_file_column, read_column_by_row_groups, ColumnPlan, DataKind,
+    StreamStart,
 };
 use warpzip::orc::{CompressionKind, OrcFile, TypeKind};
 use warpzip::Error;
@@ -558,4 +559,42 @@ fn damaged_plans_fail_alike_in_the_dense_decode() {
         }
     }
     assert!(failures > 50, "only {failures} damaged plans failed");
+}
+
+/// The dense decode into the caller's buffers: reused buffers give the same rows again, and
+/// buffers of the wrong length (or flags where the stripe has no PRESENT stream, or none where
+/// it has one) are refused before anything is decoded.
+#[test]
+fn dense_decode_into_reuses_buffers_and_checks_their_lengths() {
+    let s = subject("groups_v012_uncompressed.orc", "small", 0);
+    let plan = s.plan(&s.index).unwrap();
+    assert!(plan.present.is_some());
+    let want = dense_rows(&plan).unwrap();
+    let rows = plan.rows as usize;
+    let mut values = vec![7i64; rows];
+    let mut valid = vec![true; rows];
+    for _ in 0..2 {
+        decode_plan_dense_into(&plan, &mut values, Some(&mut valid)).unwrap();
+        let got: Vec<Option<i64>> = values
+            .iter()
+            .zip(&valid)
+            .map(|(&v, &ok)| ok.then_some(v))
+            .collect();
+        assert_eq!(got, want);
+    }
+    let mut short = vec![0i64; rows - 1];
+    let mut short_flags = vec![false; rows - 1];
+    assert!(decode_plan_dense_into(&plan, &mut short, Some(&mut valid)).is_err());
+    assert!(decode_plan_dense_into(&plan, &mut values, Some(&mut short_flags)).is_err());
+    let e = decode_plan_dense_into(&plan, &mut values, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("PRESENT"), "{e}");
+    let s = subject("groups_v012_uncompressed.orc", "id", 0);
+    let plan = s.plan(&s.index).unwrap();
+    assert!(plan.present.is_none());
+    let mut values = vec![0i64; plan.rows as usize];
+    let mut flags = vec![false; plan.rows as usize];
+    assert!(decode_plan_dense_into(&plan, &mut values, Some(&mut flags)).is_err());
+    decode_plan_dense_into(&plan, &mut values, None).unwrap();
 }

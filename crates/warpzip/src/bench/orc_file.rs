@@ -6,45 +6,71 @@
 //! the CPU inflate, column by column and for the whole file at once.
 
 use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
+use crate::codec::orc_rle::OrcInt;
 use crate::error::{Error, Result};
 use crate::gpu::{median, GpuContext};
 use crate::orc::gpu::{decode_columns_on_device, decode_on_device, DeviceColumn, PreparedColumn};
 use crate::orc::proto::TypeKind;
 use crate::orc::row_groups::{
-    decode_plan, decode_plan_dense, plan_file_column, ColumnPlan, DataKind,
+    decode_plan, decode_plan_dense_into, plan_file_column, ColumnPlan, DataKind,
 };
 use crate::orc::OrcFile;
 use std::path::Path;
 use std::time::Instant;
 
-/// One CPU decode of a column plan, into values of the column's type where its DATA is integer
-/// RLE (the per-row `Option<i64>` decode otherwise: booleans and bytes).
-fn decode_plan_cpu(plan: &ColumnPlan) -> Result<()> {
-    if !matches!(plan.kind, DataKind::IntV1 | DataKind::IntV2) {
-        std::hint::black_box(decode_plan(plan)?);
-        return Ok(());
-    }
-    match plan.column.kind {
-        TypeKind::Short => drop(std::hint::black_box(decode_plan_dense::<i16>(plan)?)),
-        TypeKind::Int | TypeKind::Date => {
-            drop(std::hint::black_box(decode_plan_dense::<i32>(plan)?))
+/// Times of `runs` one-core decodes of a column's plans into buffers allocated once beforehand
+/// (as the generated columns' CPU rows decode into one output buffer): values of `T` and the
+/// validity flags.
+fn time_dense<T: OrcInt>(plans: &[ColumnPlan], runs: usize) -> Result<Vec<f64>> {
+    let mut buffers = plans
+        .iter()
+        .map(|p| {
+            let rows = usize::try_from(p.rows)
+                .map_err(|_| Error::InvalidArgument("too many rows for memory".into()))?;
+            Ok((
+                vec![T::default(); rows],
+                p.present.as_ref().map(|_| vec![false; rows]),
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        for (plan, (values, valid)) in plans.iter().zip(buffers.iter_mut()) {
+            decode_plan_dense_into(plan, values, valid.as_deref_mut())?;
         }
-        _ => drop(std::hint::black_box(decode_plan_dense::<i64>(plan)?)),
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        std::hint::black_box(&buffers);
     }
-    Ok(())
+    Ok(times)
 }
 
 /// One CPU core decoding a column's stripes row group by row group from their decompressed
-/// streams, into typed values and validity flags as the GPU writes them: the median of 10.
+/// streams, into typed values and validity flags as the GPU writes them (the per-row
+/// `Option<i64>` decode where the DATA is not integer RLE: booleans and bytes): the median of
+/// 10.
 fn cpu_row(plans: &[ColumnPlan], input: String, out_bytes: f64, ratio: f64) -> Result<BenchRow> {
-    let mut cpu_times = Vec::new();
-    for _ in 0..10 {
-        let t = Instant::now();
-        for plan in plans {
-            decode_plan_cpu(plan)?;
+    const RUNS: usize = 10;
+    let integer = plans
+        .iter()
+        .all(|p| matches!(p.kind, DataKind::IntV1 | DataKind::IntV2));
+    let kind = plans.first().map(|p| p.column.kind);
+    let mut cpu_times = match (integer, kind) {
+        (true, Some(TypeKind::Short)) => time_dense::<i16>(plans, RUNS)?,
+        (true, Some(TypeKind::Int | TypeKind::Date)) => time_dense::<i32>(plans, RUNS)?,
+        (true, _) => time_dense::<i64>(plans, RUNS)?,
+        (false, _) => {
+            let mut times = Vec::with_capacity(RUNS);
+            for _ in 0..RUNS {
+                let t = Instant::now();
+                for plan in plans {
+                    std::hint::black_box(decode_plan(plan)?);
+                }
+                times.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+            times
         }
-        cpu_times.push(t.elapsed().as_secs_f64() * 1e3);
-    }
+    };
     cpu_times.sort_by(|a, b| a.total_cmp(b));
     let ms = median(&cpu_times);
     Ok(BenchRow {

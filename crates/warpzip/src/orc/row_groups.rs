@@ -648,6 +648,22 @@ pub struct DenseColumn<T> {
 /// `Option<i64>` per row. A value that does not fit `T` is an error naming the row group.
 /// Other kinds of DATA (booleans, bytes) are `Unsupported` here: [`decode_plan`] reads them.
 pub fn decode_plan_dense<T: orc_rle::OrcInt>(plan: &ColumnPlan) -> Result<DenseColumn<T>> {
+    let total = usize::try_from(plan.rows)
+        .map_err(|_| plan_error(plan.stripe, &plan.column, "too many rows for memory"))?;
+    let mut values = vec![T::default(); total];
+    let mut valid = plan.present.as_ref().map(|_| vec![false; total]);
+    decode_plan_dense_into(plan, &mut values, valid.as_deref_mut())?;
+    Ok(DenseColumn { values, valid })
+}
+
+/// [`decode_plan_dense`] into buffers the caller holds (reused across stripes or runs):
+/// `values` of exactly the stripe's rows, and `valid` of as many flags where the stripe has a
+/// PRESENT stream (`None` where it has none). A length that does not match is an error.
+pub fn decode_plan_dense_into<T: orc_rle::OrcInt>(
+    plan: &ColumnPlan,
+    values: &mut [T],
+    mut valid: Option<&mut [bool]>,
+) -> Result<()> {
     if !matches!(plan.kind, DataKind::IntV1 | DataKind::IntV2) {
         return Err(Error::Unsupported(format!(
             "dense decode of {} DATA (ORC column '{}')",
@@ -655,10 +671,22 @@ pub fn decode_plan_dense<T: orc_rle::OrcInt>(plan: &ColumnPlan) -> Result<DenseC
             plan.column.name
         )));
     }
-    let total = usize::try_from(plan.rows)
-        .map_err(|_| plan_error(plan.stripe, &plan.column, "too many rows for memory"))?;
-    let mut values = vec![T::default(); total];
-    let mut valid = plan.present.as_ref().map(|_| vec![false; total]);
+    let total = values.len();
+    if total as u64 != plan.rows
+        || valid.as_ref().map(|v| v.len()) != plan.present.as_ref().map(|_| total)
+    {
+        return Err(Error::InvalidArgument(format!(
+            "dense decode of ORC column '{}': buffers for {total} rows{}, the stripe has {}{}",
+            plan.column.name,
+            if valid.is_some() { " with flags" } else { "" },
+            plan.rows,
+            if plan.present.is_some() {
+                " and a PRESENT stream"
+            } else {
+                ""
+            }
+        )));
+    }
     let mut row0 = 0usize;
     for (group, g) in plan.groups.iter().enumerate() {
         let fail = |reason: String| group_error(plan, group, &reason);
@@ -666,7 +694,7 @@ pub fn decode_plan_dense<T: orc_rle::OrcInt>(plan: &ColumnPlan) -> Result<DenseC
             .ok()
             .filter(|&r| r <= total - row0)
             .ok_or_else(|| fail(format!("{} rows run past the stripe's {total}", g.rows)))?;
-        let n = match (&plan.present, &g.present, valid.as_mut()) {
+        let n = match (&plan.present, &g.present, valid.as_deref_mut()) {
             (Some(bytes), Some(start), Some(valid)) => {
                 let flags = &mut valid[row0..row0 + rows];
                 checked_len(bytes, start, DataKind::Boolean, rows)
@@ -715,7 +743,7 @@ pub fn decode_plan_dense<T: orc_rle::OrcInt>(plan: &ColumnPlan) -> Result<DenseC
                 })
             })?;
         }
-        if let Some(valid) = valid.as_ref() {
+        if let Some(valid) = valid.as_deref() {
             // Spread the group's n values over its rows, from the last row back (a value only
             // moves to a later slot, so none is overwritten before it moves).
             let mut k = n;
@@ -737,7 +765,7 @@ pub fn decode_plan_dense<T: orc_rle::OrcInt>(plan: &ColumnPlan) -> Result<DenseC
             &format!("the row groups hold {row0} rows, the stripe {total}"),
         ));
     }
-    Ok(DenseColumn { values, valid })
+    Ok(())
 }
 
 /// Decodes every row group of `plan` in order, each on its own: the stripe's rows.
