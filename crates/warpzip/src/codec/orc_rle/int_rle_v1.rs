@@ -4,8 +4,9 @@
 //! every varint value.
 
 use super::{
-    domain_range, negative_for_unsigned, put_linear, read_varint, read_varint_window, stream_value,
-    window16, write_varint, zigzag_decode, zigzag_encode, OrcInt, PrefixEnd, PrefixTracker,
+    domain_range, negative_for_unsigned, put_linear, read_varint, read_varint_window, squeeze7,
+    stream_value, window16, write_varint, zigzag_decode, zigzag_encode, OrcInt, PrefixEnd,
+    PrefixTracker,
 };
 use crate::error::{ChunkStatus, Result};
 
@@ -176,7 +177,36 @@ fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
                 pos += 1;
                 continue;
             }
-            // Ten or more bytes remain, so a varint error here can only be `Corrupt`.
+            // Varints of up to 8 bytes: this one, and the next where it also ends in the same
+            // 8 bytes, from one load (the second's start does not wait for a load of its own).
+            let mut raw8 = [0u8; 8];
+            raw8.copy_from_slice(&window[..8]);
+            let word = u64::from_le_bytes(raw8);
+            let stops = !word & HIGH_BITS;
+            if stops != 0 {
+                let first = stops.trailing_zeros() / 8 + 1;
+                let low = u64::MAX >> (64 - 8 * first);
+                let bits = stream_bits::<S>(squeeze7(word & low & !HIGH_BITS));
+                bad |= bits.wrapping_sub(lo) > span;
+                out[i] = T::from_bits(bits);
+                i += 1;
+                let next = stops & (stops - 1);
+                if next != 0 && i < end {
+                    let upto = next.trailing_zeros() / 8 + 1;
+                    let mask = (u64::MAX >> (64 - 8 * upto)) & !low;
+                    let bits2 =
+                        stream_bits::<S>(squeeze7((word & mask & !HIGH_BITS) >> (8 * first)));
+                    bad |= bits2.wrapping_sub(lo) > span;
+                    out[i] = T::from_bits(bits2);
+                    i += 1;
+                    pos += upto as usize;
+                } else {
+                    pos += first as usize;
+                }
+                continue;
+            }
+            // Nine or ten bytes. Ten or more bytes remain, so a varint error here can only be
+            // `Corrupt`.
             let (raw, n) = read_varint_window(window)?;
             pos += n;
             let bits = stream_bits::<S>(raw);
