@@ -555,8 +555,8 @@ pub fn decode_group(plan: &ColumnPlan, group: usize) -> Result<Vec<Option<i64>>>
     let fail = |reason: String| group_error(plan, group, &reason);
     let rows = usize::try_from(g.rows)
         .map_err(|_| fail(format!("{} rows do not fit in memory", g.rows)))?;
-    let present = match (&plan.present, &g.present) {
-        (Some(bytes), Some(start)) => {
+    let present = match present_of(plan, g).map_err(fail)? {
+        Some((bytes, start)) => {
             let mut bits = vec![
                 false;
                 checked_len(bytes, start, DataKind::Boolean, rows)
@@ -571,17 +571,7 @@ pub fn decode_group(plan: &ColumnPlan, group: usize) -> Result<Vec<Option<i64>>>
             .map_err(|r| fail(format!("PRESENT stream: {r}")))?;
             Some(bits)
         }
-        (None, None) => None,
-        (Some(_), None) => {
-            return Err(fail(
-                "the stripe has a PRESENT stream but the group no start in it".into(),
-            ))
-        }
-        (None, Some(_)) => {
-            return Err(fail(
-                "the group has a PRESENT start but the stripe no PRESENT stream".into(),
-            ))
-        }
+        None => None,
     };
     let n = present
         .as_ref()
@@ -694,8 +684,9 @@ pub fn decode_plan_dense_into<T: orc_rle::OrcInt>(
             .ok()
             .filter(|&r| r <= total - row0)
             .ok_or_else(|| fail(format!("{} rows run past the stripe's {total}", g.rows)))?;
-        let n = match (&plan.present, &g.present, valid.as_deref_mut()) {
-            (Some(bytes), Some(start), Some(valid)) => {
+        // `valid` is there exactly when the stripe has a PRESENT stream (checked above).
+        let n = match (present_of(plan, g).map_err(fail)?, valid.as_deref_mut()) {
+            (Some((bytes, start)), Some(valid)) => {
                 let flags = &mut valid[row0..row0 + rows];
                 checked_len(bytes, start, DataKind::Boolean, rows)
                     .map_err(|r| fail(format!("PRESENT stream: {r}")))?;
@@ -703,46 +694,13 @@ pub fn decode_plan_dense_into<T: orc_rle::OrcInt>(
                     .map_err(|r| fail(format!("PRESENT stream: {r}")))?;
                 flags.iter().filter(|&&b| b).count()
             }
-            (None, None, _) => rows,
-            (Some(_), None, _) => {
-                return Err(fail(
-                    "the stripe has a PRESENT stream but the group no start in it".into(),
-                ))
-            }
-            _ => {
-                return Err(fail(
-                    "the group has a PRESENT start but the stripe no PRESENT stream".into(),
-                ))
-            }
+            _ => rows,
         };
         let n = checked_len(&plan.data, &g.data, plan.kind, n)
             .map_err(|r| fail(format!("DATA stream: {r}")))?;
         let out = &mut values[row0..row0 + rows];
-        if n > 0 {
-            let rest = tail(&plan.data, &g.data).map_err(|r| fail(format!("DATA stream: {r}")))?;
-            let skip = usize::try_from(g.data.skip)
-                .map_err(|_| fail(format!("DATA stream: skip {} too large", g.data.skip)))?;
-            let dense = &mut out[..n];
-            let result = if plan.kind == DataKind::IntV1 {
-                orc_rle::decode_int_rle_v1_prefix(rest, true, skip, dense)
-            } else {
-                orc_rle::decode_int_rle_v2_prefix(rest, true, skip, dense)
-            };
-            result.map_err(|status| {
-                fail(match status {
-                    ChunkStatus::Underflow => format!(
-                        "DATA stream: the stream ends before the group's {n} values (from byte \
-                         {}, skipping {})",
-                        g.data.byte, g.data.skip
-                    ),
-                    other => format!(
-                        "DATA stream: {} (from byte {})",
-                        other.reason(),
-                        g.data.byte
-                    ),
-                })
-            })?;
-        }
+        decode_int_prefix(plan.kind, &plan.data, &g.data, &mut out[..n])
+            .map_err(|r| fail(format!("DATA stream: {r}")))?;
         if let Some(valid) = valid.as_deref() {
             // Spread the group's n values over its rows, from the last row back (a value only
             // moves to a later slot, so none is overwritten before it moves).
@@ -896,7 +854,7 @@ fn decode_run_prefix(
     let wanted = match out {
         Values::Bits(o) => o.len(),
         Values::Bytes(o) => o.len(),
-        Values::Ints(o) => o.len(),
+        Values::Ints(o) => return decode_int_prefix(kind, bytes, start, o),
     };
     if wanted == 0 {
         return Ok(());
@@ -908,21 +866,64 @@ fn decode_run_prefix(
             orc_rle::decode_bool_rle_prefix(rest, skip, start.bit_skip, o)
         }
         (DataKind::Byte, Values::Bytes(o)) => orc_rle::decode_byte_rle_prefix(rest, skip, o),
-        (DataKind::IntV1, Values::Ints(o)) => {
-            orc_rle::decode_int_rle_v1_prefix(rest, true, skip, o)
-        }
-        (DataKind::IntV2, Values::Ints(o)) => {
-            orc_rle::decode_int_rle_v2_prefix(rest, true, skip, o)
-        }
         _ => return Err(format!("{} values of the wrong type", kind.name())),
     };
-    result.map(|_| ()).map_err(|status| match status {
+    result
+        .map(|_| ())
+        .map_err(|status| run_error(status, wanted, start))
+}
+
+/// [`decode_run_prefix`] of Integer RLE v1 or v2 DATA into values of any integer type `T` (one
+/// that a value does not fit is `Corrupt`).
+fn decode_int_prefix<T: orc_rle::OrcInt>(
+    kind: DataKind,
+    bytes: &[u8],
+    start: &StreamStart,
+    out: &mut [T],
+) -> std::result::Result<(), String> {
+    if out.is_empty() {
+        return Ok(());
+    }
+    let rest = tail(bytes, start)?;
+    let skip = usize::try_from(start.skip).map_err(|_| format!("skip {} too large", start.skip))?;
+    let result = match kind {
+        DataKind::IntV1 => orc_rle::decode_int_rle_v1_prefix(rest, true, skip, out),
+        DataKind::IntV2 => orc_rle::decode_int_rle_v2_prefix(rest, true, skip, out),
+        _ => return Err(format!("{} values of the wrong type", kind.name())),
+    };
+    result
+        .map(|_| ())
+        .map_err(|status| run_error(status, out.len(), start))
+}
+
+/// What a failed run read from `start` says: the stream ending before the `wanted` values, or
+/// the decoder's status.
+fn run_error(status: ChunkStatus, wanted: usize, start: &StreamStart) -> String {
+    match status {
         ChunkStatus::Underflow => format!(
             "the stream ends before the group's {wanted} values (from byte {}, skipping {})",
             start.byte, start.skip
         ),
         other => format!("{} (from byte {})", other.reason(), start.byte),
-    })
+    }
+}
+
+/// The stripe's PRESENT stream and the group's start in it (`None` when the stripe has none);
+/// the reason when only one of the two exists.
+fn present_of<'a>(
+    plan: &'a ColumnPlan,
+    g: &'a RowGroup,
+) -> std::result::Result<Option<(&'a [u8], &'a StreamStart)>, String> {
+    match (&plan.present, &g.present) {
+        (Some(bytes), Some(start)) => Ok(Some((bytes, start))),
+        (None, None) => Ok(None),
+        (Some(_), None) => {
+            Err("the stripe has a PRESENT stream but the group no start in it".into())
+        }
+        (None, Some(_)) => {
+            Err("the group has a PRESENT start but the stripe no PRESENT stream".into())
+        }
+    }
 }
 
 pub(crate) fn plan_error(stripe: usize, column: &OrcColumn, reason: &str) -> Error {
