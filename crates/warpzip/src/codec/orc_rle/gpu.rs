@@ -421,19 +421,6 @@ pub fn plan_sub_blocks(
 /// dates and sorted keys, about 4 values per group, the lanes and the expand decoder reach
 /// 283-592 GB/s and the warps 104-638; the lanes 290 against 283 on dates).
 pub const SHORT_MEAN_GROUP: f64 = 8.0;
-/// Values per group from which a warp per sub-block wins whatever the type and version: groups
-/// of hundreds of values, which a warp unpacks 32 at a time (H100, stop 22: 909 against 580
-/// GB/s for the expand decoder on RLEv2 quantities, 1185 against 907 on random 64-bit values).
-pub const LONG_MEAN_GROUP: f64 = 128.0;
-/// RLEv1 values per group from which a warp per sub-block wins where the values are one-byte
-/// varints (H100, stop 22: quantities, 42 values per group, warps 440-447 against 414-430 GB/s
-/// for the expand decoder; discounts, 12 per group, 71 against 184-191).
-pub const V1_WARPS_MIN_MEAN_GROUP: f64 = 32.0;
-/// RLEv1 bytes per value below which long literal groups are one-byte varints (small values),
-/// which a warp per sub-block takes 128 a step; longer varints go to the walk-and-expand decoder
-/// (H100, stop 22, random 64-bit values: expand 331-349, lanes 258, warps 250 GB/s).
-pub const WARPS_MAX_V1_BYTES_PER_VALUE: f64 = 1.5;
-
 /// The groups of an ORC stream: (values, groups, bytes walked), or `None` where a header does
 /// not parse. Reads headers and varint lengths only.
 fn walk_groups(s: &[u8], version: RleVersion) -> Option<(u64, u64, usize)> {
@@ -529,57 +516,37 @@ pub fn choose_decoder(
     elem: ElemType,
 ) -> Parallelism {
     match sample_shape(payload, plan, version) {
-        Some((mean_group, bytes_per_value)) => {
-            pick_decoder(version, mean_group, bytes_per_value, elem.size() == 8)
-        }
+        Some((mean_group, _)) => pick_decoder(version, mean_group, elem.size() == 8),
         None => Parallelism::LanePerSubBlock,
     }
 }
 
-/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H100 (stop 22; it
-/// picks the fastest of the three on nine, and on RLEv2 dates the lanes at 289-290 GB/s where
-/// the expand decoder measured 283):
-/// - RLEv1 groups of [`V1_WARPS_MIN_MEAN_GROUP`] values or more of one-byte varints (under
-///   [`WARPS_MAX_V1_BYTES_PER_VALUE`] bytes a value): a warp per sub-block, which takes 128
-///   such varints a step;
-/// - RLEv1 otherwise: the walk-and-expand decoder (its lanes cut runs, stretches of one-byte
-///   varints and pairs of longer varints into descriptors, and the warp writes them in full
-///   windows: H100, stop 22, 312 against 286 GB/s for the lanes on dates, 331 against 258 on
-///   random values, 184 against 71 for the warps on discounts);
+/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H100 (stop 23; it
+/// picks the fastest of the three on all ten, narrowly on RLEv2 dates: the lanes 287.9 GB/s,
+/// the expand decoder 281.4):
+/// - RLEv1: the walk-and-expand decoder. Its lanes cut runs, stretches of one-byte varints and
+///   pairs of longer varints into descriptors; the warp writes short ones in full windows and
+///   long ones 16 bytes a lane (H100, stop 23: 191.6-566.3 GB/s, where the lanes reach
+///   49.6-370.5 and the warps 71.4-445.1);
 /// - RLEv2 groups under [`SHORT_MEAN_GROUP`] values: a lane per sub-block into values of 4
 ///   bytes or fewer, the walk-and-expand decoder into 8-byte values (the lanes' scattered stores
 ///   cost most there);
-/// - RLEv2 groups of [`LONG_MEAN_GROUP`] values or more, or 8-byte values: a warp per
-///   sub-block; the walk-and-expand decoder otherwise.
-pub fn pick_decoder(
-    version: RleVersion,
-    mean_group: f64,
-    bytes_per_value: f64,
-    wide: bool,
-) -> Parallelism {
+/// - longer RLEv2 groups: a warp per sub-block into 8-byte values (sorted keys and random
+///   values: 640.4 and 1168.8 GB/s against 585.5 and 1059.4 for the expand decoder); the
+///   walk-and-expand decoder into narrower ones, whose long DIRECT groups it writes 16 bytes a
+///   lane (quantities 1382.0 against 905.4 GB/s for the warps, discounts 416.8 against 193.9).
+pub fn pick_decoder(version: RleVersion, mean_group: f64, wide: bool) -> Parallelism {
     match version {
-        RleVersion::V1 => {
-            if mean_group >= V1_WARPS_MIN_MEAN_GROUP
-                && bytes_per_value < WARPS_MAX_V1_BYTES_PER_VALUE
-            {
-                Parallelism::WarpPerChunk
-            } else {
+        RleVersion::V1 => Parallelism::WalkExpand,
+        RleVersion::V2 if mean_group < SHORT_MEAN_GROUP => {
+            if wide {
                 Parallelism::WalkExpand
+            } else {
+                Parallelism::LanePerSubBlock
             }
         }
-        RleVersion::V2 => {
-            if mean_group < SHORT_MEAN_GROUP {
-                if wide {
-                    Parallelism::WalkExpand
-                } else {
-                    Parallelism::LanePerSubBlock
-                }
-            } else if mean_group >= LONG_MEAN_GROUP || wide {
-                Parallelism::WarpPerChunk
-            } else {
-                Parallelism::WalkExpand
-            }
-        }
+        RleVersion::V2 if wide => Parallelism::WarpPerChunk,
+        RleVersion::V2 => Parallelism::WalkExpand,
     }
 }
 
@@ -679,7 +646,7 @@ mod tests {
         let want = [
             ("l_orderkey", [Expand, Warps]),
             ("lo_orderdate", [Expand, Lanes]),
-            ("l_quantity", [Warps, Warps]),
+            ("l_quantity", [Expand, Expand]),
             ("lo_discount", [Expand, Expand]),
             ("random", [Expand, Warps]),
         ];
