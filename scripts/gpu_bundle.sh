@@ -10,7 +10,9 @@
 #     --data     copy ../shared/data/{corpora,orc,fields} to .gpu/data (about 20 MiB), which the
 #                real-files tests read (they look in $WARPZIP_REPO_ROOT/.gpu/data first)
 #     --anchors  copy ../shared/anchors and download nvCOMP's wheel into .gpu/anchors (about
-#                29 MiB; proprietary: it stays in the git-ignored .gpu/, never commit it)
+#                29 MiB; proprietary: it stays in the git-ignored .gpu/, never commit it), and
+#                apply scripts/nvcomp_anchor.patch to the harness (u16 columns, ONLY_CASCADED=1):
+#                  ONLY_CASCADED=1 bash .gpu/anchors/run.sh codecs COLUMN.bin 64 u16
 # Then, with the device tool (carry [".gpu"]):
 #   bash .gpu/run.sh                                  # every kept test, GPU required
 #   .gpu/bin/warpzip bench --codec orc-rle --column lo_orderdate
@@ -52,6 +54,9 @@ if [[ $anchors -eq 1 ]]; then
   mkdir -p .gpu/anchors
   cp ../shared/anchors/* .gpu/anchors/
   chmod u+w .gpu/anchors/*
+  # Our change to the harness: a u16 element type (i16 columns) and ONLY_CASCADED=1, which skips
+  # the general-purpose codecs in mode `codecs` (Cascaded and Bitcomp only).
+  patch -s -d .gpu/anchors -p0 < scripts/nvcomp_anchor.patch
   python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
     --implementation cp --platform manylinux_2_28_x86_64 -d .gpu/anchors \
     nvidia-libnvcomp-cu13==6.0.0.12
