@@ -421,9 +421,9 @@ pub fn plan_sub_blocks(
 /// dates and sorted keys, about 4 values per group, the lanes and the expand decoder reach
 /// 283-592 GB/s and the warps 104-638; the lanes 290 against 283 on dates).
 pub const SHORT_MEAN_GROUP: f64 = 8.0;
-/// The groups of an ORC stream: (values, groups, bytes walked), or `None` where a header does
-/// not parse. Reads headers and varint lengths only.
-fn walk_groups(s: &[u8], version: RleVersion) -> Option<(u64, u64, usize)> {
+/// The groups of an ORC stream: (values, groups), or `None` where a header does not parse.
+/// Reads headers and varint lengths only.
+fn walk_groups(s: &[u8], version: RleVersion) -> Option<(u64, u64)> {
     use super::int_rle_v2::{closest_fixed_width, decode_width};
     let varint_end = |mut p: usize| -> Option<usize> {
         loop {
@@ -476,38 +476,28 @@ fn walk_groups(s: &[u8], version: RleVersion) -> Option<(u64, u64, usize)> {
         groups += 1;
         p = next;
     }
-    Some((values, groups, p.min(s.len())))
+    Some((values, groups))
 }
 
-/// The shape of a layout-2 payload's streams, from the headers of up to 256 sub-blocks spread
-/// over it: values per group, and encoded bytes per value (`None` when none parses).
-pub fn sample_shape(
-    payload: &[u8],
-    plan: &SubBlockPlan,
-    version: RleVersion,
-) -> Option<(f64, f64)> {
+/// The mean group length (values per group) of a layout-2 payload's streams, from the headers
+/// of up to 256 sub-blocks spread over it (`None` when none parses).
+pub fn sample_mean_group(payload: &[u8], plan: &SubBlockPlan, version: RleVersion) -> Option<f64> {
     let step = plan.units.len().div_ceil(256).max(1);
-    let (mut values, mut groups, mut bytes) = (0u64, 0u64, 0usize);
+    let (mut values, mut groups) = (0u64, 0u64);
     for u in plan.units.iter().step_by(step) {
         let start = u.in_offset as usize;
         let Some(stream) = payload.get(start..start + u.in_len as usize) else {
             continue;
         };
-        if let Some((v, g, b)) = walk_groups(stream, version) {
+        if let Some((v, g)) = walk_groups(stream, version) {
             values += v;
             groups += g;
-            bytes += b;
         }
     }
-    (groups > 0).then(|| {
-        (
-            values as f64 / groups as f64,
-            bytes as f64 / values.max(1) as f64,
-        )
-    })
+    (groups > 0).then(|| values as f64 / groups as f64)
 }
 
-/// The decoder for layout-2 chunks, from [`sample_shape`] and the element width (see
+/// The decoder for layout-2 chunks, from [`sample_mean_group`] and the element width (see
 /// [`pick_decoder`]). A lane per sub-block when no header parses.
 pub fn choose_decoder(
     payload: &[u8],
@@ -515,8 +505,8 @@ pub fn choose_decoder(
     version: RleVersion,
     elem: ElemType,
 ) -> Parallelism {
-    match sample_shape(payload, plan, version) {
-        Some((mean_group, _)) => pick_decoder(version, mean_group, elem.size() == 8),
+    match sample_mean_group(payload, plan, version) {
+        Some(mean_group) => pick_decoder(version, mean_group, elem.size() == 8),
         None => Parallelism::LanePerSubBlock,
     }
 }
@@ -536,17 +526,11 @@ pub fn choose_decoder(
 ///   walk-and-expand decoder into narrower ones, whose long DIRECT groups it writes 16 bytes a
 ///   lane (quantities 1382.0 against 905.4 GB/s for the warps, discounts 416.8 against 193.9).
 pub fn pick_decoder(version: RleVersion, mean_group: f64, wide: bool) -> Parallelism {
+    let short = mean_group < SHORT_MEAN_GROUP;
     match version {
-        RleVersion::V1 => Parallelism::WalkExpand,
-        RleVersion::V2 if mean_group < SHORT_MEAN_GROUP => {
-            if wide {
-                Parallelism::WalkExpand
-            } else {
-                Parallelism::LanePerSubBlock
-            }
-        }
-        RleVersion::V2 if wide => Parallelism::WarpPerChunk,
-        RleVersion::V2 => Parallelism::WalkExpand,
+        RleVersion::V2 if short && !wide => Parallelism::LanePerSubBlock,
+        RleVersion::V2 if !short && wide => Parallelism::WarpPerChunk,
+        _ => Parallelism::WalkExpand,
     }
 }
 
@@ -638,7 +622,7 @@ mod tests {
     }
 
     /// The picker's choices on the bench's columns: the fastest of the three on an H100 in stop
-    /// 22 (on RLEv2 dates the lanes and the expand decoder are within 3%).
+    /// 23 (on RLEv2 dates the lanes and the expand decoder are within 3%).
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
