@@ -36,10 +36,11 @@ const ELEMS: [ElemType; 8] = [
 ];
 const VERSIONS: [RleVersion; 2] = [RleVersion::V1, RleVersion::V2];
 /// Every decoder of whole exact streams.
-const PARS: [Parallelism; 4] = [
+const PARS: [Parallelism; 5] = [
     Parallelism::WarpPerChunk,
     Parallelism::LanePerSubBlock,
     Parallelism::WalkExpand,
+    Parallelism::Lockstep,
     Parallelism::LeaderPerBlock,
 ];
 /// The decoders that also take row-group windows (skip, count, not exact).
@@ -307,7 +308,8 @@ fn corrupt_streams_get_the_cpu_verdict() {
                                 // walk-and-expand one hands every failure to them).
                                 assert!(
                                     par != Parallelism::LanePerSubBlock
-                                        && par != Parallelism::WalkExpand,
+                                        && par != Parallelism::WalkExpand
+                                        && par != Parallelism::Lockstep,
                                     "{elem} {v:?} chunk {i}: CPU says {s:?}, {par:?} {}",
                                     status[i]
                                 );
@@ -374,6 +376,7 @@ fn indexed_chunks_get_the_cpu_verdict() {
                     for par in [
                         Parallelism::LanePerSubBlock,
                         Parallelism::WalkExpand,
+                        Parallelism::Lockstep,
                         Parallelism::WarpPerChunk,
                     ] {
                         let (status, out) = run_batch(

@@ -178,18 +178,23 @@ pub(super) fn bench_gpu(
             let pick = choose_decoder(&payload, &plan, version, col.elem);
             let moved = (payload.len() + col.data.len()) as f64;
             let mut times = Vec::new();
-            // The three sub-block decoders (the library picks one), then the CODAG warp and the
+            // The four sub-block decoders (the library picks one), then the CODAG warp and the
             // leader ablation over each chunk's whole stream.
             let decoders = [
                 Parallelism::WalkExpand,
                 Parallelism::LanePerSubBlock,
                 Parallelism::WarpPerChunk,
+                Parallelism::Lockstep,
                 Parallelism::WarpPerChunk,
                 Parallelism::LeaderPerBlock,
             ];
-            let chosen_at = decoders[..3].iter().position(|&p| p == pick).unwrap_or(0);
+            const WHOLE: usize = 4;
+            let chosen_at = decoders[..WHOLE]
+                .iter()
+                .position(|&p| p == pick)
+                .unwrap_or(0);
             for (k, par) in decoders.into_iter().enumerate() {
-                let per_sub_block = k < 3;
+                let per_sub_block = k < WHOLE;
                 let units = if per_sub_block { &plan.units } else { &whole };
                 let mut batch = DecodeBatch::new(gpu, &payload, units, col.data.len(), size)?;
                 let codec = StreamCodec::Int(version);
@@ -234,6 +239,10 @@ pub(super) fn bench_gpu(
                         format!("{} sub-blocks{chosen}", units.len()),
                     ),
                     3 => (
+                        "decode (lanes in lockstep, staged)",
+                        format!("{} sub-blocks{chosen}", units.len()),
+                    ),
+                    4 => (
                         "decode (CODAG warp per chunk)",
                         format!(
                             "{} chunks; the library's choice is {:.1}x faster",
@@ -246,7 +255,7 @@ pub(super) fn bench_gpu(
                         format!(
                             "ablation; warp per chunk is {:.1}x faster, the library's choice \
                              {:.1}x",
-                            ms / times[3],
+                            ms / times[WHOLE],
                             ms / times[chosen_at]
                         ),
                     ),

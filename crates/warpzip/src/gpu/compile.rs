@@ -36,6 +36,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::ORC_RLE_LEADER,
     super::kernels::ORC_RLE_LANES,
     super::kernels::ORC_RLE_EXPAND,
+    super::kernels::ORC_RLE_LOCKSTEP,
     super::kernels::CODAG_TEST,
     super::kernels::INFLATE,
     super::kernels::INFLATE_PAIR,

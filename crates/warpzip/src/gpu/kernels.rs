@@ -37,6 +37,11 @@ pub const ORC_RLE_EXPAND: KernelSource = KernelSource {
     text: include_str!("../kernels/orc_rle_expand.cu"),
 };
 
+pub const ORC_RLE_LOCKSTEP: KernelSource = KernelSource {
+    name: "orc_rle_lockstep",
+    text: include_str!("../kernels/orc_rle_lockstep.cu"),
+};
+
 pub const CODAG_TEST: KernelSource = KernelSource {
     name: "codag_test",
     text: include_str!("../kernels/codag_test.cu"),

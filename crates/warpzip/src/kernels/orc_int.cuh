@@ -66,6 +66,15 @@ __device__ __forceinline__ bool orc_fits_wide(i128 v) {
     return orc_fits<T, SIGNED>((u64)v);
 }
 
+// Whether `x` follows `prev` in a DELTA group's direction, compared as the stream's values (i64
+// or u64). The steps all go one way, so a value that left the stream's domain wrapped around and
+// shows up here as a step the wrong way.
+template <bool SIGNED>
+__device__ __forceinline__ bool orc_in_order(u64 prev, u64 x, bool dec) {
+    if (SIGNED) return dec ? (i64)x <= (i64)prev : (i64)x >= (i64)prev;
+    return dec ? x <= prev : x >= prev;
+}
+
 // The 7-bit groups of the first `n` (1..8) bytes of a little-endian word, packed: the value of
 // an n-byte varint.
 __device__ __forceinline__ u64 lane_varint_bits(u64 le, u32 n) {

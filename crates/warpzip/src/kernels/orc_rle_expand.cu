@@ -345,15 +345,6 @@ __device__ __forceinline__ u64 xp_gbits(const u8* p, u64 bit, u32 w) {
     return (lane_bswap(le) << (u32)(bit & 7u)) >> (64u - w);
 }
 
-// Whether `x` follows `prev` in a DELTA group's direction, compared as the stream's values (i64
-// or u64). The steps all go one way, so a value that left the stream's domain wrapped around and
-// shows up here as a step the wrong way.
-template <bool SIGNED>
-__device__ __forceinline__ bool xp_in_order(u64 prev, u64 x, bool dec) {
-    if (SIGNED) return dec ? (i64)x <= (i64)prev : (i64)x >= (i64)prev;
-    return dec ? x <= prev : x >= prev;
-}
-
 // One lane's value in a window: final for LINEAR and PACKED; for STEPS the signed step (the
 // window's segmented sum adds the rest).
 struct XpSlot {
@@ -467,7 +458,7 @@ __device__ __forceinline__ void xp_store(XpSlot v, u32 lane, bool live, u64& car
         const u64 left = __shfl_up_sync(0xffffffffu, x, 1u);
         if (v.steps) {
             const u64 prev = v.idx == 0u ? v.base : lane == 0u ? carry : left;
-            bad |= !xp_in_order<SIGNED>(prev, x, v.dec) || !orc_fits<T, SIGNED>(x);
+            bad |= !orc_in_order<SIGNED>(prev, x, v.dec) || !orc_fits<T, SIGNED>(x);
         }
         carry = __shfl_sync(0xffffffffu, x, 31u);
         v.x = x;
@@ -601,7 +592,7 @@ __device__ __forceinline__ void xp_store_one(XpSlot v, u32 lane, u32 i, u32 end,
         const u64 left = __shfl_up_sync(0xffffffffu, x, 1u);
         if (v.steps) {
             const u64 prev = v.idx == 0u ? v.base : lane == 0u ? carry : left;
-            bad |= !xp_in_order<SIGNED>(prev, x, v.dec) || !orc_fits<T, SIGNED>(x);
+            bad |= !orc_in_order<SIGNED>(prev, x, v.dec) || !orc_fits<T, SIGNED>(x);
         }
         carry = __shfl_sync(0xffffffffu, x, 31u);
         v.x = x;

@@ -79,6 +79,11 @@ pub enum Parallelism {
     /// (`kernels/orc_rle_expand.cu`); a sub-block that fails a check is decoded again by its own
     /// lane, for the exact status.
     WalkExpand,
+    /// For the same units: one lane per sub-block, the lanes stepping through their groups in
+    /// lockstep (a header parse, then up to 8 values each), their values staged in shared
+    /// memory and written 128 bytes per warp store (`kernels/orc_rle_lockstep.cu`); a sub-block
+    /// that fails a check is decoded again by its own lane, for the exact status.
+    Lockstep,
 }
 
 /// The kernel entry point for a codec, element type and parallelisation.
@@ -88,7 +93,8 @@ pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Resu
             Parallelism::WarpPerChunk => Ok("orc_byte_rle".to_string()),
             Parallelism::LeaderPerBlock
             | Parallelism::LanePerSubBlock
-            | Parallelism::WalkExpand => Err(Error::Unsupported(
+            | Parallelism::WalkExpand
+            | Parallelism::Lockstep => Err(Error::Unsupported(
                 "only the warp-per-chunk decoder reads byte RLE".into(),
             )),
         },
@@ -103,6 +109,7 @@ pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Resu
                 Parallelism::LeaderPerBlock => "_leader",
                 Parallelism::LanePerSubBlock => "_lanes",
                 Parallelism::WalkExpand => "_expand",
+                Parallelism::Lockstep => "_lockstep",
             };
             Ok(format!("orc_rle_{v}{p}_{}", elem.name()))
         }
@@ -172,6 +179,7 @@ impl DecodeBatch {
             Parallelism::LeaderPerBlock => &kernels::ORC_RLE_LEADER,
             Parallelism::LanePerSubBlock => &kernels::ORC_RLE_LANES,
             Parallelism::WalkExpand => &kernels::ORC_RLE_EXPAND,
+            Parallelism::Lockstep => &kernels::ORC_RLE_LOCKSTEP,
         };
         self.launch_kernel(gpu, stream, source, &name, par)
     }
@@ -193,7 +201,7 @@ impl DecodeBatch {
         let (blocks, threads) = match par {
             Parallelism::WarpPerChunk => (self.n_chunks.div_ceil(WARPS), WARPS * 32),
             Parallelism::LeaderPerBlock => (self.n_chunks, LEADER_THREADS),
-            Parallelism::LanePerSubBlock | Parallelism::WalkExpand => {
+            Parallelism::LanePerSubBlock | Parallelism::WalkExpand | Parallelism::Lockstep => {
                 (self.n_chunks.div_ceil(LANES_THREADS), LANES_THREADS)
             }
         };

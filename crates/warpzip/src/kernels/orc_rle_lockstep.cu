@@ -1,0 +1,337 @@
+// ORC Integer RLE v1 and v2 decoders for indexed `.wz` chunks (layout 2): one lane per
+// sub-block, the 32 lanes of a warp stepping through their groups in lockstep, their values
+// staged in shared memory and written out by the whole warp, 128 bytes per store.
+//
+// The lane-per-sub-block decoder (orc_rle_lanes.cu) runs one loop per group kind, so lanes whose
+// groups differ in kind or length wait for each other (6.8 active threads a warp on dates), and
+// it stores each lane's values straight to its own place, 32 places per warp store. Here every
+// lane runs the same step:
+//
+// 1. A lane whose group is used up parses the next header into a small state: LINEAR (value i is
+//    base + delta * i: a SHORT_REPEAT, an RLEv1 run, a width-0 DELTA, a DIRECT group of one or
+//    two values, which the parse reads), BITS (a longer DIRECT group's packed values, or a DELTA
+//    group, whose values from the third on add packed steps) or VARINT (an RLEv1 literal group).
+// 2. Every lane makes up to ST_K values of its group, the same few instructions for every kind
+//    of group, and puts them in its ring of 64 words in shared memory.
+// 3. A lane holding 32 or more words of values has the oldest 32 written by the whole warp with
+//    one coalesced store (a lane's sub-block starts at a 4-byte-aligned output address).
+//
+// Every check the CPU makes is made, but not in the CPU's order and without saying which failed:
+// a sub-block that fails any check, holds a PATCHED_BASE group, or whose output is not 4-byte
+// aligned is decoded again at the end by its own lane with the serial decoder of
+// orc_lanes.cuh, which gives the CPU's exact status and rewrites every value.
+//
+// Bounds: every byte a value depends on lies inside the unit's `in_len` (headers and packed
+// data are checked against it before use; varints by `lane_varint`); the lane windows load up to
+// 15 bytes past them, inside the host's `INPUT_SLACK`.
+#include "orc_lanes.cuh"
+
+// Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).
+#define ST_WARPS 4u
+// Words in a lane's ring, and its row in shared memory (one more, so that the 32 words of one
+// lane's line lie on 32 banks and different lanes' rows start on different banks).
+#define ST_RING 64u
+#define ST_ROW (ST_RING + 1u)
+// Values a lane makes per step: 8 values of up to 8 bytes plus fewer than 32 words held leave
+// the ring room (31 + 16 < 64).
+#define ST_K 8u
+
+#define ST_LINEAR 0u
+#define ST_BITS 1u
+#define ST_VARINT 2u
+
+struct StShared {
+    u32 ring[ST_WARPS][32u * ST_ROW];
+};
+
+// A lane's group under way.
+struct StGroup {
+    u32 rem;    // values left
+    u32 idx;    // the index of the next value in the group
+    u32 mode;   // ST_LINEAR, ST_BITS or ST_VARINT
+    u32 width;  // BITS: the packed width
+    u32 data;   // BITS: the packed bits' first byte, from the stream's first byte
+    u32 lin;    // BITS: values before the packed ones that follow base + delta * i (DELTA: 2)
+    bool steps; // BITS: the packed values are DELTA steps (else DIRECT values)
+    bool dec;   // steps: decreasing
+    u64 base;   // LINEAR (and a DELTA's first two values): the first value
+    u64 delta;  // its step, two's complement
+    u64 prev;   // steps: the last value made
+};
+
+// Parses the RLEv2 header at `s.pos` into `g` (moving `s.pos` past the group's bytes); false
+// where the CPU would fail (or might: the serial decoder decides) or on a PATCHED_BASE group.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
+    const u32 avail = s.len - s.pos;
+    const u64 le = lane_peek(s, s.in + s.pos);
+    const u32 h0 = (u32)le & 0xffu;
+    const u32 kind = h0 >> 6;
+    g.idx = 0u;
+    g.delta = 0ull;
+    g.mode = ST_LINEAR;
+    if (kind == 0u) {  // SHORT_REPEAT
+        const u32 bytes = ((h0 >> 3) & 7u) + 1u;
+        const u32 n = (h0 & 7u) + 3u;
+        if (avail < 1u + bytes || n > left) return false;
+        const u64 raw = lane_be_bytes(s, s.in + s.pos + 1u, bytes);
+        const u64 bits = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+        if (!orc_fits<T, SIGNED>(bits)) return false;
+        g.base = bits;
+        g.rem = n;
+        s.pos += 1u + bytes;
+        return true;
+    }
+    if (avail < 2u) return false;
+    const u32 n = lane_v2_len(h0, ((u32)le >> 8) & 0xffu);
+    if (n > left) return false;
+    g.rem = n;
+    if (kind == 1u) {  // DIRECT
+        const u32 width = orc_decode_width(h0 >> 1);
+        const u32 bytes = (width * n + 7u) >> 3;
+        if (avail - 2u < bytes) return false;
+        if (n <= 2u && width <= 32u) {
+            // One or two values (dates and keys between repeats): read here, one linear run.
+            const u64 be = lane_bswap(lane_peek(s, s.in + s.pos + 2u));
+            const u64 r0 = be >> (64u - width);
+            const u64 r1 = n == 2u ? (be << width) >> (64u - width) : r0;
+            const u64 v0 = SIGNED ? (u64)orc_unzigzag(r0) : r0;
+            const u64 v1 = SIGNED ? (u64)orc_unzigzag(r1) : r1;
+            if (!orc_fits<T, SIGNED>(v0) || !orc_fits<T, SIGNED>(v1)) return false;
+            g.base = v0;
+            g.delta = v1 - v0;
+        } else {
+            g.mode = ST_BITS;
+            g.width = width;
+            g.data = s.pos + 2u;
+            g.lin = 0u;
+            g.steps = false;
+        }
+        s.pos += 2u + bytes;
+        return true;
+    }
+    if (kind == 2u) return false;  // PATCHED_BASE: the serial decoder
+    const u32 code = (h0 >> 1) & 0x1fu;
+    const u32 width = code == 0u ? 0u : orc_decode_width(code);
+    s.pos += 2u;
+    u64 raw;
+    if (lane_varint(s, raw) != WZ_STATUS_OK) return false;
+    const i128 base = orc_stream_value<SIGNED>(raw);
+    if (lane_varint(s, raw) != WZ_STATUS_OK) return false;
+    const i64 db = orc_unzigzag(raw);
+    if (!orc_fits_wide<T, SIGNED>(base)) return false;
+    g.base = (u64)base;
+    g.delta = (u64)db;
+    if (width == 0u) {
+        return orc_fits_wide<T, SIGNED>(base + (i128)db * (i128)(n - 1u));
+    }
+    const u32 bytes = (width * (n >= 2u ? n - 2u : 0u) + 7u) >> 3;
+    if (s.len - s.pos < bytes) return false;
+    if (n >= 2u && !orc_fits_wide<T, SIGNED>(base + (i128)db)) return false;
+    g.mode = ST_BITS;
+    g.width = width;
+    g.data = s.pos;
+    g.lin = 2u;
+    g.steps = true;
+    g.dec = db < 0;
+    s.pos += bytes;
+    return true;
+}
+
+// Parses the RLEv1 control byte at `s.pos` into `g`: a run (LINEAR), or a literal group whose
+// varints the steps then read one by one (VARINT). False where the CPU would fail.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
+    const u32 avail = s.len - s.pos;
+    const u64 le = lane_peek(s, s.in + s.pos);
+    const u32 control = (u32)le & 0xffu;
+    g.idx = 0u;
+    if (control >= 0x80u) {
+        g.mode = ST_VARINT;
+        g.rem = 256u - control;
+        s.pos += 1u;
+        return g.rem <= left;
+    }
+    const u32 n = control + 3u;
+    if (avail < 2u || n > left) return false;
+    const i64 delta = (i64)(signed char)(((u32)le >> 8) & 0xffu);
+    s.pos += 2u;
+    u64 raw;
+    if (lane_varint(s, raw) != WZ_STATUS_OK) return false;
+    const i128 base = orc_stream_value<SIGNED>(raw);
+    if (!orc_fits_wide<T, SIGNED>(base) ||
+        !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(n - 1u)))
+        return false;
+    g.mode = ST_LINEAR;
+    g.base = (u64)base;
+    g.delta = (u64)delta;
+    g.rem = n;
+    return true;
+}
+
+// The group's next value; `bad` is set where it fails a check.
+template <typename T, bool SIGNED, bool V2>
+__device__ __forceinline__ u64 st_value(LaneIn& s, StGroup& g, bool& bad) {
+    u64 v;
+    if (g.mode == ST_LINEAR || (V2 && g.idx < g.lin)) {
+        // Wrapping arithmetic (in 32 bits where T has no more, then widened as the stream
+        // value: a DELTA's steps go on from it): the run's ends were checked.
+        if (sizeof(T) <= 4u) {
+            const u32 x = (u32)g.base + (u32)g.delta * g.idx;
+            v = SIGNED ? (u64)(i64)(int)x : (u64)x;
+        } else {
+            v = g.base + g.delta * (u64)g.idx;
+        }
+    } else if (V2) {
+        const u64 raw =
+            lane_bits(s, s.in + g.data, (u64)(g.idx - g.lin) * g.width, g.width);
+        if (g.steps) {
+            v = g.dec ? g.prev - raw : g.prev + raw;
+            bad |= !orc_in_order<SIGNED>(g.prev, v, g.dec) || !orc_fits<T, SIGNED>(v);
+        } else {
+            v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+            bad |= !orc_fits<T, SIGNED>(v);
+        }
+    } else {
+        u64 raw = 0ull;
+        bad |= lane_varint(s, raw) != WZ_STATUS_OK;
+        v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+        bad |= !orc_fits<T, SIGNED>(v);
+    }
+    g.prev = v;
+    g.idx++;
+    return v;
+}
+
+// Puts value number `n` of a lane's sub-block into its ring (`row`: the lane's row of words).
+template <typename T>
+__device__ __forceinline__ void st_stage(u32* row, u32 n, u64 v) {
+    const u32 byte = (n * (u32)sizeof(T)) & (4u * ST_RING - 1u);
+    if (sizeof(T) == 8u) {
+        row[byte >> 2] = (u32)v;
+        row[(byte >> 2) + 1u] = (u32)(v >> 32);
+    } else {
+        reinterpret_cast<T*>(reinterpret_cast<u8*>(row) + byte)[0] = (T)v;
+    }
+}
+
+template <typename T, bool SIGNED, bool V2>
+__device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
+    __shared__ StShared sh;
+    (void)next_chunk;
+    T* out_t = reinterpret_cast<T*>(out);
+    const u32 lane = threadIdx.x & 31u;
+    const u32 w = threadIdx.x >> 5;
+    u32* ring = sh.ring[w];
+    u32* row = ring + lane * ST_ROW;
+    const u32 stride = gridDim.x * blockDim.x;
+    for (u32 first = blockIdx.x * blockDim.x + w * 32u; first < n_chunks; first += stride) {
+        const u32 unit = first + lane;
+        const bool active = unit < n_chunks;
+        OrcRleChunk c;
+        c.in_offset = 0ull;
+        c.in_len = 0u;
+        c.skip = 0u;
+        c.out_offset = 0ull;
+        c.count = 0u;
+        c.exact = 1u;
+        if (active) c = chunks[unit];
+        LaneIn s;
+        s.in = in + c.in_offset;
+        s.len = c.in_len;
+        s.pos = 0u;
+        s.wa = ~0ull;
+        s.w0 = s.w1 = 0ull;
+        u32* dst = reinterpret_cast<u32*>(out_t + c.out_offset);
+        bool slow = active && (c.skip != 0u || c.exact == 0u ||
+                               (reinterpret_cast<unsigned long long>(dst) & 3ull) != 0ull);
+        bool running = active && !slow;
+        StGroup g;
+        g.rem = 0u;
+        g.idx = 0u;
+        g.mode = ST_LINEAR;
+        g.width = 0u;
+        g.data = 0u;
+        g.lin = 0u;
+        g.steps = false;
+        g.dec = false;
+        g.base = g.delta = g.prev = 0ull;
+        u32 made = 0u;     // values put in the ring
+        u32 flushed = 0u;  // words of them written out
+        while (__any_sync(0xffffffffu, running)) {
+            if (running && g.rem == 0u) {
+                if (s.pos >= s.len) {
+                    running = false;
+                    slow = made != c.count;
+                } else if (!(V2 ? st_parse_v2<T, SIGNED>(s, g, c.count - made)
+                                : st_parse_v1<T, SIGNED>(s, g, c.count - made))) {
+                    running = false;
+                    slow = true;
+                }
+            }
+            if (running) {
+                const u32 take = min(g.rem, ST_K);
+                bool bad = false;
+                for (u32 k = 0u; k < take; ++k) {
+                    st_stage<T>(row, made + k, st_value<T, SIGNED, V2>(s, g, bad));
+                }
+                made += take;
+                g.rem -= take;
+                if (bad) {
+                    running = false;
+                    slow = true;
+                }
+            }
+            __syncwarp();
+            // Lanes holding a whole line of words have the warp write it.
+            u32 full = __ballot_sync(0xffffffffu,
+                                     !slow && ((made * (u32)sizeof(T)) >> 2) - flushed >= 32u);
+            while (full != 0u) {
+                const u32 l = (u32)__ffs(full) - 1u;
+                full &= full - 1u;
+                const u32 fw = __shfl_sync(0xffffffffu, flushed, l);
+                u32* d = reinterpret_cast<u32*>(__shfl_sync(0xffffffffu, (unsigned long long)dst, l));
+                d[fw + lane] = ring[l * ST_ROW + (fw & (ST_RING - 1u)) + lane];
+                if (lane == l) flushed += 32u;
+            }
+            __syncwarp();
+        }
+        // The values still held: each finished lane's, written by the whole warp, value by value.
+        u32 tails = __ballot_sync(0xffffffffu, active && !slow);
+        while (tails != 0u) {
+            const u32 l = (u32)__ffs(tails) - 1u;
+            tails &= tails - 1u;
+            const u32 from = __shfl_sync(0xffffffffu, flushed, l) * 4u / (u32)sizeof(T);
+            const u32 to = __shfl_sync(0xffffffffu, made, l);
+            T* d = reinterpret_cast<T*>(__shfl_sync(0xffffffffu, (unsigned long long)dst, l));
+            const u8* src = reinterpret_cast<const u8*>(ring + l * ST_ROW);
+            for (u32 i = from + lane; i < to; i += 32u) {
+                const u32 byte = (i * (u32)sizeof(T)) & (4u * ST_RING - 1u);
+                if (sizeof(T) == 8u) {
+                    const u32* wsrc = reinterpret_cast<const u32*>(src + byte);
+                    d[i] = (T)(((u64)wsrc[1] << 32) | wsrc[0]);
+                } else {
+                    d[i] = *reinterpret_cast<const T*>(src + byte);
+                }
+            }
+        }
+        __syncwarp();
+        if (active) {
+            status[unit] = slow ? lane_decode_unit<T, SIGNED, V2>(in, c, out_t) : WZ_STATUS_OK;
+        }
+    }
+}
+
+template <typename T, bool SIGNED>
+__device__ void lockstep_v1(ORC_KERNEL_PARAMS) {
+    orc_lockstep_body<T, SIGNED, false>(ORC_KERNEL_ARGS);
+}
+
+template <typename T, bool SIGNED>
+__device__ void lockstep_v2(ORC_KERNEL_PARAMS) {
+    orc_lockstep_body<T, SIGNED, true>(ORC_KERNEL_ARGS);
+}
+
+// 33 KB of shared memory a block: 6 blocks (24 warps) fit an sm_90 SM.
+ORC_INT_KERNELS_WITH(__launch_bounds__(ST_WARPS * 32u, 6), orc_rle_v1_lockstep, lockstep_v1)
+ORC_INT_KERNELS_WITH(__launch_bounds__(ST_WARPS * 32u, 6), orc_rle_v2_lockstep, lockstep_v2)
