@@ -66,6 +66,21 @@ __device__ __forceinline__ bool orc_fits_wide(i128 v) {
     return orc_fits<T, SIGNED>((u64)v);
 }
 
+// Whether a run from the stream value `base` (its 64 bits) that moves by `d` in all stays in the
+// stream's domain and fits T at both ends (so every value between does), as `orc_fits_wide` of
+// both ends says, in 64-bit arithmetic.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ bool orc_run_fits(u64 base, i64 d) {
+    bool in_domain;
+    if (SIGNED) {
+        const i64 b = (i64)base;
+        in_domain = d >= 0 ? b <= 0x7fffffffffffffffll - d : b >= (-0x7fffffffffffffffll - 1) - d;
+    } else {
+        in_domain = d >= 0 ? base <= ~0ull - (u64)d : base >= 0ull - (u64)d;
+    }
+    return in_domain && orc_fits<T, SIGNED>(base) && orc_fits<T, SIGNED>(base + (u64)d);
+}
+
 // Whether `x` follows `prev` in a DELTA group's direction, compared as the stream's values (i64
 // or u64). The steps all go one way, so a value that left the stream's domain wrapped around and
 // shows up here as a step the wrong way.

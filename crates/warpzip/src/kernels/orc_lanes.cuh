@@ -136,20 +136,23 @@ __device__ __forceinline__ u32 lane_varint(LaneIn& s, u64& v) {
         return WZ_STATUS_OK;
     }
     if (avail <= 8u) return WZ_STATUS_TRUNCATED;
-    // Eight continuation bytes: 56 bits so far; a ninth and tenth byte may follow.
+    // Eight continuation bytes: 56 bits so far; a ninth and tenth byte may follow, read from the
+    // next window (one more aligned load at most).
     u64 result = lane_varint_bits(le, 8u);
-    u32 pos = s.pos + 8u;
-    const u32 b8 = s.in[pos++];
+    const u64 next = lane_peek(s, s.in + s.pos + 8u);
+    const u32 b8 = (u32)next & 0xffu;
     result |= (u64)(b8 & 0x7fu) << 56;
+    u32 n = 9u;
     if (b8 & 0x80u) {
-        if (pos >= s.len) return WZ_STATUS_TRUNCATED;
-        const u32 b9 = s.in[pos++];
+        if (avail <= 9u) return WZ_STATUS_TRUNCATED;
+        const u32 b9 = ((u32)next >> 8) & 0xffu;
         if ((b9 & 0x7fu) > 1u) return WZ_STATUS_CORRUPT;
         result |= (u64)(b9 & 0x7fu) << 63;
         if (b9 & 0x80u) return WZ_STATUS_CORRUPT;
+        n = 10u;
     }
     v = result;
-    s.pos = pos;
+    s.pos += n;
     return WZ_STATUS_OK;
 }
 

@@ -13,8 +13,9 @@
 //    group, whose values from the third on add packed steps) or VARINT (an RLEv1 literal group).
 // 2. Every lane makes up to ST_K values of its group, the same few instructions for every kind
 //    of group, and puts them in its ring of 64 words in shared memory.
-// 3. A lane holding 32 or more words of values has the oldest 32 written by the whole warp with
-//    one coalesced store (a lane's sub-block starts at a 4-byte-aligned output address).
+// 3. A lane holding 16 or more words of values has the oldest 16 written by half the warp (two
+//    lanes' per store), so that every output sector is written whole at once (a lane's
+//    sub-block starts at a 4-byte-aligned output address).
 //
 // Every check the CPU makes is made, but not in the CPU's order and without saying which failed:
 // a sub-block that fails any check, holds a PATCHED_BASE group, or whose output is not 4-byte
@@ -28,12 +29,15 @@
 
 // Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).
 #define ST_WARPS 4u
-// Words in a lane's ring, and its row in shared memory (one more, so that the 32 words of one
-// lane's line lie on 32 banks and different lanes' rows start on different banks).
-#define ST_RING 64u
+// Words in a lane's ring, and its row in shared memory (one more, so that the words of one
+// lane's line lie on distinct banks and different lanes' rows start on different banks); the
+// words written per store; values a lane makes per step. A lane holds fewer than ST_LINE words
+// (and a partial one) before a step and adds at most 8 values of 8 bytes: fewer than ST_RING.
+// 4.2 KB a warp: 8 blocks fit an SM, so the default 512-value sub-blocks of a large column
+// take one wave (one sub-block a lane).
+#define ST_RING 32u
 #define ST_ROW (ST_RING + 1u)
-// Values a lane makes per step: 8 values of up to 8 bytes plus fewer than 32 words held leave
-// the ring room (31 + 16 < 64).
+#define ST_LINE 16u
 #define ST_K 8u
 
 #define ST_LINEAR 0u
@@ -116,18 +120,22 @@ __device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
     s.pos += 2u;
     u64 raw;
     if (lane_varint(s, raw) != WZ_STATUS_OK) return false;
-    const i128 base = orc_stream_value<SIGNED>(raw);
+    // The base, as the stream's 64 bits (a signed stream's zigzag value is an i64 already).
+    const u64 base = SIGNED ? (u64)orc_unzigzag(raw) : raw;
     if (lane_varint(s, raw) != WZ_STATUS_OK) return false;
     const i64 db = orc_unzigzag(raw);
-    if (!orc_fits_wide<T, SIGNED>(base)) return false;
-    g.base = (u64)base;
+    g.base = base;
     g.delta = (u64)db;
     if (width == 0u) {
-        return orc_fits_wide<T, SIGNED>(base + (i128)db * (i128)(n - 1u));
+        // A step of 32 bits over at most 511 steps moves less than 2^41: no 64-bit overflow.
+        if (db == (i64)(int)db) return orc_run_fits<T, SIGNED>(base, db * (i64)(n - 1u));
+        const i128 wide = SIGNED ? (i128)(i64)base : (i128)base;
+        return orc_fits<T, SIGNED>(base) &&
+               orc_fits_wide<T, SIGNED>(wide + (i128)db * (i128)(n - 1u));
     }
     const u32 bytes = (width * (n >= 2u ? n - 2u : 0u) + 7u) >> 3;
     if (s.len - s.pos < bytes) return false;
-    if (n >= 2u && !orc_fits_wide<T, SIGNED>(base + (i128)db)) return false;
+    if (!orc_run_fits<T, SIGNED>(base, n >= 2u ? db : 0ll)) return false;
     g.mode = ST_BITS;
     g.width = width;
     g.data = s.pos;
@@ -158,12 +166,10 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     s.pos += 2u;
     u64 raw;
     if (lane_varint(s, raw) != WZ_STATUS_OK) return false;
-    const i128 base = orc_stream_value<SIGNED>(raw);
-    if (!orc_fits_wide<T, SIGNED>(base) ||
-        !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(n - 1u)))
-        return false;
+    const u64 base = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+    if (!orc_run_fits<T, SIGNED>(base, delta * (i64)(n - 1u))) return false;
     g.mode = ST_LINEAR;
-    g.base = (u64)base;
+    g.base = base;
     g.delta = (u64)delta;
     g.rem = n;
     return true;
@@ -283,16 +289,26 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 }
             }
             __syncwarp();
-            // Lanes holding a whole line of words have the warp write it.
-            u32 full = __ballot_sync(0xffffffffu,
-                                     !slow && ((made * (u32)sizeof(T)) >> 2) - flushed >= 32u);
+            // Lanes holding a whole line of words have it written, two lanes' lines per store.
+            u32 full = __ballot_sync(
+                0xffffffffu, !slow && ((made * (u32)sizeof(T)) >> 2) - flushed >= ST_LINE);
             while (full != 0u) {
-                const u32 l = (u32)__ffs(full) - 1u;
+                const u32 l0 = (u32)__ffs(full) - 1u;
                 full &= full - 1u;
+                u32 l1 = l0;
+                if (full != 0u) {
+                    l1 = (u32)__ffs(full) - 1u;
+                    full &= full - 1u;
+                }
+                const u32 l = lane < ST_LINE ? l0 : l1;
+                const u32 j = lane & (ST_LINE - 1u);
                 const u32 fw = __shfl_sync(0xffffffffu, flushed, l);
-                u32* d = reinterpret_cast<u32*>(__shfl_sync(0xffffffffu, (unsigned long long)dst, l));
-                d[fw + lane] = ring[l * ST_ROW + (fw & (ST_RING - 1u)) + lane];
-                if (lane == l) flushed += 32u;
+                u32* d = reinterpret_cast<u32*>(
+                    __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(dst), l));
+                if (lane < ST_LINE || l1 != l0) {
+                    d[fw + j] = ring[l * ST_ROW + (fw & (ST_RING - 1u)) + j];
+                }
+                if (lane == l0 || lane == l1) flushed += ST_LINE;
             }
             __syncwarp();
         }
@@ -332,6 +348,6 @@ __device__ void lockstep_v2(ORC_KERNEL_PARAMS) {
     orc_lockstep_body<T, SIGNED, true>(ORC_KERNEL_ARGS);
 }
 
-// 33 KB of shared memory a block: 6 blocks (24 warps) fit an sm_90 SM.
-ORC_INT_KERNELS_WITH(__launch_bounds__(ST_WARPS * 32u, 6), orc_rle_v1_lockstep, lockstep_v1)
-ORC_INT_KERNELS_WITH(__launch_bounds__(ST_WARPS * 32u, 6), orc_rle_v2_lockstep, lockstep_v2)
+// 16.9 KB of shared memory a block, at most 64 registers: 8 blocks (32 warps) fit an sm_90 SM.
+ORC_INT_KERNELS_WITH(__launch_bounds__(ST_WARPS * 32u, 8), orc_rle_v1_lockstep, lockstep_v1)
+ORC_INT_KERNELS_WITH(__launch_bounds__(ST_WARPS * 32u, 8), orc_rle_v2_lockstep, lockstep_v2)

@@ -424,11 +424,29 @@ pub fn plan_sub_blocks(
     Ok(plan)
 }
 
-/// RLEv2 values per group below which a lane per sub-block (into values of 4 bytes or fewer) or
-/// the walk-and-expand decoder (8-byte values) beats a warp per sub-block (H100, stop 22: on
-/// dates and sorted keys, about 4 values per group, the lanes and the expand decoder reach
-/// 283-592 GB/s and the warps 104-638; the lanes 290 against 283 on dates).
+/// RLEv2 values per group below which a lane per sub-block beats the walk-and-expand decoder
+/// into values of 4 bytes or fewer (H200, stop 24: dates, about 4 values per group, 339.1 GB/s
+/// against 282.8; quantities and discounts, with long DIRECT groups, the other way round).
 pub const SHORT_MEAN_GROUP: f64 = 8.0;
+/// Stream bytes per value at or above which the lanes in lockstep beat the walk-and-expand
+/// decoder on RLEv1 (multi-byte varints: dates 343.0 against 309.4 GB/s, random values 526.6
+/// against 341.8, H200, stop 24), where one-byte varints (quantities, discounts) go to the
+/// expand decoder's 16-byte-a-lane writes.
+pub const V1_MULTI_BYTE: f64 = 1.25;
+/// Stream bytes per value below which the lanes in lockstep beat a warp per sub-block on 8-byte
+/// RLEv2 values (sorted keys, 1 byte a value: 745.5 against 645.6 GB/s; random values, 8 bytes
+/// a value, go to the warps: 1341.9 against 743.0; H200, stop 24).
+pub const V2_WIDE_COMPRESSED: f64 = 4.0;
+
+/// What the picker knows of a payload's streams (from a sample of them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StreamShape {
+    /// Values per group (an RLEv1 run or literal group, an RLEv2 group).
+    pub mean_group: f64,
+    /// Stream bytes per value.
+    pub bytes_per_value: f64,
+}
+
 /// The groups of an ORC stream: (values, groups), or `None` where a header does not parse.
 /// Reads headers and varint lengths only.
 fn walk_groups(s: &[u8], version: RleVersion) -> Option<(u64, u64)> {
@@ -487,11 +505,15 @@ fn walk_groups(s: &[u8], version: RleVersion) -> Option<(u64, u64)> {
     Some((values, groups))
 }
 
-/// The mean group length (values per group) of a layout-2 payload's streams, from the headers
-/// of up to 256 sub-blocks spread over it (`None` when none parses).
-pub fn sample_mean_group(payload: &[u8], plan: &SubBlockPlan, version: RleVersion) -> Option<f64> {
+/// The shape of a layout-2 payload's streams, from the headers of up to 256 sub-blocks spread
+/// over it (`None` when none parses).
+pub fn sample_shape(
+    payload: &[u8],
+    plan: &SubBlockPlan,
+    version: RleVersion,
+) -> Option<StreamShape> {
     let step = plan.units.len().div_ceil(256).max(1);
-    let (mut values, mut groups) = (0u64, 0u64);
+    let (mut values, mut groups, mut bytes) = (0u64, 0u64, 0u64);
     for u in plan.units.iter().step_by(step) {
         let start = u.in_offset as usize;
         let Some(stream) = payload.get(start..start + u.in_len as usize) else {
@@ -500,12 +522,16 @@ pub fn sample_mean_group(payload: &[u8], plan: &SubBlockPlan, version: RleVersio
         if let Some((v, g)) = walk_groups(stream, version) {
             values += v;
             groups += g;
+            bytes += stream.len() as u64;
         }
     }
-    (groups > 0).then(|| values as f64 / groups as f64)
+    (groups > 0 && values > 0).then(|| StreamShape {
+        mean_group: values as f64 / groups as f64,
+        bytes_per_value: bytes as f64 / values as f64,
+    })
 }
 
-/// The decoder for layout-2 chunks, from [`sample_mean_group`] and the element width (see
+/// The decoder for layout-2 chunks, from [`sample_shape`] and the element width (see
 /// [`pick_decoder`]). A lane per sub-block when no header parses.
 pub fn choose_decoder(
     payload: &[u8],
@@ -513,32 +539,35 @@ pub fn choose_decoder(
     version: RleVersion,
     elem: ElemType,
 ) -> Parallelism {
-    match sample_mean_group(payload, plan, version) {
-        Some(mean_group) => pick_decoder(version, mean_group, elem.size() == 8),
+    match sample_shape(payload, plan, version) {
+        Some(shape) => pick_decoder(version, shape, elem.size() == 8),
         None => Parallelism::LanePerSubBlock,
     }
 }
 
-/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H100 (stop 23; it
-/// picks the fastest of the three on all ten, narrowly on RLEv2 dates: the lanes 287.9 GB/s,
-/// the expand decoder 281.4):
-/// - RLEv1: the walk-and-expand decoder. Its lanes cut runs, stretches of one-byte varints and
-///   pairs of longer varints into descriptors; the warp writes short ones in full windows and
-///   long ones 16 bytes a lane (H100, stop 23: 191.6-566.3 GB/s, where the lanes reach
-///   49.6-370.5 and the warps 71.4-445.1);
-/// - RLEv2 groups under [`SHORT_MEAN_GROUP`] values: a lane per sub-block into values of 4
-///   bytes or fewer, the walk-and-expand decoder into 8-byte values (the lanes' scattered stores
-///   cost most there);
-/// - longer RLEv2 groups: a warp per sub-block into 8-byte values (sorted keys and random
-///   values: 640.4 and 1168.8 GB/s against 585.5 and 1059.4 for the expand decoder); the
-///   walk-and-expand decoder into narrower ones, whose long DIRECT groups it writes 16 bytes a
-///   lane (quantities 1382.0 against 905.4 GB/s for the warps, discounts 416.8 against 193.9).
-pub fn pick_decoder(version: RleVersion, mean_group: f64, wide: bool) -> Parallelism {
-    let short = mean_group < SHORT_MEAN_GROUP;
+/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H200 (stop 24; it
+/// picks the fastest of the four sub-block decoders on nine, and on RLEv1 sorted keys the
+/// walk-and-expand decoder, 603.8 GB/s against 588.4 for the lanes in lockstep):
+/// - RLEv1 with [`V1_MULTI_BYTE`] or more stream bytes a value: the lanes in lockstep (their
+///   coalesced 16-word writes and single wave pay for a varint read per value); one-byte
+///   varints: the walk-and-expand decoder, which writes long stretches 16 bytes a lane;
+/// - RLEv2 into 8-byte values: the lanes in lockstep where values compress (under
+///   [`V2_WIDE_COMPRESSED`] bytes a value), else a warp per sub-block;
+/// - RLEv2 into narrower values: a lane per sub-block for groups under [`SHORT_MEAN_GROUP`]
+///   values, else the walk-and-expand decoder, which writes long DIRECT groups 16 bytes a lane
+///   (quantities 1536.8 GB/s against 926.5 for the warps, discounts 418.8 against 276.7 for the
+///   lanes in lockstep).
+pub fn pick_decoder(version: RleVersion, shape: StreamShape, wide: bool) -> Parallelism {
+    let short = shape.mean_group < SHORT_MEAN_GROUP;
     match version {
-        RleVersion::V2 if short && !wide => Parallelism::LanePerSubBlock,
-        RleVersion::V2 if !short && wide => Parallelism::WarpPerChunk,
-        _ => Parallelism::WalkExpand,
+        RleVersion::V1 if shape.bytes_per_value >= V1_MULTI_BYTE => Parallelism::Lockstep,
+        RleVersion::V1 => Parallelism::WalkExpand,
+        RleVersion::V2 if wide && shape.bytes_per_value < V2_WIDE_COMPRESSED => {
+            Parallelism::Lockstep
+        }
+        RleVersion::V2 if wide => Parallelism::WarpPerChunk,
+        RleVersion::V2 if short => Parallelism::LanePerSubBlock,
+        RleVersion::V2 => Parallelism::WalkExpand,
     }
 }
 
@@ -627,20 +656,25 @@ mod tests {
         assert_eq!(LANES_THREADS, define(lanes, "#define ORC_LANES_THREADS "));
         let expand = include_str!("../../kernels/orc_rle_expand.cu");
         assert_eq!(LANES_THREADS, 32 * define(expand, "#define XP_WARPS "));
+        let lockstep = include_str!("../../kernels/orc_rle_lockstep.cu");
+        assert_eq!(LANES_THREADS, 32 * define(lockstep, "#define ST_WARPS "));
     }
 
-    /// The picker's choices on the bench's columns: the fastest of the three on an H100 in stop
-    /// 23 (on RLEv2 dates the lanes and the expand decoder are within 3%).
+    /// The picker's choices on the bench's columns: the fastest of the four sub-block decoders
+    /// on an H200 in stop 24, but for RLEv1 sorted keys (the expand decoder 2.5% faster than
+    /// the lanes in lockstep, which the simpler rule takes).
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
-        use Parallelism::{LanePerSubBlock as Lanes, WalkExpand as Expand, WarpPerChunk as Warps};
+        use Parallelism::{
+            LanePerSubBlock as Lanes, Lockstep as Step, WalkExpand as Expand, WarpPerChunk as Warps,
+        };
         let want = [
-            ("l_orderkey", [Expand, Warps]),
-            ("lo_orderdate", [Expand, Lanes]),
+            ("l_orderkey", [Step, Step]),
+            ("lo_orderdate", [Step, Lanes]),
             ("l_quantity", [Expand, Expand]),
             ("lo_discount", [Expand, Expand]),
-            ("random", [Expand, Warps]),
+            ("random", [Step, Warps]),
         ];
         for col in crate::bench::orc::columns(2 << 20) {
             let Some((_, picks)) = want.iter().find(|(n, _)| *n == col.name) else {
