@@ -12,13 +12,14 @@
 //    two values, which the parse reads), BITS (a longer DIRECT group's packed values, or a DELTA
 //    group, whose values from the third on add packed steps) or VARINT (an RLEv1 literal group).
 // 2. Every lane makes up to ST_K values of its group, the same few instructions for every kind
-//    of group, and puts them in its ring of 64 words in shared memory.
-// 3. A lane holding 16 or more words of values has the oldest 16 written by half the warp (two
-//    lanes' per store), so that every output sector is written whole at once (a lane's
-//    sub-block starts at a 4-byte-aligned output address).
+//    of group, and puts them in its ring of 32 words in shared memory.
+// 3. Every lane holding 16 or more words of values has the oldest 16 written: eight lanes
+//    write one lane's 64 bytes, 8 bytes each, four lanes' lines per warp store, so that every
+//    output sector is written whole at once (a lane's sub-block starts at an 8-byte-aligned
+//    output address).
 //
 // Every check the CPU makes is made, but not in the CPU's order and without saying which failed:
-// a sub-block that fails any check, holds a PATCHED_BASE group, or whose output is not 4-byte
+// a sub-block that fails any check, holds a PATCHED_BASE group, or whose output is not 8-byte
 // aligned is decoded again at the end by its own lane with the serial decoder of
 // orc_lanes.cuh, which gives the CPU's exact status and rewrites every value.
 //
@@ -36,7 +37,7 @@
 // 4.2 KB a warp: 8 blocks fit an SM, so the default 512-value sub-blocks of a large column
 // take one wave (one sub-block a lane).
 #define ST_RING 32u
-#define ST_ROW (ST_RING + 1u)
+#define ST_ROW (ST_RING + 2u)
 #define ST_LINE 16u
 #define ST_K 8u
 
@@ -45,7 +46,10 @@
 #define ST_VARINT 2u
 
 struct StShared {
-    u32 ring[ST_WARPS][32u * ST_ROW];
+    // Rows of an even number of words, so 8-byte pieces of them are aligned.
+    alignas(16) u32 ring[ST_WARPS][32u * ST_ROW];
+    // The lanes with a line to write, in lane order (a step's flush).
+    u32 list[ST_WARPS][32];
 };
 
 // A lane's group under way.
@@ -214,8 +218,7 @@ template <typename T>
 __device__ __forceinline__ void st_stage(u32* row, u32 n, u64 v) {
     const u32 byte = (n * (u32)sizeof(T)) & (4u * ST_RING - 1u);
     if (sizeof(T) == 8u) {
-        row[byte >> 2] = (u32)v;
-        row[(byte >> 2) + 1u] = (u32)(v >> 32);
+        *reinterpret_cast<u64*>(row + (byte >> 2)) = v;
     } else {
         reinterpret_cast<T*>(reinterpret_cast<u8*>(row) + byte)[0] = (T)v;
     }
@@ -230,6 +233,7 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
     const u32 w = threadIdx.x >> 5;
     u32* ring = sh.ring[w];
     u32* row = ring + lane * ST_ROW;
+    u32* list = sh.list[w];
     const u32 stride = gridDim.x * blockDim.x;
     for (u32 first = blockIdx.x * blockDim.x + w * 32u; first < n_chunks; first += stride) {
         const u32 unit = first + lane;
@@ -250,7 +254,7 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
         s.w0 = s.w1 = 0ull;
         u32* dst = reinterpret_cast<u32*>(out_t + c.out_offset);
         bool slow = active && (c.skip != 0u || c.exact == 0u ||
-                               (reinterpret_cast<unsigned long long>(dst) & 3ull) != 0ull);
+                               (reinterpret_cast<unsigned long long>(dst) & 7ull) != 0ull);
         bool running = active && !slow;
         StGroup g;
         g.rem = 0u;
@@ -289,26 +293,31 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 }
             }
             __syncwarp();
-            // Lanes holding a whole line of words have it written, two lanes' lines per store.
-            u32 full = __ballot_sync(
-                0xffffffffu, !slow && ((made * (u32)sizeof(T)) >> 2) - flushed >= ST_LINE);
-            while (full != 0u) {
-                const u32 l0 = (u32)__ffs(full) - 1u;
-                full &= full - 1u;
-                u32 l1 = l0;
-                if (full != 0u) {
-                    l1 = (u32)__ffs(full) - 1u;
-                    full &= full - 1u;
+            // Lanes holding a whole line of words have it written: four lanes' lines per store,
+            // eight lanes writing 8 bytes each of one line (`list` names the lines' lanes).
+            const bool has_line =
+                !slow && ((made * (u32)sizeof(T)) >> 2) - flushed >= ST_LINE;
+            const u32 full = __ballot_sync(0xffffffffu, has_line);
+            if (full != 0u) {
+                if (has_line) list[__popc(full & ((1u << lane) - 1u))] = lane;
+                // Where this lane's line goes and where it sits in the ring.
+                const unsigned long long line =
+                    reinterpret_cast<unsigned long long>(dst + flushed);
+                const u32 at = lane * ST_ROW + (flushed & (ST_RING - 1u));
+                __syncwarp();
+                const u32 lines = (u32)__popc(full);
+                const u32 q = lane >> 3;
+                const u32 j = lane & 7u;
+                for (u32 i = 0u; i < lines; i += 4u) {
+                    const u32 l = list[min(i + q, lines - 1u)];
+                    const unsigned long long a = __shfl_sync(0xffffffffu, line, l);
+                    const u32 r = __shfl_sync(0xffffffffu, at, l);
+                    if (i + q < lines) {
+                        reinterpret_cast<uint2*>(a)[j] =
+                            *reinterpret_cast<const uint2*>(ring + r + 2u * j);
+                    }
                 }
-                const u32 l = lane < ST_LINE ? l0 : l1;
-                const u32 j = lane & (ST_LINE - 1u);
-                const u32 fw = __shfl_sync(0xffffffffu, flushed, l);
-                u32* d = reinterpret_cast<u32*>(
-                    __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(dst), l));
-                if (lane < ST_LINE || l1 != l0) {
-                    d[fw + j] = ring[l * ST_ROW + (fw & (ST_RING - 1u)) + j];
-                }
-                if (lane == l0 || lane == l1) flushed += ST_LINE;
+                if (has_line) flushed += ST_LINE;
             }
             __syncwarp();
         }
