@@ -59,12 +59,16 @@ struct StGroup {
     u32 mode;   // ST_LINEAR, ST_BITS or ST_VARINT
     u32 width;  // BITS: the packed width
     u32 data;   // BITS: the packed bits' first byte, from the stream's first byte
-    u32 lin;    // BITS: values before the packed ones that follow base + delta * i (DELTA: 2)
-    bool steps; // BITS: the packed values are DELTA steps (else DIRECT values)
+    u32 lin;    // BITS: values before the packed ones that follow base + delta * i (a DELTA
+                // group's 2, whose packed values are steps; a DIRECT group's 0)
     bool dec;   // steps: decreasing
     u64 base;   // LINEAR (and a DELTA's first two values): the first value
     u64 delta;  // its step, two's complement
     u64 prev;   // steps: the last value made
+    // Bits read ahead: BITS, the packed bits from the next value's on, most significant first
+    // (`have` of them); VARINT, the bytes after the last varint (`have` one-byte varints).
+    u64 win;
+    u32 have;
 };
 
 // Parses the RLEv2 header at `s.pos` into `g` (moving `s.pos` past the group's bytes); false
@@ -76,6 +80,7 @@ __device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
     const u32 h0 = (u32)le & 0xffu;
     const u32 kind = h0 >> 6;
     g.idx = 0u;
+    g.have = 0u;
     g.delta = 0ull;
     g.mode = ST_LINEAR;
     if (kind == 0u) {  // SHORT_REPEAT
@@ -113,7 +118,6 @@ __device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
             g.width = width;
             g.data = s.pos + 2u;
             g.lin = 0u;
-            g.steps = false;
         }
         s.pos += 2u + bytes;
         return true;
@@ -144,7 +148,6 @@ __device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
     g.width = width;
     g.data = s.pos;
     g.lin = 2u;
-    g.steps = true;
     g.dec = db < 0;
     s.pos += bytes;
     return true;
@@ -158,6 +161,7 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     const u64 le = lane_peek(s, s.in + s.pos);
     const u32 control = (u32)le & 0xffu;
     g.idx = 0u;
+    g.have = 0u;
     if (control >= 0x80u) {
         g.mode = ST_VARINT;
         g.rem = 256u - control;
@@ -179,6 +183,40 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     return true;
 }
 
+// The next varint of an RLEv1 literal group (false where the CPU fails): a one-byte varint
+// from the bytes the last read left where it can, the rest as `lane_varint` reads them.
+__device__ __forceinline__ bool st_varint(LaneIn& s, StGroup& g, u64& raw) {
+    if (g.have != 0u) {
+        raw = g.win & 0x7fu;
+        g.win >>= 8;
+        g.have--;
+        s.pos++;
+        return true;
+    }
+    const u32 avail = s.len - s.pos;
+    const u64 le = lane_peek(s, s.in + s.pos);
+    u64 stops = ~le & 0x8080808080808080ull;
+    if (avail < 8u) stops &= (1ull << (8u * avail)) - 1ull;
+    if ((stops & 0x80ull) != 0ull) {
+        // A one-byte varint, and the one-byte varints right after it (up to the first byte
+        // that is not one, or the stream's end).
+        const u64 more = ~stops & 0x8080808080808080ull;
+        const u32 ones = more == 0ull ? 8u : ((u32)__ffsll((long long)more) - 1u) >> 3;
+        raw = le & 0x7fu;
+        g.win = le >> 8;
+        g.have = ones - 1u;
+        s.pos++;
+        return true;
+    }
+    if (stops != 0ull) {
+        const u32 n = (u32)__ffsll((long long)stops) >> 3;
+        raw = lane_varint_bits(le, n);
+        s.pos += n;
+        return true;
+    }
+    return lane_varint(s, raw) == WZ_STATUS_OK;
+}
+
 // The group's next value; `bad` is set where it fails a check.
 template <typename T, bool SIGNED, bool V2>
 __device__ __forceinline__ u64 st_value(LaneIn& s, StGroup& g, bool& bad) {
@@ -193,9 +231,24 @@ __device__ __forceinline__ u64 st_value(LaneIn& s, StGroup& g, bool& bad) {
             v = g.base + g.delta * (u64)g.idx;
         }
     } else if (V2) {
-        const u64 raw =
-            lane_bits(s, s.in + g.data, (u64)(g.idx - g.lin) * g.width, g.width);
-        if (g.steps) {
+#ifndef ST_WIN8
+#define ST_WIN8 1
+#endif
+        if (!ST_WIN8 && sizeof(T) == 8u) {
+            g.have = 0u;
+        }
+        if (g.have < g.width) {
+            // The 64 bits from the value's first on (57 or more for the widths under 64, which
+            // start on a bit other than 0 only when they are under 33).
+            const u32 bit = (g.idx - g.lin) * g.width;
+            const u32 sh = bit & 7u;
+            g.win = lane_bswap(lane_peek(s, s.in + g.data + (bit >> 3))) << sh;
+            g.have = 64u - sh;
+        }
+        const u64 raw = g.win >> (64u - g.width);
+        g.win = g.width < 64u ? g.win << g.width : 0ull;
+        g.have -= g.width;
+        if (g.lin != 0u) {
             v = g.dec ? g.prev - raw : g.prev + raw;
             bad |= !orc_in_order<SIGNED>(g.prev, v, g.dec) || !orc_fits<T, SIGNED>(v);
         } else {
@@ -204,7 +257,7 @@ __device__ __forceinline__ u64 st_value(LaneIn& s, StGroup& g, bool& bad) {
         }
     } else {
         u64 raw = 0ull;
-        bad |= lane_varint(s, raw) != WZ_STATUS_OK;
+        bad |= !st_varint(s, g, raw);
         v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
         bad |= !orc_fits<T, SIGNED>(v);
     }
@@ -263,9 +316,9 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
         g.width = 0u;
         g.data = 0u;
         g.lin = 0u;
-        g.steps = false;
         g.dec = false;
-        g.base = g.delta = g.prev = 0ull;
+        g.base = g.delta = g.prev = g.win = 0ull;
+        g.have = 0u;
         u32 made = 0u;     // values put in the ring
         u32 flushed = 0u;  // words of them written out
         while (__any_sync(0xffffffffu, running)) {

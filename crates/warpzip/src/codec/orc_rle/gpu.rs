@@ -566,7 +566,7 @@ pub fn pick_decoder(version: RleVersion, shape: StreamShape, wide: bool) -> Para
             Parallelism::Lockstep
         }
         RleVersion::V2 if wide => Parallelism::WarpPerChunk,
-        RleVersion::V2 if short => Parallelism::LanePerSubBlock,
+        RleVersion::V2 if short => Parallelism::Lockstep,
         RleVersion::V2 => Parallelism::WalkExpand,
     }
 }
@@ -666,12 +666,10 @@ mod tests {
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
-        use Parallelism::{
-            LanePerSubBlock as Lanes, Lockstep as Step, WalkExpand as Expand, WarpPerChunk as Warps,
-        };
+        use Parallelism::{Lockstep as Step, WalkExpand as Expand, WarpPerChunk as Warps};
         let want = [
             ("l_orderkey", [Step, Step]),
-            ("lo_orderdate", [Step, Lanes]),
+            ("lo_orderdate", [Step, Step]),
             ("l_quantity", [Expand, Expand]),
             ("lo_discount", [Expand, Expand]),
             ("random", [Step, Warps]),
