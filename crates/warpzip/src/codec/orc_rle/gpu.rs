@@ -428,11 +428,6 @@ pub fn plan_sub_blocks(
 /// into values of 4 bytes or fewer (H200, stop 24: dates, about 4 values per group, 339.1 GB/s
 /// against 282.8; quantities and discounts, with long DIRECT groups, the other way round).
 pub const SHORT_MEAN_GROUP: f64 = 8.0;
-/// Stream bytes per value at or above which the lanes in lockstep beat the walk-and-expand
-/// decoder on RLEv1 (multi-byte varints: dates 343.0 against 309.4 GB/s, random values 526.6
-/// against 341.8, H200, stop 24), where one-byte varints (quantities, discounts) go to the
-/// expand decoder's 16-byte-a-lane writes.
-pub const V1_MULTI_BYTE: f64 = 1.25;
 /// Stream bytes per value below which the lanes in lockstep beat a warp per sub-block on 8-byte
 /// RLEv2 values (sorted keys, 1 byte a value: 745.5 against 645.6 GB/s; random values, 8 bytes
 /// a value, go to the warps: 1341.9 against 743.0; H200, stop 24).
@@ -560,13 +555,11 @@ pub fn choose_decoder(
 pub fn pick_decoder(version: RleVersion, shape: StreamShape, wide: bool) -> Parallelism {
     let short = shape.mean_group < SHORT_MEAN_GROUP;
     match version {
-        RleVersion::V1 if shape.bytes_per_value >= V1_MULTI_BYTE => Parallelism::Lockstep,
-        RleVersion::V1 => Parallelism::WalkExpand,
-        RleVersion::V2 if wide && shape.bytes_per_value < V2_WIDE_COMPRESSED => {
-            Parallelism::Lockstep
+        RleVersion::V1 => Parallelism::Lockstep,
+        RleVersion::V2 if wide && shape.bytes_per_value >= V2_WIDE_COMPRESSED => {
+            Parallelism::WarpPerChunk
         }
-        RleVersion::V2 if wide => Parallelism::WarpPerChunk,
-        RleVersion::V2 if short => Parallelism::Lockstep,
+        RleVersion::V2 if wide || short => Parallelism::Lockstep,
         RleVersion::V2 => Parallelism::WalkExpand,
     }
 }
@@ -670,8 +663,8 @@ mod tests {
         let want = [
             ("l_orderkey", [Step, Step]),
             ("lo_orderdate", [Step, Step]),
-            ("l_quantity", [Expand, Expand]),
-            ("lo_discount", [Expand, Expand]),
+            ("l_quantity", [Step, Expand]),
+            ("lo_discount", [Step, Expand]),
             ("random", [Step, Warps]),
         ];
         for col in crate::bench::orc::columns(2 << 20) {
