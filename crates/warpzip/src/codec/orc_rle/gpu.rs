@@ -424,13 +424,14 @@ pub fn plan_sub_blocks(
     Ok(plan)
 }
 
-/// RLEv2 values per group below which a lane per sub-block beats the walk-and-expand decoder
-/// into values of 4 bytes or fewer (H200, stop 24: dates, about 4 values per group, 339.1 GB/s
-/// against 282.8; quantities and discounts, with long DIRECT groups, the other way round).
+/// RLEv2 values per group at or above which the walk-and-expand decoder beats the lanes in
+/// lockstep on values of 4 bytes or fewer (long DIRECT groups, written 16 bytes a lane:
+/// quantities 1541.0 GB/s against 1075.7; dates, about 4 values a group, the other way round:
+/// 370.2 against 282.8; H200, stop 24).
 pub const SHORT_MEAN_GROUP: f64 = 8.0;
-/// Stream bytes per value below which the lanes in lockstep beat a warp per sub-block on 8-byte
-/// RLEv2 values (sorted keys, 1 byte a value: 745.5 against 645.6 GB/s; random values, 8 bytes
-/// a value, go to the warps: 1341.9 against 743.0; H200, stop 24).
+/// Stream bytes per value at or above which a warp per sub-block beats the lanes in lockstep on
+/// 8-byte RLEv2 values (random values, 8 bytes a value: 1326.5 GB/s against 768.5; sorted keys,
+/// 1 byte a value, the other way round: 968.5 against 644.2; H200, stop 24).
 pub const V2_WIDE_COMPRESSED: f64 = 4.0;
 
 /// What the picker knows of a payload's streams (from a sample of them).
@@ -540,18 +541,15 @@ pub fn choose_decoder(
     }
 }
 
-/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H200 (stop 24; it
-/// picks the fastest of the four sub-block decoders on nine, and on RLEv1 sorted keys the
-/// walk-and-expand decoder, 603.8 GB/s against 588.4 for the lanes in lockstep):
-/// - RLEv1 with [`V1_MULTI_BYTE`] or more stream bytes a value: the lanes in lockstep (their
-///   coalesced 16-word writes and single wave pay for a varint read per value); one-byte
-///   varints: the walk-and-expand decoder, which writes long stretches 16 bytes a lane;
+/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H200 (stop 24,
+/// call 6: it picks the fastest of the four sub-block decoders on all ten but RLEv2 discounts,
+/// where the lanes in lockstep and the expand decoder are within 1%):
+/// - RLEv1: the lanes in lockstep (322.2-798.7 GB/s there, against 191.9-614.4 for the
+///   walk-and-expand decoder);
 /// - RLEv2 into 8-byte values: the lanes in lockstep where values compress (under
 ///   [`V2_WIDE_COMPRESSED`] bytes a value), else a warp per sub-block;
-/// - RLEv2 into narrower values: a lane per sub-block for groups under [`SHORT_MEAN_GROUP`]
-///   values, else the walk-and-expand decoder, which writes long DIRECT groups 16 bytes a lane
-///   (quantities 1536.8 GB/s against 926.5 for the warps, discounts 418.8 against 276.7 for the
-///   lanes in lockstep).
+/// - RLEv2 into narrower values: the lanes in lockstep for groups under [`SHORT_MEAN_GROUP`]
+///   values, else the walk-and-expand decoder.
 pub fn pick_decoder(version: RleVersion, shape: StreamShape, wide: bool) -> Parallelism {
     let short = shape.mean_group < SHORT_MEAN_GROUP;
     match version {
@@ -654,8 +652,8 @@ mod tests {
     }
 
     /// The picker's choices on the bench's columns: the fastest of the four sub-block decoders
-    /// on an H200 in stop 24, but for RLEv1 sorted keys (the expand decoder 2.5% faster than
-    /// the lanes in lockstep, which the simpler rule takes).
+    /// on an H200 in stop 24 (on RLEv2 discounts the expand decoder and the lanes in lockstep
+    /// are within 1%).
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
