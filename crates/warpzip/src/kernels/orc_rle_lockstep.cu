@@ -220,20 +220,24 @@ __device__ __forceinline__ bool st_varint(LaneIn& s, StGroup& g, u64& raw) {
     return lane_varint(s, raw) == WZ_STATUS_OK;
 }
 
-// The group's next value; `bad` is set where it fails a check.
+// Value `i` of a linear run: a LINEAR group, or a DELTA group's first two values. Wrapping
+// arithmetic (in 32 bits where T has no more, then widened as the stream value: a DELTA's steps
+// go on from it): the run's ends were checked.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u64 st_linear(const StGroup& g, u32 i) {
+    if (sizeof(T) <= 4u) {
+        const u32 x = (u32)g.base + (u32)g.delta * i;
+        return SIGNED ? (u64)(i64)(int)x : (u64)x;
+    }
+    return g.base + g.delta * (u64)i;
+}
+
+// The next value of a BITS or VARINT group (past a DELTA group's first two); `bad` is set where
+// it fails a check.
 template <typename T, bool SIGNED, bool V2>
-__device__ __forceinline__ u64 st_value(LaneIn& s, StGroup& g, bool& bad) {
+__device__ __forceinline__ u64 st_coded(LaneIn& s, StGroup& g, bool& bad) {
     u64 v;
-    if (g.mode == ST_LINEAR || (V2 && g.idx < g.lin)) {
-        // Wrapping arithmetic (in 32 bits where T has no more, then widened as the stream
-        // value: a DELTA's steps go on from it): the run's ends were checked.
-        if (sizeof(T) <= 4u) {
-            const u32 x = (u32)g.base + (u32)g.delta * g.idx;
-            v = SIGNED ? (u64)(i64)(int)x : (u64)x;
-        } else {
-            v = g.base + g.delta * (u64)g.idx;
-        }
-    } else if (V2) {
+    if (V2) {
         if (g.have < g.width) {
             // The 64 bits from the value's first on (57 or more for the widths under 64, which
             // start on a bit other than 0 only when they are under 33).
@@ -252,6 +256,7 @@ __device__ __forceinline__ u64 st_value(LaneIn& s, StGroup& g, bool& bad) {
             v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
             bad |= !orc_fits<T, SIGNED>(v);
         }
+        g.prev = v;  // the next DELTA step goes on from it
     } else {
         u64 raw = 0ull;
         bad |= !st_varint(s, g, raw);
@@ -265,7 +270,6 @@ __device__ __forceinline__ u64 st_value(LaneIn& s, StGroup& g, bool& bad) {
             bad |= !orc_fits<T, SIGNED>(v);
         }
     }
-    if (V2) g.prev = v;  // only DELTA steps read it
     g.idx++;
     return v;
 }
@@ -339,8 +343,21 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
             if (running) {
                 const u32 take = min(g.rem, ST_K);
                 bool bad = false;
-                for (u32 k = 0u; k < take; ++k) {
-                    st_stage<T>(row, made + k, st_value<T, SIGNED, V2>(s, g, bad));
+                // The linear values first (a LINEAR group's, a DELTA group's first two), then
+                // the packed and varint ones: lanes of one kind wait through the other's loop
+                // once a step, not through both bodies for every value.
+                const u32 nl = g.mode == ST_LINEAR       ? take
+                               : V2 && g.idx < g.lin ? min(take, g.lin - g.idx)
+                                                       : 0u;
+                for (u32 k = 0u; k < nl; ++k) {
+                    st_stage<T>(row, made + k, st_linear<T, SIGNED>(g, g.idx + k));
+                }
+                if (V2 && nl != 0u && g.mode == ST_BITS) {
+                    g.prev = st_linear<T, SIGNED>(g, g.idx + nl - 1u);
+                }
+                g.idx += nl;
+                for (u32 k = nl; k < take; ++k) {
+                    st_stage<T>(row, made + k, st_coded<T, SIGNED, V2>(s, g, bad));
                 }
                 made += take;
                 g.rem -= take;
