@@ -425,13 +425,14 @@ pub fn plan_sub_blocks(
 }
 
 /// RLEv2 values per group at or above which the walk-and-expand decoder beats the lanes in
-/// lockstep on values of 4 bytes or fewer (long DIRECT groups, written 16 bytes a lane:
-/// quantities 1541.0 GB/s against 1075.7; dates, about 4 values a group, the other way round:
-/// 370.2 against 282.8; H200, stop 24).
-pub const SHORT_MEAN_GROUP: f64 = 8.0;
+/// lockstep on values of 4 bytes or fewer: long DIRECT groups, which it writes 16 bytes a lane
+/// (quantities, 366 values a group: 1588.6 GB/s against 1184.0). Shorter groups go to the lanes
+/// in lockstep (discounts, 63 values a group: 462.5 against 423.9; dates, 4 values a group:
+/// 382.3 against 282.8; H200, stop 24).
+pub const LONG_MEAN_GROUP: f64 = 128.0;
 /// Stream bytes per value at or above which a warp per sub-block beats the lanes in lockstep on
-/// 8-byte RLEv2 values (random values, 8 bytes a value: 1326.5 GB/s against 768.5; sorted keys,
-/// 1 byte a value, the other way round: 968.5 against 644.2; H200, stop 24).
+/// 8-byte RLEv2 values (random values, 8 bytes a value: 1186.4 GB/s against 669.6 on an H100;
+/// sorted keys, 1 byte a value, the other way round: 996.3 against 645.8 on an H200; stop 24).
 pub const V2_WIDE_COMPRESSED: f64 = 4.0;
 
 /// What the picker knows of a payload's streams (from a sample of them).
@@ -542,23 +543,23 @@ pub fn choose_decoder(
 }
 
 /// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H200 (stop 24,
-/// call 6: it picks the fastest of the four sub-block decoders on all ten but RLEv2 discounts,
-/// where the lanes in lockstep and the expand decoder are within 1%):
-/// - RLEv1: the lanes in lockstep (322.2-798.7 GB/s there, against 191.9-614.4 for the
+/// call 14: it picks the fastest of the four sub-block decoders on nine; on RLEv2 random values
+/// the warp per sub-block measured 1000-1342 GB/s between calls of the H200 against 1264-1290
+/// for the walk-and-expand decoder, and wins on the H100, 1174-1186 against 979-1055):
+/// - RLEv1: the lanes in lockstep (363.2-847.5 GB/s there, against 192.4-615.0 for the
 ///   walk-and-expand decoder);
-/// - RLEv2 into 8-byte values: the lanes in lockstep where values compress (under
-///   [`V2_WIDE_COMPRESSED`] bytes a value), else a warp per sub-block;
-/// - RLEv2 into narrower values: the lanes in lockstep for groups under [`SHORT_MEAN_GROUP`]
-///   values, else the walk-and-expand decoder.
+/// - RLEv2 into 8-byte values: a warp per sub-block where values hardly compress
+///   ([`V2_WIDE_COMPRESSED`] bytes a value or more), else the lanes in lockstep;
+/// - RLEv2 into narrower values: the walk-and-expand decoder for groups of
+///   [`LONG_MEAN_GROUP`] values or more, else the lanes in lockstep.
 pub fn pick_decoder(version: RleVersion, shape: StreamShape, wide: bool) -> Parallelism {
-    let short = shape.mean_group < SHORT_MEAN_GROUP;
     match version {
         RleVersion::V1 => Parallelism::Lockstep,
         RleVersion::V2 if wide && shape.bytes_per_value >= V2_WIDE_COMPRESSED => {
             Parallelism::WarpPerChunk
         }
-        RleVersion::V2 if wide || short => Parallelism::Lockstep,
-        RleVersion::V2 => Parallelism::WalkExpand,
+        RleVersion::V2 if !wide && shape.mean_group >= LONG_MEAN_GROUP => Parallelism::WalkExpand,
+        RleVersion::V2 => Parallelism::Lockstep,
     }
 }
 
@@ -652,8 +653,7 @@ mod tests {
     }
 
     /// The picker's choices on the bench's columns: the fastest of the four sub-block decoders
-    /// on an H200 in stop 24 (on RLEv2 discounts the expand decoder and the lanes in lockstep
-    /// are within 1%).
+    /// on an H200 in stop 24 (call 14).
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
@@ -662,7 +662,7 @@ mod tests {
             ("l_orderkey", [Step, Step]),
             ("lo_orderdate", [Step, Step]),
             ("l_quantity", [Step, Expand]),
-            ("lo_discount", [Step, Expand]),
+            ("lo_discount", [Step, Step]),
             ("random", [Step, Warps]),
         ];
         for col in crate::bench::orc::columns(2 << 20) {
