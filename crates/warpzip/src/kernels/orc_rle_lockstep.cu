@@ -33,16 +33,17 @@
 // Words in a lane's ring, and its row in shared memory (two more, so that rows start on
 // different banks and stay 8-byte aligned); the words written per store; the bytes of values a
 // lane makes per step (ST_K values). A lane holds fewer than ST_LINE words (and a partial one)
-// before a step and adds at most 8 values of 8 bytes: fewer than ST_RING words. 4.4 KB a warp: 8
+// before a step and adds at most 64 bytes of values: fewer than ST_RING words. 4.4 KB a warp: 8
 // blocks fit an SM, so the default 2 KiB sub-blocks of a large column take one wave (one
 // sub-block a lane).
 #define ST_RING 32u
 #define ST_ROW (ST_RING + 2u)
 #define ST_LINE 16u
-// 8 values a step for every type: 16 i32 or 32 i16 values a step measured 2% faster on long
-// groups of i32 and a third slower on i16 discounts, whose literal groups of about 22 values
-// then kept most lanes of a step idle (H200, stop 24).
+// Values a step: 8, and 16 for 4-byte values (64 bytes; 2% faster on i32 quantities on the H100
+// and the H200). 32 i16 values a step measured a third slower on discounts, whose literal
+// groups of about 22 values then kept most lanes of a step idle (H200, stop 24).
 #define ST_K 8u
+#define ST_K4 16u
 
 #define ST_LINEAR 0u
 #define ST_BITS 1u
@@ -341,7 +342,7 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 }
             }
             if (running) {
-                const u32 take = min(g.rem, ST_K);
+                const u32 take = min(g.rem, sizeof(T) == 4u ? ST_K4 : ST_K);
                 bool bad = false;
                 // The linear values first (a LINEAR group's, a DELTA group's first two), then
                 // the packed and varint ones: lanes of one kind wait through the other's loop
