@@ -1,6 +1,6 @@
 // ORC Integer RLE v1 and v2 decoders for indexed `.wz` chunks (layout 2): one lane per
 // sub-block, the 32 lanes of a warp stepping through their groups in lockstep, their values
-// staged in shared memory and written out by the whole warp, 128 bytes per store.
+// staged in shared memory and written out by the whole warp, four lanes' 64-byte lines per store.
 //
 // The lane-per-sub-block decoder (orc_rle_lanes.cu) runs one loop per group kind, so lanes whose
 // groups differ in kind or length wait for each other (6.8 active threads a warp on dates), and
@@ -11,8 +11,10 @@
 //    base + delta * i: a SHORT_REPEAT, an RLEv1 run, a width-0 DELTA, a DIRECT group of one or
 //    two values, which the parse reads), BITS (a longer DIRECT group's packed values, or a DELTA
 //    group, whose values from the third on add packed steps) or VARINT (an RLEv1 literal group).
-// 2. Every lane makes up to ST_K values of its group, the same few instructions for every kind
-//    of group, and puts them in its ring of 32 words in shared memory.
+// 2. Every lane makes up to ST_K values of its group (ST_K4 of 4 bytes), the same few
+//    instructions for every kind of group, and puts them in its ring of 32 words in shared
+//    memory: first the linear values of every lane (a LINEAR group's, a DELTA group's first
+//    two) in one loop, then the packed and varint values in another.
 // 3. Every lane holding 16 or more words of values has the oldest 16 written: eight lanes
 //    write one lane's 64 bytes, 8 bytes each, four lanes' lines per warp store, so that every
 //    output sector is written whole at once (a lane's sub-block starts at an 8-byte-aligned
@@ -24,8 +26,8 @@
 // orc_lanes.cuh, which gives the CPU's exact status and rewrites every value.
 //
 // Bounds: every byte a value depends on lies inside the unit's `in_len` (headers and packed
-// data are checked against it before use; varints by `lane_varint`); the lane windows load up to
-// 15 bytes past them, inside the host's `INPUT_SLACK`.
+// data are checked against it before use; varints by `st_varint` and `lane_varint`); the lane
+// windows load up to 16 bytes past them, inside the host's `INPUT_SLACK`.
 #include "orc_lanes.cuh"
 
 // Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).

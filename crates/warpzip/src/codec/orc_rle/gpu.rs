@@ -80,9 +80,10 @@ pub enum Parallelism {
     /// lane, for the exact status.
     WalkExpand,
     /// For the same units: one lane per sub-block, the lanes stepping through their groups in
-    /// lockstep (a header parse, then up to 8 values each), their values staged in shared
-    /// memory and written 128 bytes per warp store (`kernels/orc_rle_lockstep.cu`); a sub-block
-    /// that fails a check is decoded again by its own lane, for the exact status.
+    /// lockstep (a header parse, then up to 8 values each, 16 of 4 bytes), their values staged
+    /// in shared memory and written by the warp in whole 64-byte lines, four lanes' a store
+    /// (`kernels/orc_rle_lockstep.cu`); a sub-block that fails a check, or whose output is not
+    /// 8-byte aligned, is decoded again by its own lane, for the exact status.
     Lockstep,
 }
 
