@@ -1,6 +1,6 @@
 //! ORC integer RLE benchmark (`--codec orc-rle`): column shapes of a data warehouse, each
 //! encoded as RLE v1 and v2 in 128 KiB chunks of values (layout 2: an index and one stream per
-//! sub-block), decoded on the GPU by the three sub-block decoders (the library picks one), by the CODAG
+//! sub-block), decoded on the GPU by the four sub-block decoders (the library picks one), by the CODAG
 //! warp-per-chunk decoders over each chunk's whole stream, and by the block-per-chunk
 //! leader-thread ablation, and on one CPU core. Every GPU result is checked against the input
 //! before it is timed.
