@@ -26,6 +26,31 @@ struct LaneIn {
     u64 w0, w1;                // the words at wa and wa + 8
 };
 
+// A lane's reader of the stream of unit `c`, before its first byte.
+__device__ __forceinline__ LaneIn lane_in(const u8* in, const OrcRleChunk& c) {
+    LaneIn s;
+    s.in = in + c.in_offset;
+    s.len = c.in_len;
+    s.pos = 0u;
+    s.wa = ~0ull;
+    s.w0 = s.w1 = 0ull;
+    return s;
+}
+
+// Unit `unit` for an active lane; an empty exact unit (no input, no values) for a lane past the
+// last unit, so that the warp's lanes can all run the same steps.
+__device__ __forceinline__ OrcRleChunk lane_unit(const OrcRleChunk* chunks, u32 unit, bool active) {
+    OrcRleChunk c;
+    c.in_offset = 0ull;
+    c.in_len = 0u;
+    c.skip = 0u;
+    c.out_offset = 0ull;
+    c.count = 0u;
+    c.exact = 1u;
+    if (active) c = chunks[unit];
+    return c;
+}
+
 // The 8 bytes at `p` (any alignment), little-endian: byte 0 is bits 0..7.
 __device__ __forceinline__ u64 lane_peek(LaneIn& s, const u8* p) {
     const unsigned long long addr = (unsigned long long)p;
@@ -387,12 +412,7 @@ __device__ __forceinline__ u32 lane_group_v2(LaneIn& s, LaneOut<T>& o, u32 need)
 template <typename T, bool SIGNED, bool V2>
 __device__ __forceinline__ u32 lane_decode_unit(const u8* in, const OrcRleChunk& c, T* out_t) {
     if (c.skip != 0u || c.exact == 0u) return WZ_STATUS_CORRUPT;
-    LaneIn s;
-    s.in = in + c.in_offset;
-    s.len = c.in_len;
-    s.pos = 0u;
-    s.wa = ~0ull;
-    s.w0 = s.w1 = 0ull;
+    LaneIn s = lane_in(in, c);
     LaneOut<T> o = lane_out<T>(out_t + c.out_offset);
     u32 st = WZ_STATUS_OK;
     while (s.pos < s.len) {

@@ -787,14 +787,7 @@ __device__ __forceinline__ void orc_expand_body(ORC_KERNEL_PARAMS) {
     for (u32 first = blockIdx.x * blockDim.x + w * 32u; first < n_chunks; first += stride) {
         const u32 unit = first + lane;
         const bool active = unit < n_chunks;
-        OrcRleChunk c;
-        c.in_offset = 0ull;
-        c.in_len = 0u;
-        c.skip = 0u;
-        c.out_offset = 0ull;
-        c.count = 0u;
-        c.exact = 1u;
-        if (active) c = chunks[unit];
+        const OrcRleChunk c = lane_unit(chunks, unit, active);
         XpWalk s;
         s.at = c.in_offset;
         s.buf = 0ull;

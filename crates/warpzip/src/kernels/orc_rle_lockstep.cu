@@ -302,20 +302,8 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
     for (u32 first = blockIdx.x * blockDim.x + w * 32u; first < n_chunks; first += stride) {
         const u32 unit = first + lane;
         const bool active = unit < n_chunks;
-        OrcRleChunk c;
-        c.in_offset = 0ull;
-        c.in_len = 0u;
-        c.skip = 0u;
-        c.out_offset = 0ull;
-        c.count = 0u;
-        c.exact = 1u;
-        if (active) c = chunks[unit];
-        LaneIn s;
-        s.in = in + c.in_offset;
-        s.len = c.in_len;
-        s.pos = 0u;
-        s.wa = ~0ull;
-        s.w0 = s.w1 = 0ull;
+        const OrcRleChunk c = lane_unit(chunks, unit, active);
+        LaneIn s = lane_in(in, c);
         u32* dst = reinterpret_cast<u32*>(out_t + c.out_offset);
         bool slow = active && (c.skip != 0u || c.exact == 0u ||
                                (reinterpret_cast<unsigned long long>(dst) & 7ull) != 0ull);
