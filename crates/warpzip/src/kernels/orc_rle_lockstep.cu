@@ -396,13 +396,10 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
             T* d = reinterpret_cast<T*>(__shfl_sync(0xffffffffu, (unsigned long long)dst, l));
             const u8* src = reinterpret_cast<const u8*>(ring + l * ST_ROW);
             for (u32 i = from + lane; i < to; i += 32u) {
+                // Rows are 8-byte aligned, so every value is aligned to its size (as `st_stage`
+                // wrote it).
                 const u32 byte = (i * (u32)sizeof(T)) & (4u * ST_RING - 1u);
-                if (sizeof(T) == 8u) {
-                    const u32* wsrc = reinterpret_cast<const u32*>(src + byte);
-                    d[i] = (T)(((u64)wsrc[1] << 32) | wsrc[0]);
-                } else {
-                    d[i] = *reinterpret_cast<const T*>(src + byte);
-                }
+                d[i] = *reinterpret_cast<const T*>(src + byte);
             }
         }
         __syncwarp();
