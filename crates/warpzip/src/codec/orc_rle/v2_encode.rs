@@ -1,7 +1,8 @@
 //! The Integer RLE v2 encoder. It cuts the values as a good ORC writer does: 3..=10 repeats of
 //! one value become SHORT_REPEAT, longer repeats DELTA with width 0 (up to 512 values); the
 //! values between repeats go in groups of up to 512, each written as whichever of DELTA (for
-//! monotone groups), DIRECT and PATCHED_BASE is smallest, PATCHED_BASE being considered only
+//! monotone groups), DIRECT and PATCHED_BASE is smallest (groups of up to 3 values are always
+//! DIRECT, as in the Apache ORC writers), PATCHED_BASE being considered only
 //! when a few outliers blow up DIRECT's width (ORC's rule: the 90th and 100th percentile bit
 //! widths differ by more than 1; the data width is then the 95th percentile of the values minus
 //! their minimum, and the rest goes into patches). Widths are the specification's preferred
@@ -173,6 +174,12 @@ impl Encoder {
                 width: direct_width,
             },
         );
+        // Groups of up to SHORT_REPEAT_MIN values are always DIRECT, as the Apache ORC writers
+        // (Java and C++) write them: a DELTA might save a byte or two, but readers then parse
+        // two varints for two or three values (SSB dates: 12% of the groups).
+        if len <= SHORT_REPEAT_MIN {
+            return self.emit(g, best.1, out);
+        }
 
         if let Some((width, cost)) = self.delta_plan(g) {
             if cost <= best.0 {
