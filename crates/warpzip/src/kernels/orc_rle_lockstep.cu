@@ -9,12 +9,15 @@
 //
 // 1. A lane whose group is used up parses the next header into a small state: LINEAR (value i is
 //    base + delta * i: a SHORT_REPEAT, an RLEv1 run, a width-0 DELTA, a DIRECT group of one or
-//    two values, which the parse reads), BITS (a longer DIRECT group's packed values, or a DELTA
-//    group, whose values from the third on add packed steps) or VARINT (an RLEv1 literal group).
+//    two values, which the parse reads; SHORT_REPEAT and DIRECT headers share one parse), BYTES
+//    (a DIRECT group of width 8, the Apache writers' width for small values), BITS (a longer
+//    DIRECT group's packed values, or a DELTA group, whose values from the third on add packed
+//    steps) or VARINT (an RLEv1 literal group).
 // 2. Every lane makes up to ST_K values of its group (ST_K4 of 4 bytes), the same few
 //    instructions for every kind of group, and puts them in its ring of 32 words in shared
 //    memory: first the linear values of every lane (a LINEAR group's, a DELTA group's first
-//    two) in one loop, then the packed and varint values in another.
+//    two) in one loop, then values that are whole bytes (BYTES, and the one-byte varints of
+//    RLEv1 literals) eight from one load, then the packed and other varint values one by one.
 // 3. Every lane holding 16 or more words of values has the oldest 16 written: eight lanes
 //    write one lane's 64 bytes, 8 bytes each, four lanes' lines per warp store, so that every
 //    output sector is written whole at once (a lane's sub-block starts at an 8-byte-aligned
@@ -50,6 +53,7 @@
 #define ST_LINEAR 0u
 #define ST_BITS 1u
 #define ST_VARINT 2u
+#define ST_BYTES 3u
 
 struct StShared {
     // Rows of an even number of words, so 8-byte pieces of them are aligned.
@@ -62,17 +66,18 @@ struct StShared {
 struct StGroup {
     u32 rem;    // values left
     u32 idx;    // the index of the next value in the group
-    u32 mode;   // ST_LINEAR, ST_BITS or ST_VARINT
+    u32 mode;   // ST_LINEAR, ST_BITS, ST_VARINT or ST_BYTES (a DIRECT group of width 8)
     u32 width;  // BITS: the packed width
     u32 data;   // BITS: the packed bits' first byte, from the stream's first byte
     u32 lin;    // BITS: values before the packed ones that follow base + delta * i (a DELTA
                 // group's 2, whose packed values are steps; a DIRECT group's 0)
     bool dec;   // steps: decreasing
+    bool check; // BITS, a DIRECT group: the values may not fit T (the width is T's or more)
     u64 base;   // LINEAR (and a DELTA's first two values): the first value
     u64 delta;  // its step, two's complement
     u64 prev;   // steps: the last value made
-    // Bits read ahead: BITS, the packed bits from the next value's on, most significant first
-    // (`have` of them); VARINT, the bytes after the last varint (`have` one-byte varints).
+    // BITS: the packed bits read ahead, from the next value's on, most significant first (`have`
+    // of them).
     u64 win;
     u32 have;
 };
@@ -89,45 +94,43 @@ __device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
     g.have = 0u;
     g.delta = 0ull;
     g.mode = ST_LINEAR;
-    if (kind == 0u) {  // SHORT_REPEAT
-        const u32 bytes = ((h0 >> 3) & 7u) + 1u;
-        const u32 n = (h0 & 7u) + 3u;
-        if (avail < 1u + bytes || n > left) return false;
-        const u64 raw = lane_be_bytes(s, s.in + s.pos + 1u, bytes);
-        const u64 bits = SIGNED ? (u64)orc_unzigzag(raw) : raw;
-        if (!orc_fits<T, SIGNED>(bits)) return false;
-        g.base = bits;
+    if (kind <= 1u) {
+        // SHORT_REPEAT and DIRECT share one path, so that a warp whose lanes parse both kinds
+        // (dates: a repeat, then one or two values) runs it once. A SHORT_REPEAT is a DIRECT
+        // group of one value, `bytes` whole bytes wide, after a 1-byte header, used n times.
+        const bool sr = kind == 0u;
+        const u32 width = sr ? 8u * (((h0 >> 3) & 7u) + 1u) : orc_decode_width(h0 >> 1);
+        const u32 n = sr ? (h0 & 7u) + 3u : lane_v2_len(h0, ((u32)le >> 8) & 0xffu);
+        const u32 head = sr ? 1u : 2u;
+        const u32 bytes = sr ? width >> 3 : (width * n + 7u) >> 3;
+        if (avail < head || avail - head < bytes || n > left) return false;
         g.rem = n;
-        s.pos += 1u + bytes;
-        return true;
-    }
-    if (avail < 2u) return false;
-    const u32 n = lane_v2_len(h0, ((u32)le >> 8) & 0xffu);
-    if (n > left) return false;
-    g.rem = n;
-    if (kind == 1u) {  // DIRECT
-        const u32 width = orc_decode_width(h0 >> 1);
-        const u32 bytes = (width * n + 7u) >> 3;
-        if (avail - 2u < bytes) return false;
-        if (n <= 2u && width <= 32u) {
-            // One or two values (dates and keys between repeats): read here, one linear run.
-            const u64 be = lane_bswap(lane_peek(s, s.in + s.pos + 2u));
+        if (sr || (n <= 2u && width <= 32u)) {
+            // One value, or two (dates and keys between repeats): read here, one linear run.
+            const u64 be = lane_bswap(lane_peek(s, s.in + s.pos + head));
             const u64 r0 = be >> (64u - width);
-            const u64 r1 = n == 2u ? (be << width) >> (64u - width) : r0;
+            const u64 r1 = !sr && n == 2u ? (be << (width & 63u)) >> (64u - width) : r0;
             const u64 v0 = SIGNED ? (u64)orc_unzigzag(r0) : r0;
             const u64 v1 = SIGNED ? (u64)orc_unzigzag(r1) : r1;
             if (!orc_fits<T, SIGNED>(v0) || !orc_fits<T, SIGNED>(v1)) return false;
             g.base = v0;
             g.delta = v1 - v0;
         } else {
-            g.mode = ST_BITS;
+            // Bytes (width 8, the Apache writers' usual width for small values) fit every T;
+            // other widths above T's are checked value by value.
+            g.mode = width == 8u ? ST_BYTES : ST_BITS;
             g.width = width;
             g.data = s.pos + 2u;
             g.lin = 0u;
+            g.check = width > 8u * (u32)sizeof(T);
         }
-        s.pos += 2u + bytes;
+        s.pos += head + bytes;
         return true;
     }
+    if (avail < 2u) return false;
+    const u32 n = lane_v2_len(h0, ((u32)le >> 8) & 0xffu);
+    if (n > left) return false;
+    g.rem = n;
     if (kind == 2u) return false;  // PATCHED_BASE: the serial decoder
     const u32 code = (h0 >> 1) & 0x1fu;
     const u32 width = code == 0u ? 0u : orc_decode_width(code);
@@ -189,31 +192,14 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     return true;
 }
 
-// The next varint of an RLEv1 literal group (false where the CPU fails): a one-byte varint
-// from the bytes the last read left where it can, the rest as `lane_varint` reads them.
-__device__ __forceinline__ bool st_varint(LaneIn& s, StGroup& g, u64& raw) {
-    if (g.have != 0u) {
-        raw = g.win & 0x7fu;
-        g.win >>= 8;
-        g.have--;
-        s.pos++;
-        return true;
-    }
+// The next varint of an RLEv1 literal group (false where the CPU fails): up to 8 bytes from one
+// window, longer ones as `lane_varint` reads them. Runs of one-byte varints seldom come here:
+// `st_bytes` makes them at the start of a step.
+__device__ __forceinline__ bool st_varint(LaneIn& s, u64& raw) {
     const u32 avail = s.len - s.pos;
     const u64 le = lane_peek(s, s.in + s.pos);
     u64 stops = ~le & 0x8080808080808080ull;
     if (avail < 8u) stops &= (1ull << (8u * avail)) - 1ull;
-    if ((stops & 0x80ull) != 0ull) {
-        // A one-byte varint, and the one-byte varints right after it (up to the first byte
-        // that is not one, or the stream's end).
-        const u64 more = ~stops & 0x8080808080808080ull;
-        const u32 ones = more == 0ull ? 8u : ((u32)__ffsll((long long)more) - 1u) >> 3;
-        raw = le & 0x7fu;
-        g.win = le >> 8;
-        g.have = ones - 1u;
-        s.pos++;
-        return true;
-    }
     if (stops != 0ull) {
         const u32 n = (u32)__ffsll((long long)stops) >> 3;
         raw = lane_varint_bits(le, n);
@@ -255,14 +241,18 @@ __device__ __forceinline__ u64 st_coded(LaneIn& s, StGroup& g, bool& bad) {
         if (g.lin != 0u) {
             v = g.dec ? g.prev - raw : g.prev + raw;
             bad |= !orc_in_order<SIGNED>(g.prev, v, g.dec) || !orc_fits<T, SIGNED>(v);
+            g.prev = v;  // the next step goes on from it
+        } else if (sizeof(T) <= 4u && !g.check) {
+            // At most T's width: 32 bits hold the value, and it fits.
+            const u32 r = (u32)raw;
+            v = SIGNED ? (u64)(i64)(int)((r >> 1) ^ (0u - (r & 1u))) : raw;
         } else {
             v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
-            bad |= !orc_fits<T, SIGNED>(v);
+            bad |= g.check && !orc_fits<T, SIGNED>(v);
         }
-        g.prev = v;  // the next DELTA step goes on from it
     } else {
         u64 raw = 0ull;
-        bad |= !st_varint(s, g, raw);
+        bad |= !st_varint(s, raw);
         if (raw < 0x80ull) {
             // 7 bits (a one-byte varint): within every type once un-zigzagged, which 32 bits
             // do (H200: v1 quantities 799 -> 836 GB/s, discounts 323 -> 336).
@@ -286,6 +276,44 @@ __device__ __forceinline__ void st_stage(u32* row, u32 n, u64 v) {
     } else {
         reinterpret_cast<T*>(reinterpret_cast<u8*>(row) + byte)[0] = (T)v;
     }
+}
+
+// Values made from whole stream bytes, up to `want` of them: a width-8 DIRECT group's (V2), or
+// the one-byte varints that open the rest of an RLEv1 literal group (up to its first longer
+// varint or the stream's end). Each byte is a value of any T once un-zigzagged, in 32 bits, so
+// no value needs a check. Returns how many were made and put in the ring from value `made` on.
+template <typename T, bool SIGNED, bool V2>
+__device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 made, u32 want) {
+    u32 done = 0u;
+#pragma unroll
+    for (u32 part = 0u; part < (sizeof(T) == 4u ? ST_K4 : ST_K) / 8u; ++part) {
+        const u32 at = (V2 ? g.data + g.idx : s.pos) + done;
+        const u64 le = lane_peek(s, s.in + at);
+        u32 m = min(want - done, 8u);
+        if (!V2) {
+            // Bytes that go on into the next one end the run, as does the stream's end.
+            u64 stops = le & 0x8080808080808080ull;
+            const u32 avail = s.len - at;
+            if (avail < 8u) stops |= ~((1ull << (8u * avail)) - 1ull);
+            const u32 ones = stops == 0ull ? 8u : ((u32)__ffsll((long long)stops) - 1u) >> 3;
+            m = min(m, ones);
+        }
+        const u32 lo = (u32)le;
+        const u32 hi = (u32)(le >> 32);
+#pragma unroll
+        for (u32 k = 0u; k < 8u; ++k) {
+            if (k < m) {
+                const u32 b = ((k < 4u ? lo : hi) >> (8u * (k & 3u))) & 0xffu;
+                const u32 x = SIGNED ? (b >> 1) ^ (0u - (b & 1u)) : b;
+                st_stage<T>(row, made + done + k, SIGNED ? (u64)(i64)(int)x : (u64)x);
+            }
+        }
+        done += m;
+        if (m < 8u) break;
+    }
+    g.idx += done;
+    if (!V2) s.pos += done;
+    return done;
 }
 
 template <typename T, bool SIGNED, bool V2>
@@ -316,6 +344,7 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
         g.data = 0u;
         g.lin = 0u;
         g.dec = false;
+        g.check = false;
         g.base = g.delta = g.prev = g.win = 0ull;
         g.have = 0u;
         u32 made = 0u;     // values put in the ring
@@ -347,7 +376,13 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                     g.prev = st_linear<T, SIGNED>(g, g.idx + nl - 1u);
                 }
                 g.idx += nl;
-                for (u32 k = nl; k < take; ++k) {
+                // Values that are whole bytes (a width-8 DIRECT group, RLEv1 one-byte varints),
+                // then the rest one by one.
+                u32 nb = 0u;
+                if (g.mode == (V2 ? ST_BYTES : ST_VARINT)) {
+                    nb = st_bytes<T, SIGNED, V2>(s, g, row, made + nl, take - nl);
+                }
+                for (u32 k = nl + nb; k < take; ++k) {
                     st_stage<T>(row, made + k, st_coded<T, SIGNED, V2>(s, g, bad));
                 }
                 made += take;
