@@ -53,7 +53,7 @@
 #define ST_LINEAR 0u
 #define ST_BITS 1u
 #define ST_VARINT 2u
-#define ST_BYTES 3u
+#define ST_BYTES 3u  // whole bytes: a width-8 DIRECT group, or RLEv1 literals from a one-byte varint
 
 struct StShared {
     // Rows of an even number of words, so 8-byte pieces of them are aligned.
@@ -66,7 +66,7 @@ struct StShared {
 struct StGroup {
     u32 rem;    // values left
     u32 idx;    // the index of the next value in the group
-    u32 mode;   // ST_LINEAR, ST_BITS, ST_VARINT or ST_BYTES (a DIRECT group of width 8)
+    u32 mode;   // ST_LINEAR, ST_BITS, ST_VARINT or ST_BYTES
     u32 width;  // BITS: the packed width
     u32 data;   // BITS: the packed bits' first byte, from the stream's first byte
     u32 lin;    // BITS: values before the packed ones that follow base + delta * i (a DELTA
@@ -172,7 +172,10 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     g.idx = 0u;
     g.have = 0u;
     if (control >= 0x80u) {
-        g.mode = ST_VARINT;
+        // A literal group opening with a one-byte varint has its runs of them made 8 from a
+        // load (`st_bytes`); one opening with a longer varint is read varint by varint (keys,
+        // dates: no look for one-byte runs in every step).
+        g.mode = (le & 0x8000ull) == 0ull ? ST_BYTES : ST_VARINT;
         g.rem = 256u - control;
         s.pos += 1u;
         return g.rem <= left;
@@ -379,7 +382,7 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 // Values that are whole bytes (a width-8 DIRECT group, RLEv1 one-byte varints),
                 // then the rest one by one.
                 u32 nb = 0u;
-                if (g.mode == (V2 ? ST_BYTES : ST_VARINT)) {
+                if (g.mode == ST_BYTES) {
                     nb = st_bytes<T, SIGNED, V2>(s, g, row, made + nl, take - nl);
                 }
                 for (u32 k = nl + nb; k < take; ++k) {
