@@ -54,6 +54,17 @@ __device__ __forceinline__ bool orc_fits(u64 bits) {
     return bits <= (u64)(T)(~(T)0);
 }
 
+// Whether a value that 32-bit arithmetic holds exactly (a short run's end) fits T.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ bool orc_fits32(int v) {
+    if (SIGNED) {
+        if (sizeof(T) >= 4) return true;
+        const int hi = (1 << (8 * sizeof(T) - 1)) - 1;
+        return v >= -hi - 1 && v <= hi;
+    }
+    return v >= 0 && (sizeof(T) >= 4 || v <= (int)(T)(~(T)0));
+}
+
 // Whether a wide value (the result of base + delta arithmetic) lies in the stream's domain and
 // fits T.
 template <typename T, bool SIGNED>

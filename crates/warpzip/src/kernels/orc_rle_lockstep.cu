@@ -13,7 +13,7 @@
 //    (a DIRECT group of width 8, the Apache writers' width for small values), BITS (a longer
 //    DIRECT group's packed values, or a DELTA group, whose values from the third on add packed
 //    steps) or VARINT (an RLEv1 literal group).
-// 2. Every lane makes up to ST_K values of its group (ST_K4 of 4 bytes), the same few
+// 2. Every lane makes up to ST_TAKE values of its group (8, or 16 of 2 or 4 bytes), the same few
 //    instructions for every kind of group, and puts them in its ring of 32 words in shared
 //    memory: first the linear values of every lane (a LINEAR group's, a DELTA group's first
 //    two) in one loop, then values that are whole bytes (BYTES, and the one-byte varints of
@@ -37,23 +37,26 @@
 #define ST_WARPS 4u
 // Words in a lane's ring, and its row in shared memory (two more, so that rows start on
 // different banks and stay 8-byte aligned); the words written per store; the bytes of values a
-// lane makes per step (ST_K values). A lane holds fewer than ST_LINE words (and a partial one)
+// lane makes per step (ST_TAKE values). A lane holds fewer than ST_LINE words (and a partial one)
 // before a step and adds at most 64 bytes of values: fewer than ST_RING words. 4.4 KB a warp: 8
 // blocks fit an SM, so the default 2 KiB sub-blocks of a large column take one wave (one
 // sub-block a lane).
 #define ST_RING 32u
 #define ST_ROW (ST_RING + 2u)
 #define ST_LINE 16u
-// Values a step: 8, and 16 for 4-byte values (64 bytes; 2% faster on i32 quantities on the H100
-// and the H200). 32 i16 values a step measured a third slower on discounts, whose literal
-// groups of about 22 values then kept most lanes of a step idle (H200, stop 24).
+// Values a step: 8, and 16 for 2- and 4-byte values (i32: 2% faster on quantities on the H100
+// and the H200, stop 24; i16: 13% faster on RLEv2 discounts on the H100, stop 25). 32 i16
+// values a step measured a third slower on discounts, whose lanes then waited in most steps for
+// one finishing a long group (H200, stop 24).
 #define ST_K 8u
-#define ST_K4 16u
+#define ST_KN 16u
+// The values a step of T.
+#define ST_TAKE ((sizeof(T) == 4u || sizeof(T) == 2u) ? ST_KN : ST_K)
 
 #define ST_LINEAR 0u
 #define ST_BITS 1u
 #define ST_VARINT 2u
-#define ST_BYTES 3u  // whole bytes: a width-8 DIRECT group, or RLEv1 literals from a one-byte varint
+#define ST_BYTES 3u  // whole bytes: a width-8 DIRECT group, RLEv1 literals from a one-byte varint
 
 struct StShared {
     // Rows of an even number of words, so 8-byte pieces of them are aligned.
@@ -183,11 +186,31 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     const u32 n = control + 3u;
     if (avail < 2u || n > left) return false;
     const i64 delta = (i64)(signed char)(((u32)le >> 8) & 0xffu);
+    // The base varint, from the window already read where it ends inside it.
+    const u64 rest = le >> 16;
+    u64 stops = ~rest & 0x0000808080808080ull;
+    if (avail < 8u) stops &= (1ull << (8u * (avail - 2u))) - 1ull;
     s.pos += 2u;
-    u64 raw;
-    if (lane_varint(s, raw) != WZ_STATUS_OK) return false;
-    const u64 base = SIGNED ? (u64)orc_unzigzag(raw) : raw;
-    if (!orc_run_fits<T, SIGNED>(base, delta * (i64)(n - 1u))) return false;
+    u64 base;
+    if ((stops & 0x80ull) != 0ull) {
+        // One byte (discounts, quantities): both ends in 32 bits, within the stream's domain.
+        const u32 r = (u32)rest & 0x7fu;
+        const int b = SIGNED ? (int)((r >> 1) ^ (0u - (r & 1u))) : (int)r;
+        if (!orc_fits32<T, SIGNED>(b + (int)delta * (int)(n - 1u))) return false;
+        base = SIGNED ? (u64)(i64)b : (u64)r;
+        s.pos += 1u;
+    } else {
+        u64 raw;
+        if (stops != 0ull) {
+            const u32 bytes = (u32)__ffsll((long long)stops) >> 3;
+            raw = lane_varint_bits(rest, bytes);
+            s.pos += bytes;
+        } else if (lane_varint(s, raw) != WZ_STATUS_OK) {
+            return false;
+        }
+        base = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+        if (!orc_run_fits<T, SIGNED>(base, delta * (i64)(n - 1u))) return false;
+    }
     g.mode = ST_LINEAR;
     g.base = base;
     g.delta = (u64)delta;
@@ -289,7 +312,7 @@ template <typename T, bool SIGNED, bool V2>
 __device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 made, u32 want) {
     u32 done = 0u;
 #pragma unroll
-    for (u32 part = 0u; part < (sizeof(T) == 4u ? ST_K4 : ST_K) / 8u; ++part) {
+    for (u32 part = 0u; part < ST_TAKE / 8u; ++part) {
         const u32 at = (V2 ? g.data + g.idx : s.pos) + done;
         const u64 le = lane_peek(s, s.in + at);
         u32 m = min(want - done, 8u);
@@ -364,7 +387,7 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 }
             }
             if (running) {
-                const u32 take = min(g.rem, sizeof(T) == 4u ? ST_K4 : ST_K);
+                const u32 take = min(g.rem, ST_TAKE);
                 bool bad = false;
                 // The linear values first (a LINEAR group's, a DELTA group's first two), then
                 // the packed and varint ones: lanes of one kind wait through the other's loop
