@@ -59,7 +59,7 @@ template <typename T, bool SIGNED>
 __device__ __forceinline__ bool orc_fits32(int v) {
     if (SIGNED) {
         if (sizeof(T) >= 4) return true;
-        const int hi = (1 << (8 * sizeof(T) - 1)) - 1;
+        const int hi = (1 << (8 * (sizeof(T) < 4 ? sizeof(T) : 1) - 1)) - 1;
         return v >= -hi - 1 && v <= hi;
     }
     return v >= 0 && (sizeof(T) >= 4 || v <= (int)(T)(~(T)0));

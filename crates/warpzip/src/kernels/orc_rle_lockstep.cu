@@ -304,6 +304,15 @@ __device__ __forceinline__ void st_stage(u32* row, u32 n, u64 v) {
     }
 }
 
+// Byte `k` (0..7) of the 8 bytes `lo`, `hi` as a value: un-zigzagged, in 32 bits, for a signed
+// stream.
+template <bool SIGNED>
+__device__ __forceinline__ u64 st_byte(u32 lo, u32 hi, u32 k) {
+    const u32 b = __byte_perm(lo, hi, k) & 0xffu;
+    const u32 x = SIGNED ? (b >> 1) ^ (0u - (b & 1u)) : b;
+    return SIGNED ? (u64)(i64)(int)x : (u64)x;
+}
+
 // Values made from whole stream bytes, up to `want` of them: a width-8 DIRECT group's (V2), or
 // the one-byte varints that open the rest of an RLEv1 literal group (up to its first longer
 // varint or the stream's end). Each byte is a value of any T once un-zigzagged, in 32 bits, so
@@ -326,12 +335,30 @@ __device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 mad
         }
         const u32 lo = (u32)le;
         const u32 hi = (u32)(le >> 32);
+        const u32 n0 = made + done;
+        if (sizeof(T) == 2u) {
+            // Two values a word: the ring's words from an even value on each take the bytes
+            // k and k + 1 as two 16-bit halves, un-zigzagged together; a value before the first
+            // such word or after the last goes alone.
+            const u32 odd = n0 & 1u;
+            if (odd != 0u && m != 0u) st_stage<T>(row, n0, st_byte<SIGNED>(lo, hi, 0u));
 #pragma unroll
-        for (u32 k = 0u; k < 8u; ++k) {
-            if (k < m) {
-                const u32 b = ((k < 4u ? lo : hi) >> (8u * (k & 3u))) & 0xffu;
-                const u32 x = SIGNED ? (b >> 1) ^ (0u - (b & 1u)) : b;
-                st_stage<T>(row, made + done + k, SIGNED ? (u64)(i64)(int)x : (u64)x);
+            for (u32 j = 0u; j < 4u; ++j) {
+                const u32 k = odd + 2u * j;
+                if (k + 1u < m) {
+                    const u32 t = __byte_perm(lo, hi, k | ((k + 1u) << 8)) & 0x00ff00ffu;
+                    const u32 x = SIGNED ? ((t >> 1) & 0x007f007fu) ^ ((t & 0x00010001u) * 0xffffu)
+                                         : t;
+                    row[((n0 + k) >> 1) & (ST_RING - 1u)] = x;
+                }
+            }
+            if (m > odd && ((m - odd) & 1u) != 0u) {
+                st_stage<T>(row, n0 + m - 1u, st_byte<SIGNED>(lo, hi, m - 1u));
+            }
+        } else {
+#pragma unroll
+            for (u32 k = 0u; k < 8u; ++k) {
+                if (k < m) st_stage<T>(row, n0 + k, st_byte<SIGNED>(lo, hi, k));
             }
         }
         done += m;
