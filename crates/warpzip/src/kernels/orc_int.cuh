@@ -111,6 +111,14 @@ __device__ __forceinline__ u64 lane_varint_bits(u64 le, u32 n) {
     return ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
 }
 
+// The same for `n` (1..4) bytes, in 32-bit arithmetic.
+__device__ __forceinline__ u32 lane_varint_bits32(u32 le, u32 n) {
+    u32 x = le & 0x7f7f7f7fu;
+    if (n < 4u) x &= (1u << (8u * n)) - 1u;
+    x = ((x & 0x7f007f00u) >> 1) | (x & 0x007f007fu);
+    return ((x & 0x3fff0000u) >> 2) | (x & 0x00003fffu);
+}
+
 // A raw varint value as a stream value: zigzag decoded for a signed stream.
 template <bool SIGNED>
 __device__ __forceinline__ i128 orc_stream_value(u64 raw) {

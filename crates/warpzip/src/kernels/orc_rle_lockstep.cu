@@ -57,6 +57,7 @@
 #define ST_BITS 1u
 #define ST_VARINT 2u
 #define ST_BYTES 3u  // whole bytes: a width-8 DIRECT group, RLEv1 literals from a one-byte varint
+#define ST_WORDS 4u  // a DIRECT group of width 16 or 32, at most T's
 
 struct StShared {
     // Rows of an even number of words, so 8-byte pieces of them are aligned.
@@ -121,7 +122,9 @@ __device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
         } else {
             // Bytes (width 8, the Apache writers' usual width for small values) fit every T;
             // other widths above T's are checked value by value.
-            g.mode = width == 8u ? ST_BYTES : ST_BITS;
+            g.mode = width == 8u ? ST_BYTES
+                     : (width == 16u || width == 32u) && width <= 8u * (u32)sizeof(T) ? ST_WORDS
+                                                                                   : ST_BITS;
             g.width = width;
             g.data = s.pos + 2u;
             g.lin = 0u;
@@ -228,7 +231,7 @@ __device__ __forceinline__ bool st_varint(LaneIn& s, u64& raw) {
     if (avail < 8u) stops &= (1ull << (8u * avail)) - 1ull;
     if (stops != 0ull) {
         const u32 n = (u32)__ffsll((long long)stops) >> 3;
-        raw = lane_varint_bits(le, n);
+        raw = n <= 4u ? (u64)lane_varint_bits32((u32)le, n) : lane_varint_bits(le, n);
         s.pos += n;
         return true;
     }
@@ -279,9 +282,10 @@ __device__ __forceinline__ u64 st_coded(LaneIn& s, StGroup& g, bool& bad) {
     } else {
         u64 raw = 0ull;
         bad |= !st_varint(s, raw);
-        if (raw < 0x80ull) {
-            // 7 bits (a one-byte varint): within every type once un-zigzagged, which 32 bits
-            // do (H200: v1 quantities 799 -> 836 GB/s, discounts 323 -> 336).
+        if (raw < (sizeof(T) >= 4u ? (1ull << 28) : 0x80ull)) {
+            // 7 bits (a one-byte varint), or 28 (up to four bytes) for 4- and 8-byte values:
+            // within the type once un-zigzagged, which 32 bits do (H200, stop 24: v1 quantities
+            // 799 -> 836 GB/s, discounts 323 -> 336).
             const u32 r = (u32)raw;
             v = SIGNED ? (u64)(i64)(int)((r >> 1) ^ (0u - (r & 1u))) : raw;
         } else {
@@ -369,6 +373,36 @@ __device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 mad
     return done;
 }
 
+// Values of a DIRECT group of EB whole bytes each (width 16 or 32, at most T's), up to `want` of
+// them: 8 / EB from each 8-byte load, each big-endian value one byte permute. Returns how many
+// were made and put in the ring from value `made` on.
+template <typename T, bool SIGNED, u32 EB>
+__device__ __forceinline__ u32 st_words(LaneIn& s, StGroup& g, u32* row, u32 made, u32 want) {
+    const u32 per = 8u / EB;
+    u32 done = 0u;
+#pragma unroll
+    for (u32 part = 0u; part < ST_TAKE / per; ++part) {
+        if (done >= want) break;
+        const u64 le = lane_peek(s, s.in + g.data + (g.idx + done) * EB);
+        const u32 lo = (u32)le;
+        const u32 hi = (u32)(le >> 32);
+        const u32 m = min(want - done, per);
+#pragma unroll
+        for (u32 k = 0u; k < 8u / EB; ++k) {
+            if (k < m) {
+                const u32 sel =
+                    EB == 4u ? (k == 0u ? 0x0123u : 0x4567u) : (2u * k + 1u) | (2u * k << 4);
+                const u32 r = __byte_perm(lo, hi, sel) & (EB == 4u ? ~0u : 0xffffu);
+                const u32 x = SIGNED ? (r >> 1) ^ (0u - (r & 1u)) : r;
+                st_stage<T>(row, made + done + k, SIGNED ? (u64)(i64)(int)x : (u64)x);
+            }
+        }
+        done += m;
+    }
+    g.idx += done;
+    return done;
+}
+
 template <typename T, bool SIGNED, bool V2>
 __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
     __shared__ StShared sh;
@@ -434,6 +468,9 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 u32 nb = 0u;
                 if (g.mode == ST_BYTES) {
                     nb = st_bytes<T, SIGNED, V2>(s, g, row, made + nl, take - nl);
+                } else if (V2 && g.mode == ST_WORDS) {
+                    nb = g.width == 16u ? st_words<T, SIGNED, 2u>(s, g, row, made + nl, take - nl)
+                                        : st_words<T, SIGNED, 4u>(s, g, row, made + nl, take - nl);
                 }
                 for (u32 k = nl + nb; k < take; ++k) {
                     st_stage<T>(row, made + k, st_coded<T, SIGNED, V2>(s, g, bad));
