@@ -110,15 +110,28 @@ __device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
         if (avail < head || avail - head < bytes || n > left) return false;
         g.rem = n;
         if (sr || (n <= 2u && width <= 32u)) {
-            // One value, or two (dates and keys between repeats): read here, one linear run.
-            const u64 be = lane_bswap(lane_peek(s, s.in + s.pos + head));
+            // One value, or two (dates and keys between repeats): read here, one linear run;
+            // from the header's window where they end inside it (a 4-byte repeat, one 4-byte
+            // value).
+            const u64 be = head + bytes <= 8u ? lane_bswap(le) << (8u * head)
+                                              : lane_bswap(lane_peek(s, s.in + s.pos + head));
             const u64 r0 = be >> (64u - width);
             const u64 r1 = !sr && n == 2u ? (be << (width & 63u)) >> (64u - width) : r0;
-            const u64 v0 = SIGNED ? (u64)orc_unzigzag(r0) : r0;
-            const u64 v1 = SIGNED ? (u64)orc_unzigzag(r1) : r1;
-            if (!orc_fits<T, SIGNED>(v0) || !orc_fits<T, SIGNED>(v1)) return false;
-            g.base = v0;
-            g.delta = v1 - v0;
+            if (sizeof(T) <= 4u && width <= 8u * (u32)sizeof(T)) {
+                // At most T's width: 32 bits hold both, and they fit.
+                const u32 a0 = (u32)r0;
+                const u32 a1 = (u32)r1;
+                const u32 x0 = SIGNED ? (a0 >> 1) ^ (0u - (a0 & 1u)) : a0;
+                const u32 x1 = SIGNED ? (a1 >> 1) ^ (0u - (a1 & 1u)) : a1;
+                g.base = SIGNED ? (u64)(i64)(int)x0 : (u64)x0;
+                g.delta = (u64)(i64)(int)(x1 - x0);  // `st_linear` steps in 32 bits
+            } else {
+                const u64 v0 = SIGNED ? (u64)orc_unzigzag(r0) : r0;
+                const u64 v1 = SIGNED ? (u64)orc_unzigzag(r1) : r1;
+                if (!orc_fits<T, SIGNED>(v0) || !orc_fits<T, SIGNED>(v1)) return false;
+                g.base = v0;
+                g.delta = v1 - v0;
+            }
         } else {
             // Bytes (width 8, the Apache writers' usual width for small values) fit every T;
             // other widths above T's are checked value by value.
