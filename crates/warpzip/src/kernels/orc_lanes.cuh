@@ -156,7 +156,7 @@ __device__ __forceinline__ u32 lane_varint(LaneIn& s, u64& v) {
     if (avail < 8u) stops &= (1ull << (8u * avail)) - 1ull;
     if (stops != 0ull) {
         const u32 n = ((u32)__ffsll((long long)stops) >> 3);  // bit 8n - 1 is set: n bytes
-        v = lane_varint_bits(le, n);
+        v = n <= 4u ? (u64)lane_varint_bits32((u32)le, n) : lane_varint_bits(le, n);
         s.pos += n;
         return WZ_STATUS_OK;
     }

@@ -29,7 +29,7 @@
 // orc_lanes.cuh, which gives the CPU's exact status and rewrites every value.
 //
 // Bounds: every byte a value depends on lies inside the unit's `in_len` (headers and packed
-// data are checked against it before use; varints by `st_varint` and `lane_varint`); the lane
+// data are checked against it before use; varints by `lane_varint`); the lane
 // windows load up to 16 bytes past them, inside the host's `INPUT_SLACK`.
 #include "orc_lanes.cuh"
 
@@ -208,13 +208,16 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     if (avail < 8u) stops &= (1ull << (8u * (avail - 2u))) - 1ull;
     s.pos += 2u;
     u64 base;
-    if ((stops & 0x80ull) != 0ull) {
-        // One byte (discounts, quantities): both ends in 32 bits, within the stream's domain.
-        const u32 r = (u32)rest & 0x7fu;
+    const u32 near = (u32)stops & 0x80808080u;  // the varint ends in its first 4 bytes
+    if (near != 0u && (sizeof(T) >= 4u || (near & 0x80u) != 0u)) {
+        // One byte (discounts, quantities), or up to four into 4- and 8-byte values (dates,
+        // keys): both ends in 32 bits, within the stream's domain, the base within T.
+        const u32 bytes = (u32)__ffs((int)near) >> 3;
+        const u32 r = lane_varint_bits32((u32)rest, bytes);
         const int b = SIGNED ? (int)((r >> 1) ^ (0u - (r & 1u))) : (int)r;
         if (!orc_fits32<T, SIGNED>(b + (int)delta * (int)(n - 1u))) return false;
         base = SIGNED ? (u64)(i64)b : (u64)r;
-        s.pos += 1u;
+        s.pos += bytes;
     } else {
         u64 raw;
         if (stops != 0ull) {
@@ -232,23 +235,6 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     g.delta = (u64)delta;
     g.rem = n;
     return true;
-}
-
-// The next varint of an RLEv1 literal group (false where the CPU fails): up to 8 bytes from one
-// window, longer ones as `lane_varint` reads them. Runs of one-byte varints seldom come here:
-// `st_bytes` makes them at the start of a step.
-__device__ __forceinline__ bool st_varint(LaneIn& s, u64& raw) {
-    const u32 avail = s.len - s.pos;
-    const u64 le = lane_peek(s, s.in + s.pos);
-    u64 stops = ~le & 0x8080808080808080ull;
-    if (avail < 8u) stops &= (1ull << (8u * avail)) - 1ull;
-    if (stops != 0ull) {
-        const u32 n = (u32)__ffsll((long long)stops) >> 3;
-        raw = n <= 4u ? (u64)lane_varint_bits32((u32)le, n) : lane_varint_bits(le, n);
-        s.pos += n;
-        return true;
-    }
-    return lane_varint(s, raw) == WZ_STATUS_OK;
 }
 
 // Value `i` of a linear run: a LINEAR group, or a DELTA group's first two values. Wrapping
@@ -294,7 +280,7 @@ __device__ __forceinline__ u64 st_coded(LaneIn& s, StGroup& g, bool& bad) {
         }
     } else {
         u64 raw = 0ull;
-        bad |= !st_varint(s, raw);
+        bad |= lane_varint(s, raw) != WZ_STATUS_OK;
         if (raw < (sizeof(T) >= 4u ? (1ull << 28) : 0x80ull)) {
             // 7 bits (a one-byte varint), or 28 (up to four bytes) for 4- and 8-byte values:
             // within the type once un-zigzagged, which 32 bits do (H200, stop 24: v1 quantities
