@@ -152,11 +152,19 @@ __device__ __forceinline__ void lane_flush(LaneOut<T>& o) {
 __device__ __forceinline__ u32 lane_varint(LaneIn& s, u64& v) {
     const u32 avail = s.len - s.pos;
     const u64 le = lane_peek(s, s.in + s.pos);
+    const u32 stops4 = ~(u32)le & 0x80808080u;
+    if (stops4 != 0u && avail >= 4u) {
+        // Up to four bytes (most varints), in 32-bit arithmetic.
+        const u32 n = (u32)__ffs((int)stops4) >> 3;  // bit 8n - 1 is set: n bytes
+        v = lane_varint_bits32((u32)le, n);
+        s.pos += n;
+        return WZ_STATUS_OK;
+    }
     u64 stops = ~le & 0x8080808080808080ull;
     if (avail < 8u) stops &= (1ull << (8u * avail)) - 1ull;
     if (stops != 0ull) {
-        const u32 n = ((u32)__ffsll((long long)stops) >> 3);  // bit 8n - 1 is set: n bytes
-        v = n <= 4u ? (u64)lane_varint_bits32((u32)le, n) : lane_varint_bits(le, n);
+        const u32 n = ((u32)__ffsll((long long)stops) >> 3);
+        v = lane_varint_bits(le, n);
         s.pos += n;
         return WZ_STATUS_OK;
     }

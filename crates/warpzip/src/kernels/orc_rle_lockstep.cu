@@ -212,8 +212,8 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     if (near != 0u && (sizeof(T) >= 4u || (near & 0x80u) != 0u)) {
         // One byte (discounts, quantities), or up to four into 4- and 8-byte values (dates,
         // keys): both ends in 32 bits, within the stream's domain, the base within T.
-        const u32 bytes = (u32)__ffs((int)near) >> 3;
-        const u32 r = lane_varint_bits32((u32)rest, bytes);
+        const u32 bytes = (near & 0x80u) != 0u ? 1u : (u32)__ffs((int)near) >> 3;
+        const u32 r = bytes == 1u ? (u32)rest & 0x7fu : lane_varint_bits32((u32)rest, bytes);
         const int b = SIGNED ? (int)((r >> 1) ^ (0u - (r & 1u))) : (int)r;
         if (!orc_fits32<T, SIGNED>(b + (int)delta * (int)(n - 1u))) return false;
         base = SIGNED ? (u64)(i64)b : (u64)r;
