@@ -327,17 +327,18 @@ __device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 mad
     for (u32 part = 0u; part < ST_TAKE / 8u; ++part) {
         const u32 at = (V2 ? g.data + g.idx : s.pos) + done;
         const u64 le = lane_peek(s, s.in + at);
+        const u32 lo = (u32)le;
+        const u32 hi = (u32)(le >> 32);
         u32 m = min(want - done, 8u);
         if (!V2) {
             // Bytes that go on into the next one end the run, as does the stream's end.
-            u64 stops = le & 0x8080808080808080ull;
-            const u32 avail = s.len - at;
-            if (avail < 8u) stops |= ~((1ull << (8u * avail)) - 1ull);
-            const u32 ones = stops == 0ull ? 8u : ((u32)__ffsll((long long)stops) - 1u) >> 3;
-            m = min(m, ones);
+            const u32 slo = lo & 0x80808080u;
+            const u32 shi = hi & 0x80808080u;
+            const u32 ones = slo != 0u   ? ((u32)__ffs((int)slo) - 1u) >> 3
+                             : shi != 0u ? 4u + (((u32)__ffs((int)shi) - 1u) >> 3)
+                                         : 8u;
+            m = min(m, min(ones, s.len - at));
         }
-        const u32 lo = (u32)le;
-        const u32 hi = (u32)(le >> 32);
         const u32 n0 = made + done;
         if (sizeof(T) == 2u) {
             // Two values a word: the ring's words from an even value on each take the bytes
