@@ -22,7 +22,8 @@ struct LaneIn {
     const u8* in;              // the stream's first byte
     u32 len;                   // its length
     u32 pos;                   // the next byte to parse
-    unsigned long long wa;     // address of w0 (8-aligned; ~0 before the first read)
+    u32 wa;                    // low 32 bits of w0's address (8-aligned; ~0 before the first
+                               // read): a stream's reads lie within 4 GiB, so they identify it
     u64 w0, w1;                // the words at wa and wa + 8
 };
 
@@ -32,7 +33,7 @@ __device__ __forceinline__ LaneIn lane_in(const u8* in, const OrcRleChunk& c) {
     s.in = in + c.in_offset;
     s.len = c.in_len;
     s.pos = 0u;
-    s.wa = ~0ull;
+    s.wa = ~0u;
     s.w0 = s.w1 = 0ull;
     return s;
 }
@@ -54,10 +55,10 @@ __device__ __forceinline__ OrcRleChunk lane_unit(const OrcRleChunk* chunks, u32 
 // The 8 bytes at `p` (any alignment), little-endian: byte 0 is bits 0..7.
 __device__ __forceinline__ u64 lane_peek(LaneIn& s, const u8* p) {
     const unsigned long long addr = (unsigned long long)p;
-    const unsigned long long a = addr & ~7ull;
+    const u32 a = (u32)addr & ~7u;
     if (a != s.wa) {
-        const u64* w = reinterpret_cast<const u64*>(a);
-        if (a == s.wa + 8ull) {
+        const u64* w = reinterpret_cast<const u64*>(addr & ~7ull);
+        if (a == s.wa + 8u) {
             s.w0 = s.w1;
         } else {
             s.w0 = __ldg(w);
@@ -65,7 +66,7 @@ __device__ __forceinline__ u64 lane_peek(LaneIn& s, const u8* p) {
         s.w1 = __ldg(w + 1);
         s.wa = a;
     }
-    const u32 sh = (u32)(addr & 7ull) * 8u;
+    const u32 sh = ((u32)addr & 7u) * 8u;
     return sh == 0u ? s.w0 : (s.w0 >> sh) | (s.w1 << (64u - sh));
 }
 
