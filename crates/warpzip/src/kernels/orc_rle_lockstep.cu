@@ -307,6 +307,29 @@ __device__ __forceinline__ void st_stage(u32* row, u32 n, u64 v) {
     }
 }
 
+// Values g.idx .. g.idx + nl - 1 of a linear run, put in the ring from value `made` on: the
+// value and its place in the ring stepped by additions (`st_linear`'s arithmetic, wrapping).
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void st_linear_run(u32* row, u32 made, const StGroup& g, u32 nl) {
+    u8* ring = reinterpret_cast<u8*>(row);
+    u32 byte = (made * (u32)sizeof(T)) & (4u * ST_RING - 1u);
+    if (sizeof(T) == 8u) {
+        u64 x = g.base + g.delta * (u64)g.idx;
+        for (u32 k = 0u; k < nl; ++k) {
+            *reinterpret_cast<u64*>(ring + byte) = x;
+            x += g.delta;
+            byte = (byte + 8u) & (4u * ST_RING - 1u);
+        }
+    } else {
+        u32 x = (u32)g.base + (u32)g.delta * g.idx;
+        for (u32 k = 0u; k < nl; ++k) {
+            *reinterpret_cast<T*>(ring + byte) = (T)x;
+            x += (u32)g.delta;
+            byte = (byte + (u32)sizeof(T)) & (4u * ST_RING - 1u);
+        }
+    }
+}
+
 // Byte `k` (0..7) of the 8 bytes `lo`, `hi` as a value: un-zigzagged, in 32 bits, for a signed
 // stream.
 template <bool SIGNED>
@@ -456,9 +479,7 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 const u32 nl = g.mode == ST_LINEAR       ? take
                                : V2 && g.idx < g.lin ? min(take, g.lin - g.idx)
                                                        : 0u;
-                for (u32 k = 0u; k < nl; ++k) {
-                    st_stage<T>(row, made + k, st_linear<T, SIGNED>(g, g.idx + k));
-                }
+                st_linear_run<T, SIGNED>(row, made, g, nl);
                 if (V2 && nl != 0u && g.mode == ST_BITS) {
                     g.prev = st_linear<T, SIGNED>(g, g.idx + nl - 1u);
                 }
