@@ -59,6 +59,7 @@ template <typename T, bool SIGNED>
 __device__ __forceinline__ bool orc_fits32(int v) {
     if (SIGNED) {
         if (sizeof(T) >= 4) return true;
+        // (The clamp only keeps the shift legal in the instantiations that returned above.)
         const int hi = (1 << (8 * (sizeof(T) < 4 ? sizeof(T) : 1) - 1)) - 1;
         return v >= -hi - 1 && v <= hi;
     }
