@@ -25,6 +25,8 @@ struct OrcRleChunk {
 typedef __int128 i128;
 
 __device__ __forceinline__ i64 orc_unzigzag(u64 u) { return (i64)(u >> 1) ^ -(i64)(u & 1); }
+// The same for a zigzag value of at most 32 bits: the signed value's 32 bits.
+__device__ __forceinline__ u32 orc_unzigzag32(u32 u) { return (u >> 1) ^ (0u - (u & 1u)); }
 
 // Bit width of a 5-bit RLEv2 width code: 0..23 are 1..24, then 26, 28, 30, 32, 40, 48, 56, 64.
 __device__ __forceinline__ u32 orc_decode_width(u32 code) {

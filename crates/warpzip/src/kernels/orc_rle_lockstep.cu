@@ -29,8 +29,8 @@
 // orc_lanes.cuh, which gives the CPU's exact status and rewrites every value.
 //
 // Bounds: every byte a value depends on lies inside the unit's `in_len` (headers and packed
-// data are checked against it before use; varints by `lane_varint`); the lane
-// windows load up to 16 bytes past them, inside the host's `INPUT_SLACK`.
+// data are checked against it before use; varints by `lane_varint`); the lane windows load up
+// to 16 bytes past them, inside the host's `INPUT_SLACK`.
 #include "orc_lanes.cuh"
 
 // Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).
@@ -70,9 +70,10 @@ struct StShared {
 struct StGroup {
     u32 rem;    // values left
     u32 idx;    // the index of the next value in the group
-    u32 mode;   // ST_LINEAR, ST_BITS, ST_VARINT or ST_BYTES
-    u32 width;  // BITS: the packed width
-    u32 data;   // BITS: the packed bits' first byte, from the stream's first byte
+    u32 mode;   // ST_LINEAR, ST_BITS, ST_VARINT, ST_BYTES or ST_WORDS
+    u32 width;  // BITS, WORDS: the packed width
+    u32 data;   // BITS, BYTES and WORDS of RLEv2: the packed values' first byte, from the
+                // stream's first byte
     u32 lin;    // BITS: values before the packed ones that follow base + delta * i (a DELTA
                 // group's 2, whose packed values are steps; a DIRECT group's 0)
     bool dec;   // steps: decreasing
@@ -85,6 +86,13 @@ struct StGroup {
     u64 win;
     u32 have;
 };
+
+// A stream value of at most 32 bits (`raw`, zigzagged in a signed stream) as the stream's 64
+// bits.
+template <bool SIGNED>
+__device__ __forceinline__ u64 st_value32(u32 raw) {
+    return SIGNED ? (u64)(i64)(int)orc_unzigzag32(raw) : (u64)raw;
+}
 
 // Parses the RLEv2 header at `s.pos` into `g` (moving `s.pos` past the group's bytes); false
 // where the CPU would fail (or might: the serial decoder decides) or on a PATCHED_BASE group.
@@ -121,8 +129,8 @@ __device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
                 // At most T's width: 32 bits hold both, and they fit.
                 const u32 a0 = (u32)r0;
                 const u32 a1 = (u32)r1;
-                const u32 x0 = SIGNED ? (a0 >> 1) ^ (0u - (a0 & 1u)) : a0;
-                const u32 x1 = SIGNED ? (a1 >> 1) ^ (0u - (a1 & 1u)) : a1;
+                const u32 x0 = SIGNED ? orc_unzigzag32(a0) : a0;
+                const u32 x1 = SIGNED ? orc_unzigzag32(a1) : a1;
                 g.base = SIGNED ? (u64)(i64)(int)x0 : (u64)x0;
                 g.delta = (u64)(i64)(int)(x1 - x0);  // `st_linear` steps in 32 bits
             } else {
@@ -189,7 +197,6 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
     const u64 le = lane_peek(s, s.in + s.pos);
     const u32 control = (u32)le & 0xffu;
     g.idx = 0u;
-    g.have = 0u;
     if (control >= 0x80u) {
         // A literal group opening with a one-byte varint has its runs of them made 8 from a
         // load (`st_bytes`); one opening with a longer varint is read varint by varint (keys,
@@ -214,7 +221,7 @@ __device__ __forceinline__ bool st_parse_v1(LaneIn& s, StGroup& g, u32 left) {
         // keys): both ends in 32 bits, within the stream's domain, the base within T.
         const u32 bytes = (near & 0x80u) != 0u ? 1u : (u32)__ffs((int)near) >> 3;
         const u32 r = bytes == 1u ? (u32)rest & 0x7fu : lane_varint_bits32((u32)rest, bytes);
-        const int b = SIGNED ? (int)((r >> 1) ^ (0u - (r & 1u))) : (int)r;
+        const int b = SIGNED ? (int)orc_unzigzag32(r) : (int)r;
         if (!orc_fits32<T, SIGNED>(b + (int)delta * (int)(n - 1u))) return false;
         base = SIGNED ? (u64)(i64)b : (u64)r;
         s.pos += bytes;
@@ -272,8 +279,7 @@ __device__ __forceinline__ u64 st_coded(LaneIn& s, StGroup& g, bool& bad) {
             g.prev = v;  // the next step goes on from it
         } else if (sizeof(T) <= 4u && !g.check) {
             // At most T's width: 32 bits hold the value, and it fits.
-            const u32 r = (u32)raw;
-            v = SIGNED ? (u64)(i64)(int)((r >> 1) ^ (0u - (r & 1u))) : raw;
+            v = SIGNED ? st_value32<SIGNED>((u32)raw) : raw;
         } else {
             v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
             bad |= g.check && !orc_fits<T, SIGNED>(v);
@@ -285,8 +291,7 @@ __device__ __forceinline__ u64 st_coded(LaneIn& s, StGroup& g, bool& bad) {
             // 7 bits (a one-byte varint), or 28 (up to four bytes) for 4- and 8-byte values:
             // within the type once un-zigzagged, which 32 bits do (H200, stop 24: v1 quantities
             // 799 -> 836 GB/s, discounts 323 -> 336).
-            const u32 r = (u32)raw;
-            v = SIGNED ? (u64)(i64)(int)((r >> 1) ^ (0u - (r & 1u))) : raw;
+            v = SIGNED ? st_value32<SIGNED>((u32)raw) : raw;
         } else {
             v = SIGNED ? (u64)orc_unzigzag(raw) : raw;
             bad |= !orc_fits<T, SIGNED>(v);
@@ -334,9 +339,7 @@ __device__ __forceinline__ void st_linear_run(u32* row, u32 made, const StGroup&
 // stream.
 template <bool SIGNED>
 __device__ __forceinline__ u64 st_byte(u32 lo, u32 hi, u32 k) {
-    const u32 b = __byte_perm(lo, hi, k) & 0xffu;
-    const u32 x = SIGNED ? (b >> 1) ^ (0u - (b & 1u)) : b;
-    return SIGNED ? (u64)(i64)(int)x : (u64)x;
+    return st_value32<SIGNED>(__byte_perm(lo, hi, k) & 0xffu);
 }
 
 // Values made from whole stream bytes, up to `want` of them: a width-8 DIRECT group's (V2), or
@@ -416,8 +419,7 @@ __device__ __forceinline__ u32 st_words(LaneIn& s, StGroup& g, u32* row, u32 mad
                 const u32 sel =
                     EB == 4u ? (k == 0u ? 0x0123u : 0x4567u) : (2u * k + 1u) | (2u * k << 4);
                 const u32 r = __byte_perm(lo, hi, sel) & (EB == 4u ? ~0u : 0xffffu);
-                const u32 x = SIGNED ? (r >> 1) ^ (0u - (r & 1u)) : r;
-                st_stage<T>(row, made + done + k, SIGNED ? (u64)(i64)(int)x : (u64)x);
+                st_stage<T>(row, made + done + k, st_value32<SIGNED>(r));
             }
         }
         done += m;
