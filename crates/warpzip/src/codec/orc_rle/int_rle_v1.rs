@@ -141,6 +141,15 @@ fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
     let small_can_fail = S && !T::SIGNED;
     let mut bad = false;
     let mut i = start;
+    // A group's first 32 one-byte varints (all of a short group) in one straight piece of code,
+    // then the rest one by one or 8 at a time.
+    if input.get(pos).is_some_and(|&b| b < 0x80) {
+        if let Some(small) = one_byte_block::<T, S>(input, pos, out, i, end - i) {
+            bad = small_can_fail && small.negative;
+            i += small.values;
+            pos += small.values;
+        }
+    }
     while i < end {
         if let Some(window) = window16(input, pos) {
             if window[0] < 0x80 {
@@ -232,6 +241,70 @@ fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
         return Err(ChunkStatus::Corrupt);
     }
     Ok(pos)
+}
+
+/// What [`one_byte_block`] read: the values, and whether one of them is negative (a signed
+/// stream's odd byte).
+struct OneByteBlock {
+    values: usize,
+    negative: bool,
+}
+
+/// Lanes a [`one_byte_block`] decodes at most.
+const BLOCK_LANES: usize = 32;
+
+/// The next `min(left, 32)` literal values of a group (`left >= 1`) when they are all one-byte
+/// varints, read from the 32 bytes at `input[pos..]` into a block of 32 slots of `out` from `at`
+/// without a branch on how many: short groups of small values, each as long as chance makes it,
+/// cost no loop that the branch predictor cannot foresee. Past the group the block holds junk
+/// that later values overwrite (those slots belong to values not decoded yet). `None` (nothing
+/// written) where fewer than 32 bytes or slots remain, or a varint among them is longer.
+#[inline(always)]
+fn one_byte_block<T: OrcInt, const S: bool>(
+    input: &[u8],
+    pos: usize,
+    out: &mut [T],
+    at: usize,
+    left: usize,
+) -> Option<OneByteBlock> {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+    let bytes: &[u8; BLOCK_LANES] = input
+        .get(pos..pos.checked_add(BLOCK_LANES)?)?
+        .try_into()
+        .ok()?;
+    let n = left.min(BLOCK_LANES);
+    let mut words = [0u64; BLOCK_LANES / 8];
+    let mut high = 0u64;
+    let mut low = 0u64;
+    for (k, (word, raw)) in words.iter_mut().zip(bytes.chunks_exact(8)).enumerate() {
+        let mut le = [0u8; 8];
+        le.copy_from_slice(raw);
+        *word = u64::from_le_bytes(le);
+        // The group's bytes in this word: 0 to 8 of them.
+        let mine = n.saturating_sub(8 * k).min(8) as u32;
+        let lanes = u64::MAX.checked_shr(64 - 8 * mine).unwrap_or(0);
+        high |= *word & HIGH_BITS & lanes;
+        low |= *word & LOW_BITS & lanes;
+    }
+    if high != 0 {
+        return None;
+    }
+    let block = out.get_mut(at..at.checked_add(BLOCK_LANES)?)?;
+    for (dst, &word) in block.chunks_exact_mut(8).zip(words.iter()) {
+        // Each byte is a value of -64..=63 (zigzagged, here 8 at once) or 0..=127, so
+        // sign-extending it gives the value in every type.
+        let values = if S {
+            ((word >> 1) & !HIGH_BITS) ^ ((word & LOW_BITS) * 0xff)
+        } else {
+            word
+        };
+        dst.copy_from_slice(&T::from_i8x8(values));
+    }
+    Some(OneByteBlock {
+        values: n,
+        negative: S && low != 0,
+    })
 }
 
 /// Decodes `out.len()` values from the Integer RLE v1 stream `input` after discarding its first

@@ -7,8 +7,8 @@
 
 use super::int_rle_v2::{closest_fixed_width, decode_width, MAX_GROUP, MAX_PATCHES};
 use super::{
-    domain_range, fits_bits, fits_wide, put_linear, read_varint, take, zigzag_decode, OrcInt,
-    PrefixEnd, PrefixTracker,
+    domain_range, fits_bits, fits_wide, put_linear, read_varint, take, window16, zigzag_decode,
+    OrcInt, PrefixEnd, PrefixTracker,
 };
 use crate::error::ChunkStatus;
 
@@ -239,6 +239,31 @@ direct_aligned!(direct_16, 2, u16, i16);
 direct_aligned!(direct_32, 4, u32, i32);
 direct_aligned!(direct_64, 8, u64, i64);
 
+/// A short DIRECT group of 8, 16, 32 or 64-bit values (at most 16 bytes of them, all fitting `T`: the
+/// scattered values between repeats), written as one block of `16 / (width / 8)` values from
+/// the 16 bytes `window` that start at its values, so its length costs no loop: the values past
+/// the group and the slots past it in `out` belong to what comes next. `false` (nothing
+/// written) where `out` has no room for the block from `start`.
+#[inline(always)]
+fn direct_small<T: OrcInt, const S: bool>(
+    window: &[u8; 16],
+    width: u32,
+    out: &mut [T],
+    start: usize,
+) -> bool {
+    let lanes = 16 / (width as usize / 8).max(1);
+    let Some(block) = out.get_mut(start..start + lanes) else {
+        return false;
+    };
+    match width {
+        8 => direct_8::<T, S>(window, block),
+        16 => direct_16::<T, S>(window, block),
+        32 => direct_32::<T, S>(window, block),
+        _ => direct_64::<T, S>(window, block),
+    }
+    true
+}
+
 fn direct<T: OrcInt, const S: bool>(
     g: &[u8],
     out: &mut [T],
@@ -251,6 +276,16 @@ fn direct<T: OrcInt, const S: bool>(
     if width.is_multiple_of(8) {
         let nbytes = len * (width as usize / 8);
         let data = g.get(2..2 + nbytes).ok_or(ChunkStatus::Truncated)?;
+        let start = *at;
+        if nbytes <= 16 && width.is_power_of_two() && width_fits::<T, S>(width) {
+            if let Some(window) = window16(g, 2) {
+                take(out, at, len)?;
+                if direct_small::<T, S>(window, width, out, start) {
+                    return Ok(2 + nbytes);
+                }
+                *at = start;
+            }
+        }
         let dst = take(out, at, len)?;
         match width {
             8 => direct_8::<T, S>(data, dst),
