@@ -140,8 +140,29 @@ __device__ __forceinline__ void xp_push(XpShared& sh, u32 w, u32 lane, u32& k, u
     k++;
 }
 
+// A LINEAR descriptor (values base + delta * i from sub-block value `start` on): what most of
+// the walk's groups become.
+__device__ __forceinline__ void xp_linear(XpShared& sh, u32 w, u32 lane, u32& k, u32 start,
+                                          u32 delta, u64 base) {
+    xp_push(sh, w, lane, k, start, XP_LINEAR, 0u, false, delta, base);
+}
+
+// Counts a walk step's `values` and `bytes` as described and parsed: how every step that
+// recorded its group ends.
+__device__ __forceinline__ u32 xp_took(XpWalk& s, u32 values, u32 bytes) {
+    s.made += values;
+    s.pos += bytes;
+    return XP_OK;
+}
+
 // Whether a linear run's step fits the descriptor's 32 bits.
 __device__ __forceinline__ bool xp_small(i64 delta) { return delta == (i64)(int)delta; }
+
+// A raw packed or varint value's 64 bits as the stream's value (un-zigzagged where SIGNED).
+template <bool SIGNED>
+__device__ __forceinline__ u64 xp_bits(u64 raw) {
+    return SIGNED ? (u64)orc_unzigzag(raw) : raw;
+}
 
 // One RLEv2 group as descriptors `k` on (one, or three for a DELTA group with packed steps).
 template <typename T, bool SIGNED>
@@ -158,12 +179,10 @@ __device__ __forceinline__ u32 xp_walk_v2(XpWalk& s, const u32* row, XpShared& s
         const u32 n = (h0 & 7u) + 3u;
         if (avail < 1u + width || n > left) return XP_FAIL;
         const u64 raw = lane_bswap(xp_u64(row, r + 1u)) >> (64u - 8u * width);
-        const u64 bits = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+        const u64 bits = xp_bits<SIGNED>(raw);
         if (!orc_fits<T, SIGNED>(bits)) return XP_FAIL;
-        xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, 0u, bits);
-        s.made += n;
-        s.pos += 1u + width;
-        return XP_OK;
+        xp_linear(sh, w, lane, k, s.made, 0u, bits);
+        return xp_took(s, n, 1u + width);
     }
     if (avail < 2u) return XP_FAIL;
     const u32 n = lane_v2_len(h0, xp_byte(row, r + 1u));
@@ -178,21 +197,17 @@ __device__ __forceinline__ u32 xp_walk_v2(XpWalk& s, const u32* row, XpShared& s
             const u64 be = lane_bswap(xp_u64(row, r + 2u));
             const u64 r0 = be >> (64u - width);
             const u64 r1 = n == 2u ? (be << width) >> (64u - width) : r0;
-            const u64 v0 = SIGNED ? (u64)orc_unzigzag(r0) : r0;
-            const u64 v1 = SIGNED ? (u64)orc_unzigzag(r1) : r1;
+            const u64 v0 = xp_bits<SIGNED>(r0);
+            const u64 v1 = xp_bits<SIGNED>(r1);
             if (!orc_fits<T, SIGNED>(v0) || !orc_fits<T, SIGNED>(v1)) return XP_FAIL;
             const i64 d = (i64)(v1 - v0);
             if (xp_small(d)) {
-                xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, (u32)(int)d, v0);
-                s.made += n;
-                s.pos += 2u + bytes;
-                return XP_OK;
+                xp_linear(sh, w, lane, k, s.made, (u32)(int)d, v0);
+                return xp_took(s, n, 2u + bytes);
             }
         }
         xp_push(sh, w, lane, k, s.made, XP_PACKED, width, false, s.pos + 2u, 0ull);
-        s.made += n;
-        s.pos += 2u + bytes;
-        return XP_OK;
+        return xp_took(s, n, 2u + bytes);
     }
     if (kind == 2u) return XP_FAIL;  // PATCHED_BASE: the serial decoder
     const u32 code = (h0 >> 1) & 0x1fu;
@@ -209,10 +224,8 @@ __device__ __forceinline__ u32 xp_walk_v2(XpWalk& s, const u32* row, XpShared& s
     if (width == 0u) {
         if (!orc_fits_wide<T, SIGNED>(base + (i128)db * (i128)(n - 1u))) return XP_FAIL;
         if (!xp_small(db)) return XP_FAIL;
-        xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, (u32)(int)db, (u64)base);
-        s.made += n;
-        s.pos += hdr;
-        return XP_OK;
+        xp_linear(sh, w, lane, k, s.made, (u32)(int)db, (u64)base);
+        return xp_took(s, n, hdr);
     }
     const u32 bytes = (width * (n >= 2u ? n - 2u : 0u) + 7u) >> 3;
     if (avail - hdr < bytes) return XP_FAIL;
@@ -224,19 +237,15 @@ __device__ __forceinline__ u32 xp_walk_v2(XpWalk& s, const u32* row, XpShared& s
     const i128 second = base + (i128)db;
     if (n >= 2u && !orc_fits_wide<T, SIGNED>(second)) return XP_FAIL;
     if (small) {
-        xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, (u32)(int)db, (u64)base);
+        xp_linear(sh, w, lane, k, s.made, (u32)(int)db, (u64)base);
     } else {
-        xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, 0u, (u64)base);
-        if (n >= 2u) {
-            xp_push(sh, w, lane, k, s.made + 1u, XP_LINEAR, 0u, false, 0u, (u64)second);
-        }
+        xp_linear(sh, w, lane, k, s.made, 0u, (u64)base);
+        if (n >= 2u) xp_linear(sh, w, lane, k, s.made + 1u, 0u, (u64)second);
     }
     if (n > 2u) {
         xp_push(sh, w, lane, k, s.made + 2u, XP_STEPS, width, db < 0, s.pos + hdr, (u64)second);
     }
-    s.made += n;
-    s.pos += hdr + bytes;
-    return XP_OK;
+    return xp_took(s, n, hdr + bytes);
 }
 
 // One RLEv1 run, or the next piece of a literal group (a stretch of one-byte varints, or one
@@ -267,10 +276,8 @@ __device__ __forceinline__ u32 xp_walk_v1(XpWalk& s, const u32* row, XpShared& s
             if (!orc_fits_wide<T, SIGNED>(base) ||
                 !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(n - 1u)))
                 return XP_FAIL;
-            xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, (u32)(int)delta, (u64)base);
-            s.made += n;
-            s.pos += 2u + a;
-            return XP_OK;
+            xp_linear(sh, w, lane, k, s.made, (u32)(int)delta, (u64)base);
+            return xp_took(s, n, 2u + a);
         }
         s.lit = 256u - control;
         if (s.lit > left || avail < 2u) return XP_FAIL;
@@ -298,39 +305,32 @@ __device__ __forceinline__ u32 xp_walk_v1(XpWalk& s, const u32* row, XpShared& s
             xp_push(sh, w, lane, k, s.made, XP_PACKED, 8u, false, s.pos, 0ull);
         }
         s.ones = true;
-        s.made += ones;
-        s.pos += ones;
         s.lit -= ones;
-        return XP_OK;
+        return xp_took(s, ones, ones);
     }
     u64 raw;
     const u32 a = xp_varint(row, r, avail, raw);
     if (a == 0u) return XP_FAIL;
-    const u64 bits = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+    const u64 bits = xp_bits<SIGNED>(raw);
     if (!orc_fits<T, SIGNED>(bits)) return XP_FAIL;
     if (s.lit >= 2u && left >= 2u && avail > a) {
         // A second varint (the buffer holds 10 more bytes: r + a <= 42): one linear run of two
         // values where their difference fits 32 bits, else two runs of one.
         u64 raw2;
         const u32 b = xp_varint(row, r + a, avail - a, raw2);
-        const u64 bits2 = SIGNED ? (u64)orc_unzigzag(raw2) : raw2;
+        const u64 bits2 = xp_bits<SIGNED>(raw2);
         const i64 d = (i64)(bits2 - bits);
         const bool small = xp_small(d);
         if (b != 0u && orc_fits<T, SIGNED>(bits2) && (small || k + 2u <= XP_GROUPS)) {
-            xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, small ? (u32)(int)d : 0u,
-                    bits);
-            if (!small) xp_push(sh, w, lane, k, s.made + 1u, XP_LINEAR, 0u, false, 0u, bits2);
-            s.made += 2u;
-            s.pos += a + b;
+            xp_linear(sh, w, lane, k, s.made, small ? (u32)(int)d : 0u, bits);
+            if (!small) xp_linear(sh, w, lane, k, s.made + 1u, 0u, bits2);
             s.lit -= 2u;
-            return XP_OK;
+            return xp_took(s, 2u, a + b);
         }
     }
-    xp_push(sh, w, lane, k, s.made, XP_LINEAR, 0u, false, 0u, bits);
-    s.made += 1u;
-    s.pos += a;
+    xp_linear(sh, w, lane, k, s.made, 0u, bits);
     s.lit -= 1u;
-    return XP_OK;
+    return xp_took(s, 1u, a);
 }
 
 // `w` (1..64) bits at bit `bit` of `p` in global memory, ORC's big-endian packing (as
@@ -355,6 +355,57 @@ struct XpSlot {
     bool dec;   // STEPS: decreasing
 };
 
+// How many of the lanes with `has` start at or before value `b + lane` of the window from `b`,
+// less one: the rank, among them, of the last such lane (starts ascend over the lanes). Those
+// starting before the window are one ballot; those starting in it one OR-reduction. Whole warp.
+__device__ __forceinline__ u32 xp_rank(bool has, u32 start, u32 b, u32 lane) {
+    const u32 rel = start - b;
+    const u32 in_window = __reduce_or_sync(0xffffffffu, has && rel < 32u ? 1u << rel : 0u);
+    const u32 before = __ballot_sync(0xffffffffu, has && start < b);
+    const u32 upto = (2u << lane) - 1u;  // window values 0..lane
+    return (u32)__popc(before) + (u32)__popc(in_window & upto) - 1u;
+}
+
+// The slot of a lane past the window's last value (no STEPS value: the window's sums skip it).
+__device__ __forceinline__ XpSlot xp_no_slot() {
+    XpSlot v;
+    v.x = 0ull;
+    v.base = 0ull;
+    v.idx = 0u;
+    v.steps = false;
+    v.dec = false;
+    return v;
+}
+
+// Value `i` of lane `l`'s sub-block from its descriptor `g` into `v` (final for LINEAR and
+// PACKED; for STEPS the signed step), for both kinds of window (`xp_fetch`, `xp_fetch_one`);
+// `stream` is the sub-block's stream. `bad` is set where a PACKED value does not fit. (It fills
+// the caller's `v` rather than returning a slot: NVRTC schedules `xp_fetch` differently then.)
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void xp_slot(XpSlot& v, const XpShared& sh, u32 w, u32 l, u32 g, u32 i,
+                                        const u8* stream, bool& bad) {
+    const u32 hd = sh.head[w][l][g];
+    const u32 kind = (hd >> 16) & 3u;
+    const u32 width = (hd >> 18) & 127u;
+    const u32 aux = sh.aux[w][l][g];
+    const u64 base = sh.base[w][l][g];
+    v.idx = i - (hd & 0xffffu);
+    if (kind == XP_LINEAR) {
+        v.x = base + (u64)(i64)(int)aux * (u64)v.idx;
+    } else {
+        const u64 raw = xp_gbits(stream + aux, (u64)v.idx * width, width);
+        if (kind == XP_PACKED) {
+            v.x = xp_bits<SIGNED>(raw);
+            bad |= !orc_fits<T, SIGNED>(v.x);
+        } else {
+            v.steps = true;
+            v.dec = ((hd >> 25) & 1u) != 0u;
+            v.base = base;
+            v.x = v.dec ? 0ull - raw : raw;
+        }
+    }
+}
+
 // A flat round: the round's values of all 32 sub-blocks laid out one sub-block after the other
 // (lane l's `cnt` values, from its sub-block's value `b0` on, are flat values `excl` ..
 // `excl + cnt - 1`), and its descriptors likewise (lane l's are flat descriptors `dexcl` ..
@@ -370,22 +421,16 @@ struct XpFlat {
 };
 
 // Flat value `j = b + lane` of window `b` (a multiple of 32): its lane `l` (the last busy lane
-// whose values start at or before j: the busy lanes starting before the window, plus those
-// starting in it up to j, from one OR-reduction), its descriptor (the starts before the window,
-// `dbase`, plus those in the window's word of the bit map up to j), then the value (final for
-// LINEAR and PACKED; for STEPS the signed step) and where it goes (`dst`, an element index of
-// the output). `bad` is set where a PACKED value does not fit. Whole warp.
+// whose values start at or before j), its descriptor (the starts before the window, `dbase`,
+// plus those in the window's word of the bit map up to j), then its slot and where it goes
+// (`dst`, an element index of the output). Whole warp.
 template <typename T, bool SIGNED>
 __device__ __forceinline__ XpSlot xp_fetch(const XpShared& sh, u32 w, u32 lane, u32 b, u32 total,
                                            const XpFlat& f, u32 dbase, const u8* in, u32& l,
                                            u64& dst, bool& bad) {
     const u32 j = b + lane;
-    const u32 upto = (2u << lane) - 1u;  // lanes 0..lane
-    const u32 rel = f.excl - b;
-    const u32 lane_starts = __reduce_or_sync(0xffffffffu, f.busy && rel < 32u ? 1u << rel : 0u);
-    const u32 before = __ballot_sync(0xffffffffu, f.busy && f.excl < b);
-    const u32 rank = (u32)__popc(before) + (u32)__popc(lane_starts & upto) - 1u;
-    const u32 k = __shfl_sync(0xffffffffu, f.by_rank, rank & 31u);
+    const u32 upto = (2u << lane) - 1u;  // window values 0..lane
+    const u32 k = __shfl_sync(0xffffffffu, f.by_rank, xp_rank(f.busy, f.excl, b, lane) & 31u);
     l = k;
     const u32 word = sh.starts[w][min(b >> 5, XP_FLAT_WORDS - 1u)];
     const u32 dr = dbase + (u32)__popc(word & upto) - 1u;
@@ -393,49 +438,25 @@ __device__ __forceinline__ XpSlot xp_fetch(const XpShared& sh, u32 w, u32 lane, 
     const u32 shift = __shfl_sync(0xffffffffu, f.shift, k);
     const u64 dshift = __shfl_sync(0xffffffffu, f.dshift, k);
     const u64 at = __shfl_sync(0xffffffffu, f.at, k);
-    XpSlot v;
-    v.x = 0ull;
-    v.base = 0ull;
-    v.idx = 0u;
-    v.steps = false;
-    v.dec = false;
+    XpSlot v = xp_no_slot();
     if (j < total) {
-        const u32 i = j + shift;
         dst = dshift + j;
-        const u32 hd = sh.head[w][k][g];
-        const u32 kind = (hd >> 16) & 3u;
-        const u32 width = (hd >> 18) & 127u;
-        const u32 aux = sh.aux[w][k][g];
-        const u64 base = sh.base[w][k][g];
-        v.idx = i - (hd & 0xffffu);
-        if (kind == XP_LINEAR) {
-            v.x = base + (u64)(i64)(int)aux * (u64)v.idx;
-        } else {
-            const u64 raw = xp_gbits(in + at + aux, (u64)v.idx * width, width);
-            if (kind == XP_PACKED) {
-                v.x = SIGNED ? (u64)orc_unzigzag(raw) : raw;
-                bad |= !orc_fits<T, SIGNED>(v.x);
-            } else {
-                v.steps = true;
-                v.dec = ((hd >> 25) & 1u) != 0u;
-                v.base = base;
-                v.x = v.dec ? 0ull - raw : raw;
-            }
-        }
+        xp_slot<T, SIGNED>(v, sh, w, k, g, j + shift, in + at, bad);
     }
     return v;
 }
 
-// Finishes a window (the STEPS values' segmented sum and checks) and stores it (`live` lanes,
-// at element `dst`); `carry` is the value at the previous window's lane 31, and becomes this
-// window's.
+// Finishes a window, flat or of one sub-block (the STEPS values' segmented sum and checks), and
+// stores it (`live` lanes, at element `dst` of `out_t`); `carry` is the value at the previous
+// window's lane 31, and becomes this window's. (An index rather than a pointer: a pointer
+// changes the code NVRTC makes for the 8-byte types.)
 template <typename T, bool SIGNED>
 __device__ __forceinline__ void xp_store(XpSlot v, u32 lane, bool live, u64& carry, bool& bad,
                                          T* out_t, u64 dst) {
     if (__ballot_sync(0xffffffffu, v.steps) != 0u) {
         // A group's first step starts from its base; a group already running at lane 0 from
-        // the previous window's last value (the same group's: a round's values are laid out
-        // in order); every other value adds the sums to its left.
+        // the previous window's last value (the same group's: windows take a round's values in
+        // order); every other value adds the sums to its left.
         bool head = true;
         if (v.steps) {
             if (v.idx == 0u) {
@@ -519,85 +540,17 @@ __device__ __forceinline__ u32 xp_expand(XpShared& sh, u32 w, u32 lane, u32 n, u
     return __reduce_or_sync(0xffffffffu, badmask);
 }
 
-// Lane's value of the window starting at value `b` of lane `l`'s round (its descriptors' starts
-// are `start_k`, lane k holding descriptor k's); `bad` is set where a PACKED value does not fit.
+// Lane's slot of the window starting at value `b` of lane `l`'s round (its descriptors' starts
+// are `start_k`, lane k holding descriptor k's). Whole warp.
 template <typename T, bool SIGNED>
 __device__ __forceinline__ XpSlot xp_fetch_one(const XpShared& sh, u32 w, u32 lane, u32 l,
-                                           u32 start_k, u32 b, u32 end, const u8* stream,
-                                           bool& bad) {
-    const u32 rel = start_k - b;
-    const u32 starts = __reduce_or_sync(0xffffffffu, rel < 32u ? 1u << rel : 0u);
-    const u32 before = __ballot_sync(0xffffffffu, start_k < b);
-    const u32 upto = (2u << lane) - 1u;  // lanes 0..lane
-    const u32 g = (u32)__popc(before) + (u32)__popc(starts & upto) - 1u;
-    XpSlot v;
-    v.x = 0ull;
-    v.base = 0ull;
-    v.idx = 0u;
-    v.steps = false;
-    v.dec = false;
+                                               u32 start_k, u32 b, u32 end, const u8* stream,
+                                               bool& bad) {
+    const u32 g = xp_rank(true, start_k, b, lane);
+    XpSlot v = xp_no_slot();
     const u32 i = b + lane;
-    if (i < end) {
-        const u32 hd = sh.head[w][l][g];
-        const u32 kind = (hd >> 16) & 3u;
-        const u32 width = (hd >> 18) & 127u;
-        const u32 aux = sh.aux[w][l][g];
-        const u64 base = sh.base[w][l][g];
-        v.idx = i - (hd & 0xffffu);
-        if (kind == XP_LINEAR) {
-            v.x = base + (u64)(i64)(int)aux * (u64)v.idx;
-        } else {
-            const u64 raw = xp_gbits(stream + aux, (u64)v.idx * width, width);
-            if (kind == XP_PACKED) {
-                v.x = SIGNED ? (u64)orc_unzigzag(raw) : raw;
-                bad |= !orc_fits<T, SIGNED>(v.x);
-            } else {
-                v.steps = true;
-                v.dec = ((hd >> 25) & 1u) != 0u;
-                v.base = base;
-                v.x = v.dec ? 0ull - raw : raw;
-            }
-        }
-    }
+    if (i < end) xp_slot<T, SIGNED>(v, sh, w, l, g, i, stream, bad);
     return v;
-}
-
-// Finishes a window (the STEPS values' segmented sum and checks) and stores it; `carry` is the
-// value at the previous window's lane 31, and becomes this window's.
-template <typename T, bool SIGNED>
-__device__ __forceinline__ void xp_store_one(XpSlot v, u32 lane, u32 i, u32 end, u64& carry,
-                                         bool& bad, T* dst) {
-    if (__ballot_sync(0xffffffffu, v.steps) != 0u) {
-        // A group's first step starts from its base; a group already running at lane 0 from
-        // the previous window's last value; every other value adds the sums to its left.
-        bool head = true;
-        if (v.steps) {
-            if (v.idx == 0u) {
-                v.x += v.base;
-            } else if (lane == 0u) {
-                v.x += carry;
-            } else {
-                head = false;
-            }
-        }
-        u64 x = v.x;
-        for (u32 d = 1u; d < 32u; d <<= 1) {
-            const u64 y = __shfl_up_sync(0xffffffffu, x, d);
-            const bool hy = __shfl_up_sync(0xffffffffu, head ? 1u : 0u, d) != 0u;
-            if (lane >= d && !head) {
-                x += y;
-                head = hy;
-            }
-        }
-        const u64 left = __shfl_up_sync(0xffffffffu, x, 1u);
-        if (v.steps) {
-            const u64 prev = v.idx == 0u ? v.base : lane == 0u ? carry : left;
-            bad |= !orc_in_order<SIGNED>(prev, x, v.dec) || !orc_fits<T, SIGNED>(x);
-        }
-        carry = __shfl_sync(0xffffffffu, x, 31u);
-        v.x = x;
-    }
-    if (i < end) dst[i] = (T)v.x;
 }
 
 // A zigzag value of at most 8 sizeof(T) bits, un-zigzagged in T's width (32 bits for the
@@ -611,12 +564,23 @@ __device__ __forceinline__ T xp_unzigzag_narrow(u64 raw) {
     return (T)((raw >> 1) ^ (0ull - (raw & 1ull)));
 }
 
+// The vector type of BYTES bytes, for `XpLane`.
+template <u32 BYTES>
+struct XpVec {
+    typedef uint4 type;
+};
+template <>
+struct XpVec<8u> {
+    typedef uint2 type;
+};
+
 // The vector an `xp_bulk` lane stores: 16 bytes of 32- and 64-bit values, 8 bytes of narrower
 // ones (four i16 values: a long DIRECT group of small values then keeps most lanes busy).
 template <typename T>
 struct XpLane {
     static constexpr u32 BYTES = sizeof(T) >= 4u ? 16u : 8u;
     static constexpr u32 K = BYTES / sizeof(T);  // values per lane and step
+    typedef typename XpVec<BYTES>::type Vec;
 };
 
 // Values `p` up to `q` of one LINEAR or PACKED descriptor (head `hd`, `aux`, `base`; its first
@@ -679,7 +643,7 @@ __device__ __forceinline__ bool xp_bulk(u32 lane, u32 hd, u32 aux, u64 base, u32
                     if (i >= i0 && i < i1) {
                         const u64 raw = xp_gbits(stream + aux, (u64)(u32)(i - (int)s0) * width,
                                                  width);
-                        const u64 x = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+                        const u64 x = xp_bits<SIGNED>(raw);
                         bad |= !orc_fits<T, SIGNED>(x);
                         v[k] = (T)x;
                     }
@@ -687,23 +651,13 @@ __device__ __forceinline__ bool xp_bulk(u32 lane, u32 hd, u32 aux, u64 base, u32
             }
         }
         if (i0 == c && i1 == c + (int)K) {
-            if constexpr (XpLane<T>::BYTES == 16u) {
-                union {
-                    T t[K];
-                    uint4 u;
-                } pack;
+            union {
+                T t[K];
+                typename XpLane<T>::Vec u;
+            } pack;
 #pragma unroll
-                for (u32 k = 0u; k < K; ++k) pack.t[k] = v[k];
-                *reinterpret_cast<uint4*>(dst + c) = pack.u;
-            } else {
-                union {
-                    T t[K];
-                    uint2 u;
-                } pack;
-#pragma unroll
-                for (u32 k = 0u; k < K; ++k) pack.t[k] = v[k];
-                *reinterpret_cast<uint2*>(dst + c) = pack.u;
-            }
+            for (u32 k = 0u; k < K; ++k) pack.t[k] = v[k];
+            *reinterpret_cast<typename XpLane<T>::Vec*>(dst + c) = pack.u;
         } else {
 #pragma unroll
             for (u32 k = 0u; k < K; ++k) {
@@ -746,10 +700,11 @@ __device__ __forceinline__ bool xp_expand_one(const XpShared& sh, u32 w, u32 lan
             if (b + 32u < end) {
                 const XpSlot v1 =
                     xp_fetch_one<T, SIGNED>(sh, w, lane, l, start_k, b + 32u, end, stream, bad);
-                xp_store_one<T, SIGNED>(v0, lane, b + lane, end, carry, bad, dst);
-                xp_store_one<T, SIGNED>(v1, lane, b + 32u + lane, end, carry, bad, dst);
+                xp_store<T, SIGNED>(v0, lane, b + lane < end, carry, bad, dst, b + lane);
+                xp_store<T, SIGNED>(v1, lane, b + 32u + lane < end, carry, bad, dst,
+                                    b + 32u + lane);
             } else {
-                xp_store_one<T, SIGNED>(v0, lane, b + lane, end, carry, bad, dst);
+                xp_store<T, SIGNED>(v0, lane, b + lane < end, carry, bad, dst, b + lane);
             }
         }
         return __any_sync(0xffffffffu, bad);
@@ -769,7 +724,7 @@ __device__ __forceinline__ bool xp_expand_one(const XpShared& sh, u32 w, u32 lan
         // A window. A STEPS group it cuts goes on in the next window (`carry`): `xp_bulk`
         // takes no STEPS values.
         const XpSlot v0 = xp_fetch_one<T, SIGNED>(sh, w, lane, l, start_k, p, end, stream, bad);
-        xp_store_one<T, SIGNED>(v0, lane, p + lane, end, carry, bad, dst);
+        xp_store<T, SIGNED>(v0, lane, p + lane < end, carry, bad, dst, p + lane);
         p += 32u;
     }
     return __any_sync(0xffffffffu, bad);
