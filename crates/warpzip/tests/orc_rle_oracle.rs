@@ -334,3 +334,101 @@ fn one_byte_groups_at_the_end_match_the_oracle() {
         }
     }
 }
+
+/// Width codes of whole-byte DIRECT widths (8 to 64 bits) and a few others.
+const DIRECT_CODES: [u8; 11] = [7, 15, 23, 27, 28, 29, 30, 31, 3, 11, 24];
+
+/// One raw RLEv2 group of the kinds the short-group path reads: a SHORT_REPEAT (`kind` 0) of
+/// width `w % 8 + 1` bytes and count `c % 8 + 3`, or a DIRECT group (`kind` 1) of one of
+/// [`DIRECT_CODES`] and 1 to 4 values; `bytes` gives the value bits, or `edge` makes them the
+/// types' edges (all ones, all zeros, a small value then a large one).
+fn raw_v2_group(kind: u8, w: u8, c: u8, edge: u8, bytes: &[u8]) -> Vec<u8> {
+    let fill = |n: usize| -> Vec<u8> {
+        (0..n)
+            .map(|i| match edge % 5 {
+                0 => 0xff,
+                1 => 0x00,
+                2 if i == 0 => 0x7f,
+                // A small first value, a large second one.
+                3 => [0x00, 0xff][usize::from(2 * i >= n)],
+                _ => bytes[i % bytes.len()] ^ (i as u8).wrapping_mul(0x9d),
+            })
+            .collect()
+    };
+    if kind == 0 {
+        let width = usize::from(w % 8) + 1;
+        let mut g = vec![((w % 8) << 3) | (c % 8)];
+        g.extend(fill(width));
+        g
+    } else {
+        let code = DIRECT_CODES[usize::from(w) % DIRECT_CODES.len()];
+        let len = usize::from(c % 4) + 1;
+        let width = oracle_width(code);
+        let mut g = vec![0x40 | (code << 1), (len - 1) as u8];
+        g.extend(fill((width * len).div_ceil(8)));
+        g
+    }
+}
+
+fn check_v2_all(stream: &[u8], n: usize) {
+    check_v2::<i64>(stream, true, n);
+    check_v2::<i32>(stream, true, n);
+    check_v2::<i16>(stream, true, n);
+    check_v2::<i8>(stream, true, n);
+    check_v2::<u32>(stream, true, n);
+    check_v2::<u64>(stream, false, n);
+    check_v2::<u32>(stream, false, n);
+    check_v2::<i32>(stream, false, n);
+    check_v2::<u8>(stream, false, n);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// Streams of short SHORT_REPEAT and DIRECT groups built byte by byte, with values at the
+    /// types' edges, whole, cut and bit-flipped, into outputs of exact, short and long lengths.
+    #[test]
+    fn short_v2_groups_match_the_oracle(
+        groups in proptest::collection::vec(
+            (0u8..2, any::<u8>(), any::<u8>(), any::<u8>(), proptest::collection::vec(any::<u8>(), 1..9)),
+            0..40,
+        ),
+        cut in any::<usize>(),
+        flip in any::<usize>(),
+        extra in 0usize..20,
+    ) {
+        let mut stream = Vec::new();
+        let mut n = 0usize;
+        for (kind, w, c, edge, bytes) in &groups {
+            stream.extend(raw_v2_group(*kind, *w, *c, *edge, bytes));
+            n += if *kind == 0 { usize::from(c % 8) + 3 } else { usize::from(c % 4) + 1 };
+        }
+        for stream in variants(&stream, cut, flip) {
+            for m in lengths(n) {
+                check_v2_all(&stream, m);
+            }
+            check_v2_all(&stream, n + extra);
+            check_v2_all(&stream, n.saturating_sub(extra));
+        }
+    }
+
+    /// Dates as the benchmark makes them (each repeated 1 to 7 times), encoded.
+    #[test]
+    fn v2_dates_match_the_oracle(
+        parts in proptest::collection::vec((19_920_101i64..19_980_802, 1usize..8), 0..200),
+        cut in any::<usize>(),
+        flip in any::<usize>(),
+    ) {
+        let values: Vec<i64> = parts.iter().flat_map(|&(v, k)| std::iter::repeat_n(v, k)).collect();
+        let mut stream = Vec::new();
+        encode_int_rle_v2(&values, true, &mut stream).unwrap();
+        for stream in variants(&stream, cut, flip) {
+            for m in lengths(values.len()) {
+                check_v2::<i32>(&stream, true, m);
+                check_v2::<i64>(&stream, true, m);
+                check_v2::<i16>(&stream, true, m);
+                check_v2::<u32>(&stream, false, m);
+            }
+        }
+    }
+}

@@ -30,13 +30,122 @@ fn decode_all<T: OrcInt, const S: bool>(input: &[u8], out: &mut [T]) -> Result<(
     let mut scratch = [0u64; MAX_GROUP];
     let mut pos = 0usize;
     let mut at = 0usize;
-    while let Some(group) = input.get(pos..).filter(|g| !g.is_empty()) {
+    loop {
+        (pos, at) = short_groups::<T, S>(input, pos, out, at);
+        let Some(group) = input.get(pos..).filter(|g| !g.is_empty()) else {
+            break;
+        };
         pos += decode_group::<T, S>(group, out, &mut at, &mut scratch)?;
     }
     if at < out.len() {
         return Err(ChunkStatus::Underflow);
     }
     Ok(())
+}
+
+/// Output slots a short group writes from [`short_groups`]: at least the longest SHORT_REPEAT
+/// (10 values).
+const SHORT_SLOTS: usize = 16;
+
+/// Input bytes a short group reads from its header on: a 2-byte DIRECT header and two 8-byte
+/// loads of values of up to 8 bytes.
+const SHORT_WINDOW: usize = 2 + 8 + 8;
+
+/// How [`short_groups`] reads a group by its first byte: header bytes (0: not a short group),
+/// bytes per value, and the values of a SHORT_REPEAT (0 for DIRECT, whose count is the second
+/// byte plus one).
+#[derive(Clone, Copy)]
+struct ShortHeader {
+    head: u8,
+    bytes: u8,
+    repeat: u8,
+}
+
+/// [`ShortHeader`] of every first byte: SHORT_REPEAT of any width, DIRECT of whole-byte widths
+/// with a length below 257 (the length's high bit clear).
+const SHORT_HEADERS: [ShortHeader; 256] = {
+    let mut table = [ShortHeader {
+        head: 0,
+        bytes: 0,
+        repeat: 0,
+    }; 256];
+    let mut b0 = 0usize;
+    while b0 < 256 {
+        let byte = b0 as u8;
+        if byte >> 6 == 0 {
+            table[b0] = ShortHeader {
+                head: 1,
+                bytes: ((byte >> 3) & 7) + 1,
+                repeat: (byte & 7) + 3,
+            };
+        } else if byte >> 6 == 1 && byte & 1 == 0 {
+            // Width codes of 8, 16, 24, 32, 40, 48, 56 and 64 bits (see `decode_width`).
+            let bytes = match (byte >> 1) & 0x1f {
+                7 => 1,
+                15 => 2,
+                23 => 3,
+                27 => 4,
+                28 => 5,
+                29 => 6,
+                30 => 7,
+                31 => 8,
+                _ => 0,
+            };
+            if bytes != 0 {
+                table[b0] = ShortHeader {
+                    head: 2,
+                    bytes,
+                    repeat: 0,
+                };
+            }
+        }
+        b0 += 1;
+    }
+    table
+};
+
+/// Decodes the consecutive short groups from `input[pos..]` into `out` from `at` and returns
+/// where they end (input offset, output slot): the repeats and scattered values that make up
+/// most groups of columns such as dates, each as long as chance makes it. A SHORT_REPEAT and a
+/// DIRECT group of one or two whole-byte values are one case (a repeat is a 1-value DIRECT group
+/// with a 1-byte header, used `count` times), read through a table of first bytes: its first
+/// value goes to a block of 16 slots and its second (or the first again) to slot 1, without a
+/// branch on the kind, width or count, so the branch predictor sees one loop. Slots past the
+/// group hold junk that later values overwrite. Stops, with nothing written for it, at any
+/// other group, a value that does not fit `T`, or where fewer than [`SHORT_WINDOW`] bytes or
+/// [`SHORT_SLOTS`] slots remain: the careful decoder takes that group, with the same values and
+/// status.
+#[inline(always)]
+fn short_groups<T: OrcInt, const S: bool>(
+    input: &[u8],
+    mut pos: usize,
+    out: &mut [T],
+    mut at: usize,
+) -> (usize, usize) {
+    while let Some(window) = input.get(pos..pos.wrapping_add(SHORT_WINDOW)) {
+        let Some(block) = out.get_mut(at..at.wrapping_add(SHORT_SLOTS)) else {
+            break;
+        };
+        let h = SHORT_HEADERS[usize::from(window[0])];
+        let (head, bytes) = (usize::from(h.head), usize::from(h.bytes));
+        // A DIRECT group's length less one, 0 for a repeat.
+        let direct = usize::from(window[1]) & (usize::from(h.repeat == 0) * 0xff);
+        let shift = 64 - 8 * u32::from(h.bytes.max(1));
+        let first = stream_bits::<S>(be64(window, head) >> shift);
+        let second = stream_bits::<S>(be64(window, head + bytes) >> shift);
+        let two = direct == 1;
+        let short = (head != 0) & (direct <= 1);
+        if !(short & fits_bits::<T, S>(first) & (!two | fits_bits::<T, S>(second))) {
+            break;
+        }
+        let first = T::from_bits(first);
+        let slot1 = if two { T::from_bits(second) } else { first };
+        block.fill(first);
+        block[1] = slot1;
+        pos += head + bytes * (1 + direct);
+        at += usize::from(h.repeat) + direct + usize::from(h.repeat == 0);
+    }
+    (pos, at)
 }
 
 /// Decodes the group at the front of `g` (not empty) into `out` from `*at`; returns its length.
