@@ -131,15 +131,17 @@ __device__ __forceinline__ i128 orc_stream_value(u64 raw) {
 // The entry points of one decoder family for every output type: `body` is a template
 // `<typename T, bool SIGNED>` device function taking the common kernel arguments. `attr` goes
 // before each entry's name (a `__launch_bounds__`, or nothing: ORC_INT_KERNELS).
-#define ORC_INT_KERNELS_WITH(attr, prefix, body)                                                 \
+// The eight kernels of `body`, those of 8-byte values with `attr64` and the others with `attr`.
+#define ORC_INT_KERNELS_WITH64(attr, attr64, prefix, body)                                       \
     extern "C" __global__ void attr prefix##_i8(ORC_KERNEL_PARAMS) { body<u8, true>(ORC_KERNEL_ARGS); }   \
     extern "C" __global__ void attr prefix##_i16(ORC_KERNEL_PARAMS) { body<u16, true>(ORC_KERNEL_ARGS); } \
     extern "C" __global__ void attr prefix##_i32(ORC_KERNEL_PARAMS) { body<u32, true>(ORC_KERNEL_ARGS); } \
-    extern "C" __global__ void attr prefix##_i64(ORC_KERNEL_PARAMS) { body<u64, true>(ORC_KERNEL_ARGS); } \
+    extern "C" __global__ void attr64 prefix##_i64(ORC_KERNEL_PARAMS) { body<u64, true>(ORC_KERNEL_ARGS); } \
     extern "C" __global__ void attr prefix##_u8(ORC_KERNEL_PARAMS) { body<u8, false>(ORC_KERNEL_ARGS); }  \
     extern "C" __global__ void attr prefix##_u16(ORC_KERNEL_PARAMS) { body<u16, false>(ORC_KERNEL_ARGS); } \
     extern "C" __global__ void attr prefix##_u32(ORC_KERNEL_PARAMS) { body<u32, false>(ORC_KERNEL_ARGS); } \
-    extern "C" __global__ void attr prefix##_u64(ORC_KERNEL_PARAMS) { body<u64, false>(ORC_KERNEL_ARGS); }
+    extern "C" __global__ void attr64 prefix##_u64(ORC_KERNEL_PARAMS) { body<u64, false>(ORC_KERNEL_ARGS); }
+#define ORC_INT_KERNELS_WITH(attr, prefix, body) ORC_INT_KERNELS_WITH64(attr, attr, prefix, body)
 #define ORC_INT_KERNELS(prefix, body) ORC_INT_KERNELS_WITH(, prefix, body)
 
 // Arguments of every ORC integer kernel: the input bytes (the allocation padded to a multiple of
