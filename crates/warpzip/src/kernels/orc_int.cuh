@@ -130,8 +130,8 @@ __device__ __forceinline__ i128 orc_stream_value(u64 raw) {
 
 // The entry points of one decoder family for every output type: `body` is a template
 // `<typename T, bool SIGNED>` device function taking the common kernel arguments. `attr` goes
-// before each entry's name (a `__launch_bounds__`, or nothing: ORC_INT_KERNELS).
-// The eight kernels of `body`, those of 8-byte values with `attr64` and the others with `attr`.
+// before each entry's name (a `__launch_bounds__`, or nothing: ORC_INT_KERNELS); with
+// ORC_INT_KERNELS_WITH64, the two kernels of 8-byte values take `attr64` instead.
 #define ORC_INT_KERNELS_WITH64(attr, attr64, prefix, body)                                       \
     extern "C" __global__ void attr prefix##_i8(ORC_KERNEL_PARAMS) { body<u8, true>(ORC_KERNEL_ARGS); }   \
     extern "C" __global__ void attr prefix##_i16(ORC_KERNEL_PARAMS) { body<u16, true>(ORC_KERNEL_ARGS); } \
