@@ -296,11 +296,7 @@ proptest! {
         encode_int_rle_v2(&values, true, &mut stream).unwrap();
         for stream in variants(&stream, cut, flip) {
             for n in lengths(values.len()) {
-                check_v2::<i64>(&stream, true, n);
-                check_v2::<i32>(&stream, true, n);
-                check_v2::<i16>(&stream, true, n);
-                check_v2::<u32>(&stream, false, n);
-                check_v2::<u8>(&stream, false, n);
+                check_v2_all(&stream, n);
             }
         }
     }
@@ -370,6 +366,7 @@ fn raw_v2_group(kind: u8, w: u8, c: u8, edge: u8, bytes: &[u8]) -> Vec<u8> {
     }
 }
 
+/// [`check_v2`] into every output type the tests use, from signed and unsigned streams.
 fn check_v2_all(stream: &[u8], n: usize) {
     check_v2::<i64>(stream, true, n);
     check_v2::<i32>(stream, true, n);
@@ -424,10 +421,7 @@ proptest! {
         encode_int_rle_v2(&values, true, &mut stream).unwrap();
         for stream in variants(&stream, cut, flip) {
             for m in lengths(values.len()) {
-                check_v2::<i32>(&stream, true, m);
-                check_v2::<i64>(&stream, true, m);
-                check_v2::<i16>(&stream, true, m);
-                check_v2::<u32>(&stream, false, m);
+                check_v2_all(&stream, m);
             }
         }
     }

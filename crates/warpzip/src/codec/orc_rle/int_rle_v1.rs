@@ -133,8 +133,6 @@ fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
     start: usize,
     end: usize,
 ) -> Result<usize, ChunkStatus> {
-    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-    const LOW_BITS: u64 = 0x0101_0101_0101_0101;
     let (lo, span) = domain_range::<T, S>();
     // One-byte varints hold -64..=63 (signed streams) or 0..=127: every type holds them but for
     // the negative ones in unsigned types.
@@ -163,14 +161,7 @@ fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
                     // Up to 8 one-byte varints at once; a block of 8 is written where `out`
                     // has room (the slots past the group belong to values not decoded yet).
                     if let Some(block) = out.get_mut(i..i + 8) {
-                        // Each byte is a value of -64..=63 (zigzagged, here all 8 at once) or
-                        // 0..=127, so sign-extending it gives the value in every type.
-                        let values = if S {
-                            ((word >> 1) & !HIGH_BITS) ^ ((word & LOW_BITS) * 0xff)
-                        } else {
-                            word
-                        };
-                        block.copy_from_slice(&T::from_i8x8(values));
+                        put_one_bytes::<T, S>(word, block);
                         bad |= small_can_fail && word & LOW_BITS & lanes != 0;
                         let n = left.min(8);
                         i += n;
@@ -253,6 +244,23 @@ struct OneByteBlock {
 /// Lanes a [`one_byte_block`] decodes at most.
 const BLOCK_LANES: usize = 32;
 
+/// The continuation bit and the zigzag sign bit of each byte of a little-endian word.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+
+/// Writes the 8 one-byte varints of `word` (continuation bits clear) to `dst` (8 slots). Each
+/// byte is a value of -64..=63 (zigzagged, here all 8 at once) or 0..=127, so sign-extending it
+/// gives the value in every type.
+#[inline(always)]
+fn put_one_bytes<T: OrcInt, const S: bool>(word: u64, dst: &mut [T]) {
+    let values = if S {
+        ((word >> 1) & !HIGH_BITS) ^ ((word & LOW_BITS) * 0xff)
+    } else {
+        word
+    };
+    dst.copy_from_slice(&T::from_i8x8(values));
+}
+
 /// The next `min(left, 32)` literal values of a group (`left >= 1`) when they are all one-byte
 /// varints, read from the 32 bytes at `input[pos..]` into a block of 32 slots of `out` from `at`
 /// without a branch on how many: short groups of small values, each as long as chance makes it,
@@ -267,8 +275,6 @@ fn one_byte_block<T: OrcInt, const S: bool>(
     at: usize,
     left: usize,
 ) -> Option<OneByteBlock> {
-    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-    const LOW_BITS: u64 = 0x0101_0101_0101_0101;
     let bytes: &[u8; BLOCK_LANES] = input
         .get(pos..pos.checked_add(BLOCK_LANES)?)?
         .try_into()
@@ -292,14 +298,7 @@ fn one_byte_block<T: OrcInt, const S: bool>(
     }
     let block = out.get_mut(at..at.checked_add(BLOCK_LANES)?)?;
     for (dst, &word) in block.chunks_exact_mut(8).zip(words.iter()) {
-        // Each byte is a value of -64..=63 (zigzagged, here 8 at once) or 0..=127, so
-        // sign-extending it gives the value in every type.
-        let values = if S {
-            ((word >> 1) & !HIGH_BITS) ^ ((word & LOW_BITS) * 0xff)
-        } else {
-            word
-        };
-        dst.copy_from_slice(&T::from_i8x8(values));
+        put_one_bytes::<T, S>(word, dst);
     }
     Some(OneByteBlock {
         values: n,

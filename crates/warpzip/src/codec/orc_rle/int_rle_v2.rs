@@ -26,9 +26,9 @@ pub const MAX_PATCHES: usize = 31;
 /// Bit width for a 5-bit width code (DIRECT, PATCHED_BASE data and patches, and DELTA codes
 /// other than 0): codes 0..=23 are widths 1..=24, then 26, 28, 30, 32, 40, 48, 56, 64.
 #[inline(always)]
-pub fn decode_width(code: u8) -> u32 {
+pub const fn decode_width(code: u8) -> u32 {
     match code & 0x1f {
-        c @ 0..=23 => u32::from(c) + 1,
+        c @ 0..=23 => c as u32 + 1,
         24 => 26,
         25 => 28,
         26 => 30,

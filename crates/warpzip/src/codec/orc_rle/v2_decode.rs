@@ -79,22 +79,11 @@ const SHORT_HEADERS: [ShortHeader; 256] = {
                 repeat: (byte & 7) + 3,
             };
         } else if byte >> 6 == 1 && byte & 1 == 0 {
-            // Width codes of 8, 16, 24, 32, 40, 48, 56 and 64 bits (see `decode_width`).
-            let bytes = match (byte >> 1) & 0x1f {
-                7 => 1,
-                15 => 2,
-                23 => 3,
-                27 => 4,
-                28 => 5,
-                29 => 6,
-                30 => 7,
-                31 => 8,
-                _ => 0,
-            };
-            if bytes != 0 {
+            let width = decode_width(byte >> 1);
+            if width.is_multiple_of(8) {
                 table[b0] = ShortHeader {
                     head: 2,
-                    bytes,
+                    bytes: (width / 8) as u8,
                     repeat: 0,
                 };
             }
@@ -348,31 +337,6 @@ direct_aligned!(direct_16, 2, u16, i16);
 direct_aligned!(direct_32, 4, u32, i32);
 direct_aligned!(direct_64, 8, u64, i64);
 
-/// A short DIRECT group of 8, 16, 32 or 64-bit values (at most 16 bytes of them, all fitting `T`: the
-/// scattered values between repeats), written as one block of `16 / (width / 8)` values from
-/// the 16 bytes `window` that start at its values, so its length costs no loop: the values past
-/// the group and the slots past it in `out` belong to what comes next. `false` (nothing
-/// written) where `out` has no room for the block from `start`.
-#[inline(always)]
-fn direct_small<T: OrcInt, const S: bool>(
-    window: &[u8; 16],
-    width: u32,
-    out: &mut [T],
-    start: usize,
-) -> bool {
-    let lanes = 16 / (width as usize / 8).max(1);
-    let Some(block) = out.get_mut(start..start + lanes) else {
-        return false;
-    };
-    match width {
-        8 => direct_8::<T, S>(window, block),
-        16 => direct_16::<T, S>(window, block),
-        32 => direct_32::<T, S>(window, block),
-        _ => direct_64::<T, S>(window, block),
-    }
-    true
-}
-
 fn direct<T: OrcInt, const S: bool>(
     g: &[u8],
     out: &mut [T],
@@ -386,16 +350,21 @@ fn direct<T: OrcInt, const S: bool>(
         let nbytes = len * (width as usize / 8);
         let data = g.get(2..2 + nbytes).ok_or(ChunkStatus::Truncated)?;
         let start = *at;
-        if nbytes <= 16 && width.is_power_of_two() && width_fits::<T, S>(width) {
-            if let Some(window) = window16(g, 2) {
-                take(out, at, len)?;
-                if direct_small::<T, S>(window, width, out, start) {
-                    return Ok(2 + nbytes);
-                }
-                *at = start;
-            }
-        }
-        let dst = take(out, at, len)?;
+        take(out, at, len)?;
+        // A short group of 8, 16, 32 or 64-bit values that all fit `T` (the scattered values
+        // between repeats) is written as one block of 16 bytes' worth of values from the 16
+        // bytes at its values, so its length costs no loop: the values past the group and the
+        // slots past it in `out` belong to what comes next. Where the input or `out` has no
+        // room for the block, the group is written alone.
+        let block = 16 / (width as usize / 8);
+        let window = (nbytes <= 16 && width.is_power_of_two() && width_fits::<T, S>(width))
+            .then(|| window16(g, 2))
+            .flatten()
+            .filter(|_| out.len() - start >= block);
+        let (data, dst): (&[u8], &mut [T]) = match window {
+            Some(window) => (window, &mut out[start..start + block]),
+            None => (data, &mut out[start..start + len]),
+        };
         match width {
             8 => direct_8::<T, S>(data, dst),
             16 => direct_16::<T, S>(data, dst),
