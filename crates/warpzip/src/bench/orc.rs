@@ -10,8 +10,7 @@ use super::{gbps, BenchOptions, BenchRow, Ceilings};
 use crate::codec::orc_rle::chunked;
 use crate::codec::orc_rle::format::{Layout, RleVersion, DEFAULT_CHUNK_SIZE};
 use crate::codec::orc_rle::gpu::{
-    choose_decoder, first_failure, plan_sub_blocks, stream_units, DecodeBatch, Parallelism,
-    StreamCodec,
+    arrange, first_failure, plan_sub_blocks, stream_units, DecodeBatch, Parallelism, StreamCodec,
 };
 use crate::error::{Error, Result};
 use crate::format::{ChunkSpan, ElemType};
@@ -172,10 +171,12 @@ pub(super) fn bench_gpu(
                 .0
                 .len();
             let ratio = col.data.len() as f64 / payload.len().max(1) as f64;
-            let plan = plan_sub_blocks(&payload, &spans, col.elem, sub_block)?;
+            let mut plan = plan_sub_blocks(&payload, &spans, col.elem, sub_block)?;
             plan.verdict(&[])?;
             let whole = stream_units(&payload, &spans, col.elem, layout)?;
-            let pick = choose_decoder(&payload, &plan, version, col.elem);
+            // The library's decoder, and its order of the sub-blocks (all four sub-block
+            // decoders run on that order).
+            let pick = arrange(&payload, &mut plan, version, col.elem);
             let moved = (payload.len() + col.data.len()) as f64;
             let mut times = Vec::new();
             // The four sub-block decoders (the library picks one), then the CODAG warp and the
