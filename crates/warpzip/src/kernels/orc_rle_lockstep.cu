@@ -58,6 +58,8 @@
 #define ST_VARINT 2u
 #define ST_BYTES 3u  // whole bytes: a width-8 DIRECT group, RLEv1 literals from a one-byte varint
 #define ST_WORDS 4u  // a DIRECT group of width 16 or 32, at most T's
+#define ST_POOL 5u   // a short DIRECT group of packed values of at most T's width: the warp's
+                     // threads share out the values of all such groups of a step (`st_pool`)
 
 struct StShared {
     // Rows of an even number of words, so 8-byte pieces of them are aligned.
@@ -70,7 +72,7 @@ struct StShared {
 struct StGroup {
     u32 rem;    // values left
     u32 idx;    // the index of the next value in the group
-    u32 mode;   // ST_LINEAR, ST_BITS, ST_VARINT, ST_BYTES or ST_WORDS
+    u32 mode;   // ST_LINEAR, ST_BITS, ST_VARINT, ST_BYTES, ST_WORDS or ST_POOL
     u32 width;  // BITS, WORDS: the packed width
     u32 data;   // BITS, BYTES and WORDS of RLEv2: the packed values' first byte, from the
                 // stream's first byte
@@ -143,7 +145,11 @@ __device__ __forceinline__ bool st_parse_v2(LaneIn& s, StGroup& g, u32 left) {
         } else {
             // Bytes (width 8, the Apache writers' usual width for small values) fit every T;
             // other widths above T's are checked value by value.
+            // A group of at most a step's values, of packed values that fit T, has its values
+            // made by the whole warp (dates: DIRECT groups of 3 to 10 values, which the lanes
+            // of a step rarely share).
             g.mode = width == 8u ? ST_BYTES
+                     : n <= ST_TAKE && width <= 8u * (u32)sizeof(T) ? ST_POOL
                      : (width == 16u || width == 32u) && width <= 8u * (u32)sizeof(T) ? ST_WORDS
                                                                                    : ST_BITS;
             g.width = width;
@@ -428,6 +434,53 @@ __device__ __forceinline__ u32 st_words(LaneIn& s, StGroup& g, u32* row, u32 mad
     return done;
 }
 
+// The values of the step's ST_POOL groups, made by the warp's threads together: lane l asks
+// for `np` values (0 for none), values `idx ..` of a group of `width`-bit big-endian fields
+// starting at `data`, to go into its ring from value `slot` on. Thread t of a round makes the
+// round's value t: its lane found by a binary search over the lanes' running totals, its field
+// read with two aligned 8-byte loads (inside the group's bytes, checked by the parse, and the
+// input's slack). The fields fit T (ST_POOL's condition), so no value needs a check. All 32
+// lanes call it.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ void st_pool(u32* ring, u32 np, const u8* data, u32 idx, u32 width,
+                                        u32 slot) {
+    const u32 lane = threadIdx.x & 31u;
+    u32 incl = np;
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        const u32 v = __shfl_up_sync(0xffffffffu, incl, d);
+        if (lane >= d) incl += v;
+    }
+    const u32 total = __shfl_sync(0xffffffffu, incl, 31);
+    const u32 excl = incl - np;
+    const unsigned long long base = reinterpret_cast<unsigned long long>(data);
+    for (u32 first = 0u; first < total; first += 32u) {
+        const u32 t = first + lane;
+        // The first lane whose running total passes t.
+        u32 owner = 0u;
+#pragma unroll
+        for (u32 step = 16u; step != 0u; step >>= 1) {
+            if (__shfl_sync(0xffffffffu, incl, owner + step - 1u) <= t) owner += step;
+        }
+        const u32 j = t - __shfl_sync(0xffffffffu, excl, owner);
+        const u32 w = __shfl_sync(0xffffffffu, width, owner);
+        const u32 bit = (__shfl_sync(0xffffffffu, idx, owner) + j) * w;
+        const u32 at = __shfl_sync(0xffffffffu, slot, owner) + j;
+        const unsigned long long p = __shfl_sync(0xffffffffu, base, owner) + (bit >> 3);
+        if (t < total) {
+            const u64* words = reinterpret_cast<const u64*>(p & ~7ull);
+            const u64 lo = __ldg(words);
+            const u64 hi = __ldg(words + 1);
+            const u32 sh = ((u32)p & 7u) * 8u;
+            const u64 le = sh == 0u ? lo : (lo >> sh) | (hi << (64u - sh));
+            const u64 raw = (lane_bswap(le) << (bit & 7u)) >> (64u - w);
+            const u64 v = sizeof(T) <= 4u ? st_value32<SIGNED>((u32)raw)
+                                          : (SIGNED ? (u64)orc_unzigzag(raw) : raw);
+            st_stage<T>(ring + owner * ST_ROW, at, v);
+        }
+    }
+}
+
 template <typename T, bool SIGNED, bool V2>
 __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
     __shared__ StShared sh;
@@ -462,6 +515,9 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
         u32 made = 0u;     // values put in the ring
         u32 flushed = 0u;  // words of them written out
         while (__any_sync(0xffffffffu, running)) {
+            u32 np = 0u;  // values of an ST_POOL group this step, from value pidx, ring slot pslot
+            u32 pidx = 0u;
+            u32 pslot = 0u;
             if (running && g.rem == 0u) {
                 if (s.pos >= s.len) {
                     running = false;
@@ -489,13 +545,18 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 // Values that are whole bytes (a width-8 DIRECT group, RLEv1 one-byte varints),
                 // then the rest one by one.
                 u32 nb = 0u;
-                if (g.mode == ST_BYTES) {
+                if (V2 && g.mode == ST_POOL) {
+                    np = take;  // no linear values: a DIRECT group
+                    pidx = g.idx;
+                    pslot = made;
+                    g.idx += take;
+                } else if (g.mode == ST_BYTES) {
                     nb = st_bytes<T, SIGNED, V2>(s, g, row, made + nl, take - nl);
                 } else if (V2 && g.mode == ST_WORDS) {
                     nb = g.width == 16u ? st_words<T, SIGNED, 2u>(s, g, row, made + nl, take - nl)
                                         : st_words<T, SIGNED, 4u>(s, g, row, made + nl, take - nl);
                 }
-                for (u32 k = nl + nb; k < take; ++k) {
+                for (u32 k = nl + nb + (V2 ? np : 0u); k < take; ++k) {
                     st_stage<T>(row, made + k, st_coded<T, SIGNED, V2>(s, g, bad));
                 }
                 made += take;
@@ -504,6 +565,9 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                     running = false;
                     slow = true;
                 }
+            }
+            if (V2 && __any_sync(0xffffffffu, np != 0u)) {
+                st_pool<T, SIGNED>(ring, np, s.in + g.data, pidx, g.width, pslot);
             }
             __syncwarp();
             // Lanes holding a whole line of words have it written: four lanes' lines per store,
