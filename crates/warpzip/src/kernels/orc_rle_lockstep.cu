@@ -12,12 +12,16 @@
 //    two values, which the parse reads; SHORT_REPEAT and DIRECT headers share one parse), BYTES
 //    (a DIRECT group of width 8, the Apache writers' width for small values), BITS (a longer
 //    DIRECT group's packed values, or a DELTA group, whose values from the third on add packed
-//    steps) or VARINT (an RLEv1 literal group).
+//    steps), POOL (an RLEv2 DIRECT group of at most ST_TAKE packed values that fit T) or VARINT
+//    (an RLEv1 literal group).
 // 2. Every lane makes up to ST_TAKE values of its group (8, or 16 of 2 or 4 bytes), the same few
 //    instructions for every kind of group, and puts them in its ring of 32 words in shared
 //    memory: first the linear values of every lane (a LINEAR group's, a DELTA group's first
 //    two) in one loop, then values that are whole bytes (BYTES, and the one-byte varints of
 //    RLEv1 literals) eight from one load, then the packed and other varint values one by one.
+//    The POOL groups' values are made last by the whole warp, a value a thread (`st_pool`): a
+//    step's few such groups (dates: DIRECT groups of 3 to 10 values, in one or two lanes of a
+//    warp) would otherwise run a loop of their longest group's length with the other lanes idle.
 // 3. Every lane holding 16 or more words of values has the oldest 16 written: eight lanes
 //    write one lane's 64 bytes, 8 bytes each, four lanes' lines per warp store, so that every
 //    output sector is written whole at once (a lane's sub-block starts at an 8-byte-aligned
@@ -29,8 +33,8 @@
 // orc_lanes.cuh, which gives the CPU's exact status and rewrites every value.
 //
 // Bounds: every byte a value depends on lies inside the unit's `in_len` (headers and packed
-// data are checked against it before use; varints by `lane_varint`); the lane windows load up
-// to 16 bytes past them, inside the host's `INPUT_SLACK`.
+// data are checked against it before use; varints by `lane_varint`); the lane windows and
+// `st_pool`'s loads read up to 16 bytes past them, inside the host's `INPUT_SLACK`.
 #include "orc_lanes.cuh"
 
 // Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).
