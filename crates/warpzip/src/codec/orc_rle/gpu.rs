@@ -3,8 +3,10 @@
 //! [`OrcRleChunk`]s over one input buffer; each chunk decodes one ORC stream (or the part of it
 //! that one ORC row group needs) into its place in one output array. The same batches also run
 //! on the block-per-chunk leader-thread decoders of `kernels/orc_rle_leader.cu`, the ablation the
-//! benchmark compares against. Indexed `.wz` chunks (layout 2) are decoded one lane per
-//! sub-block (`kernels/orc_rle_lanes.cu`): [`plan_sub_blocks`] turns their indexes into units.
+//! benchmark compares against. Indexed `.wz` chunks (layout 2) are decoded by one of four
+//! sub-block decoders (a lane per sub-block, `kernels/orc_rle_lanes.cu`, and the three others):
+//! [`plan_sub_blocks`] turns their indexes into units, and [`arrange`] picks the decoder from a
+//! sample of the headers and orders the units for it.
 
 use super::format::{check_elem, split_indexed, Layout, RleVersion, INDEX_ENTRY};
 use crate::error::{ChunkStatus, Error, Result};
