@@ -563,10 +563,14 @@ pub fn choose_decoder(
     version: RleVersion,
     elem: ElemType,
 ) -> Parallelism {
-    match sample_shape(payload, plan, version) {
-        Some(shape) => pick_decoder(version, shape, elem.size() == 8),
-        None => Parallelism::LanePerSubBlock,
-    }
+    decoder_for(sample_shape(payload, plan, version), version, elem)
+}
+
+/// [`pick_decoder`] for a sampled shape; a lane per sub-block when no header parsed.
+fn decoder_for(shape: Option<StreamShape>, version: RleVersion, elem: ElemType) -> Parallelism {
+    shape.map_or(Parallelism::LanePerSubBlock, |shape| {
+        pick_decoder(version, shape, elem.size() == 8)
+    })
 }
 
 /// Values per group at or below which the lanes in lockstep spend about one step a group
@@ -597,11 +601,9 @@ pub fn arrange(
     version: RleVersion,
     elem: ElemType,
 ) -> Parallelism {
-    let Some(shape) = sample_shape(payload, plan, version) else {
-        return Parallelism::LanePerSubBlock;
-    };
-    let pick = pick_decoder(version, shape, elem.size() == 8);
-    if wants_balance(shape, pick) {
+    let shape = sample_shape(payload, plan, version);
+    let pick = decoder_for(shape, version, elem);
+    if shape.is_some_and(|shape| wants_balance(shape, pick)) {
         plan.balance();
     }
     pick
@@ -723,20 +725,14 @@ mod tests {
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
         use Parallelism::{Lockstep as Step, WalkExpand as Expand, WarpPerChunk as Warps};
+        // Per column, RLEv1 then RLEv2: the pick, and whether the units are reordered (stop 27:
+        // dates both ways, RLEv1 discounts).
         let want = [
-            ("l_orderkey", [Step, Step]),
-            ("lo_orderdate", [Step, Step]),
-            ("l_quantity", [Step, Expand]),
-            ("lo_discount", [Step, Step]),
-            ("random", [Step, Warps]),
-        ];
-        // Where the units are reordered (stop 27): dates both ways, RLEv1 discounts.
-        let balanced = [
-            ("l_orderkey", [false, false]),
-            ("lo_orderdate", [true, true]),
-            ("l_quantity", [false, false]),
-            ("lo_discount", [true, false]),
-            ("random", [false, false]),
+            ("l_orderkey", [(Step, false), (Step, false)]),
+            ("lo_orderdate", [(Step, true), (Step, true)]),
+            ("l_quantity", [(Step, false), (Expand, false)]),
+            ("lo_discount", [(Step, true), (Step, false)]),
+            ("random", [(Step, false), (Warps, false)]),
         ];
         for col in crate::bench::orc::columns(2 << 20) {
             let Some((_, picks)) = want.iter().find(|(n, _)| *n == col.name) else {
@@ -746,7 +742,9 @@ mod tests {
             let Layout::Indexed { sub_block } = layout else {
                 panic!("the default layout has no index")
             };
-            for (version, &expected) in [RleVersion::V1, RleVersion::V2].into_iter().zip(picks) {
+            for (version, &(expected, expect_sorted)) in
+                [RleVersion::V1, RleVersion::V2].into_iter().zip(picks)
+            {
                 let (payload, spans) =
                     chunked::compress(&col.data, col.elem, version, layout, 128 << 10)
                         .unwrap_or_else(|e| panic!("{e}"));
@@ -754,13 +752,9 @@ mod tests {
                     .unwrap_or_else(|e| panic!("{e}"));
                 let pick = choose_decoder(&payload, &plan, version, col.elem);
                 assert_eq!(pick, expected, "{} {version:?}", col.name);
-                let Some((_, sorts)) = balanced.iter().find(|(n, _)| *n == col.name) else {
-                    panic!("no expected order for {}", col.name)
-                };
                 let mut arranged = plan_sub_blocks(&payload, &spans, col.elem, sub_block)
                     .unwrap_or_else(|e| panic!("{e}"));
                 assert_eq!(arrange(&payload, &mut arranged, version, col.elem), pick);
-                let expect_sorted = sorts[usize::from(version == RleVersion::V2)];
                 assert_eq!(
                     arranged.units != plan.units,
                     expect_sorted,
