@@ -171,6 +171,189 @@ __device__ void decode_v1(OrcIn& in, CodagOut<T>& out) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// RLEv1 from a staged unit: a sub-block's whole stream (at most V1_STAGE_BYTES, with the bytes
+// before it in its first aligned 16) is copied into the warp's shared memory by one round of
+// coalesced 16-byte loads, so the decoder never waits for a refill. Literal groups are read
+// 512 bytes a step, lane l holding bytes 16l..16l+15 of the step: each lane decodes the varints
+// that end in its bytes (most of a step's varints at once where they are long, as random 64-bit
+// values are), a warp scan of the lanes' counts giving each its place. Every check of
+// `decode_v1` is made, in the stream's order, so the status is the one it gives.
+
+#define V1_STAGE_BYTES 3072u
+// A warp's stage: the stream, then 32 bytes that the 8-byte reads of its last varint may touch.
+#define V1_STAGE_ROW (V1_STAGE_BYTES + 32u)
+
+// Bytes p..p+7 of the stage, little-endian (p any; the stage is 16-byte aligned).
+__device__ __forceinline__ u64 stage_u64(const u8* st, u32 p) {
+    const u64* w = reinterpret_cast<const u64*>(st) + (p >> 3);
+    const u32 s = (p & 7u) * 8u;
+    const u64 a = w[0];
+    return s == 0u ? a : (a >> s) | (w[1] << (64u - s));
+}
+
+// Which of the four bytes of `w` end a varint (below 0x80), as bits 0..3.
+__device__ __forceinline__ u32 stage_stops4(u32 w) {
+    const u32 t = (~w & 0x80808080u) >> 7;
+    return ((t * 0x204081u) >> 21) & 0xfu;  // bits 0, 8, 16, 24 gathered at 21..24
+}
+
+// The varint at stage offset `q`, read by every lane alike: its length (1..10), or 0 with
+// `status` set (TRUNCATED where the stream ends inside it, CORRUPT past ten bytes or a tenth
+// byte above 1), as `CodagIn::fetch_varint` decides.
+__device__ __forceinline__ u32 stage_varint(const u8* st, u32 q, u32 end, u64& v, u32& status) {
+    v = 0ull;
+    for (u32 i = 0; i < 10u; ++i) {
+        if (q + i >= end) {
+            status = WZ_STATUS_TRUNCATED;
+            return 0u;
+        }
+        const u32 b = st[q + i];
+        v |= (u64)(b & 0x7fu) << (7u * i);
+        if (b < 0x80u) {
+            if (i == 9u && b > 1u) {
+                status = WZ_STATUS_CORRUPT;
+                return 0u;
+            }
+            return i + 1u;
+        }
+    }
+    status = WZ_STATUS_CORRUPT;
+    return 0u;
+}
+
+// The low `n` (0..32) bits.
+__device__ __forceinline__ u32 stage_low_bits(u32 n) { return n >= 32u ? ~0u : (1u << n) - 1u; }
+
+// `left` (at most 128: one literal group) varints from stage offset `p` (moved past them);
+// false with `status` set on a failure. A step reads the 1024 bytes from p's aligned 16 on,
+// lane l the 32 bytes from 32l: each lane finds the bytes below 0x80 in its 32 (the varints'
+// last bytes), a warp scan of their counts places them, and each lane lists its ends of the
+// step's first `left` varints in `ends`. Then lane l decodes varints l, l + 32, ... from the
+// list, so every lane decodes as many and the stores of a round are consecutive values.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ bool v1_staged_literals(const u8* st, u16* ends, u32& p, u32 end,
+                                                   u32 span, u32 left, CodagOut<T>& out,
+                                                   u32& status) {
+    const u32 lane = wz_lane();
+    // Sub-blocks (exact, nothing skipped) were reserved whole: their values are stored straight.
+    T* const dst = out.exact && out.skip == 0ull ? out.out : nullptr;
+    while (left > 0u) {
+        const u32 lo = (p & ~15u) + 32u * lane;  // this lane's 32 bytes
+        u32 m = 0u;
+        if (lo < span) {
+            const uint4 q = *reinterpret_cast<const uint4*>(st + lo);
+            m = stage_stops4(q.x) | (stage_stops4(q.y) << 4) | (stage_stops4(q.z) << 8) |
+                (stage_stops4(q.w) << 12);
+        }
+        if (lo + 16u < span) {
+            const uint4 q = *reinterpret_cast<const uint4*>(st + lo + 16u);
+            m |= (stage_stops4(q.x) << 16) | (stage_stops4(q.y) << 20) |
+                 (stage_stops4(q.z) << 24) | (stage_stops4(q.w) << 28);
+        }
+        // Only the bytes in [p, end) count.
+        const u32 from = p > lo ? min(p - lo, 32u) : 0u;
+        const u32 to = end > lo ? min(end - lo, 32u) : 0u;
+        m &= stage_low_bits(to) & ~stage_low_bits(from);
+        const u32 cnt = __popc(m);
+        u32 inc = cnt;
+#pragma unroll
+        for (u32 d = 1u; d < 32u; d <<= 1) {
+            const u32 t = __shfl_up_sync(WZ_FULL_MASK, inc, d);
+            if (lane >= d) inc += t;
+        }
+        const u32 total = __shfl_sync(WZ_FULL_MASK, inc, 31);
+        if (total == 0u) {
+            // No varint ends in the next 1024 bytes or before the stream's end.
+            status = end - p < 10u ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT;
+            return false;
+        }
+        const u32 take = total < left ? total : left;
+        u32 idx = inc - cnt;
+        for (u32 e = m; e != 0u && idx < take; e &= e - 1u, ++idx) {
+            ends[idx] = (u16)(lo + __ffs(e) - 1u);
+        }
+        __syncwarp();
+        bool bad = false;
+        for (u32 k = lane; k < take; k += 32u) {
+            const u32 last = ends[k];
+            const u32 first = k == 0u ? p : (u32)ends[k - 1u] + 1u;
+            const u32 n = last - first + 1u;
+            if (n > 10u) {
+                bad = true;
+                continue;
+            }
+            u64 raw = lane_varint_bits(stage_u64(st, first), n < 8u ? n : 8u);
+            if (n > 8u) {
+                const u32 hi = (u32)stage_u64(st, first + 8u);
+                raw |= (u64)(hi & 0x7fu) << 56;
+                if (n == 10u) {
+                    const u32 b9 = (hi >> 8) & 0xffu;
+                    if (b9 > 1u) bad = true;
+                    raw |= (u64)b9 << 63;
+                }
+            }
+            const u64 value = SIGNED ? (u64)orc_unzigzag(raw) : raw;
+            if (!orc_fits<T, SIGNED>(value)) bad = true;
+            if (dst != nullptr) {
+                dst[out.pos + k] = (T)value;
+            } else {
+                out.put(k, (T)value);
+            }
+        }
+        const u32 stop = ends[take - 1u];
+        __syncwarp();  // the list is read before the next step writes it
+        if (__ballot_sync(WZ_FULL_MASK, bad) != 0u) {
+            status = WZ_STATUS_CORRUPT;
+            return false;
+        }
+        out.advance(take);
+        left -= take;
+        p = stop + 1u;
+    }
+    return true;
+}
+
+// Decodes the staged stream [p, end) of a warp's stage (`span` bytes staged) into `out`; the
+// unit's status, as `decode_v1` and `orc_finish` give it.
+template <typename T, bool SIGNED>
+__device__ u32 decode_v1_staged(const u8* st, u16* ends, u32 p, u32 end, u32 span,
+                                CodagOut<T>& out) {
+    u32 status = WZ_STATUS_OK;
+    while (status == WZ_STATUS_OK && out.ok() && p < end && !(out.done() && !out.exact)) {
+        const u32 control = st[p++];
+        if (control < 0x80u) {
+            // A run of control + 3 values, each `delta` (an i8) more than the last.
+            const u32 len = control + 3u;
+            if (p >= end) {
+                status = WZ_STATUS_TRUNCATED;
+                break;
+            }
+            const i64 delta = (i64)(signed char)st[p++];
+            u64 raw = 0ull;
+            const u32 n = stage_varint(st, p, end, raw, status);
+            if (n == 0u) break;
+            p += n;
+            if (!out.reserve(len)) break;
+            const i128 base = orc_stream_value<SIGNED>(raw);
+            if (!orc_fits_wide<T, SIGNED>(base) ||
+                !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(len - 1))) {
+                out.fail(WZ_STATUS_CORRUPT);
+                break;
+            }
+            out.write_run((u64)base, len, (u64)delta);
+        } else {
+            const u32 len = 256u - control;
+            if (!out.reserve(len)) break;
+            if (!v1_staged_literals<T, SIGNED>(st, ends, p, end, span, len, out, status)) break;
+        }
+    }
+    if (status != WZ_STATUS_OK) return status;
+    if (out.status != WZ_STATUS_OK) return out.status;
+    if (!out.done()) return out.exact ? WZ_STATUS_UNDERFLOW : WZ_STATUS_TRUNCATED;
+    return WZ_STATUS_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Integer RLE version 2.
 
 // The 9-bit length of DIRECT, PATCHED_BASE and DELTA headers, plus one.
@@ -690,8 +873,40 @@ __device__ __forceinline__ void orc_int_warp(ORC_KERNEL_PARAMS) {
     }
 }
 
+// RLEv1: a unit whose stream fits V1_STAGE_BYTES (a sub-block) is staged and decoded by
+// `decode_v1_staged`; a longer one (a whole chunk) reads through the two-slot window.
 template <typename T, bool SIGNED>
-__device__ void orc_v1_warp(ORC_KERNEL_PARAMS) { orc_int_warp<T, SIGNED, 1>(ORC_KERNEL_ARGS); }
+__device__ void orc_v1_warp(ORC_KERNEL_PARAMS) {
+    __shared__ u32 windows[ORC_WARPS][64];
+    __shared__ __align__(16) u8 stages[ORC_WARPS][V1_STAGE_ROW];
+    __shared__ u16 ends[ORC_WARPS][128];
+    const u32 warp = threadIdx.x / 32u;
+    CodagSmemWindow window(windows[warp]);
+    u8* stage = stages[warp];
+    for (u32 c = codag_next_chunk(next_chunk); c < n_chunks; c = codag_next_chunk(next_chunk)) {
+        const OrcRleChunk ch = chunks[c];
+        CodagOut<T> o(reinterpret_cast<T*>(out) + ch.out_offset, ch.skip, ch.count, ch.exact != 0);
+        const u32 head = (u32)(ch.in_offset & 15ull);
+        u32 st;
+        if (ch.in_len <= V1_STAGE_BYTES - 16u) {
+            // The stream and the bytes before it in its first aligned 16, whole 16-byte words
+            // (inside the input's INPUT_SLACK padding past the last stream).
+            const u32 span = (head + ch.in_len + 15u) & ~15u;
+            const uint4* src = reinterpret_cast<const uint4*>(in + (ch.in_offset - head));
+            __syncwarp();  // the last unit's reads of the stage are done
+            for (u32 k = wz_lane(); k < span / 16u; k += 32u) {
+                reinterpret_cast<uint4*>(stage)[k] = __ldg(src + k);
+            }
+            __syncwarp();
+            st = decode_v1_staged<T, SIGNED>(stage, ends[warp], head, head + ch.in_len, span, o);
+        } else {
+            OrcIn s(in, ch.in_offset, ch.in_len, window);
+            decode_v1<T, SIGNED>(s, o);
+            st = orc_finish(s, o);
+        }
+        if (wz_lane() == 0) status[c] = st;
+    }
+}
 template <typename T, bool SIGNED>
 __device__ void orc_v2_warp(ORC_KERNEL_PARAMS) { orc_int_warp<T, SIGNED, 2>(ORC_KERNEL_ARGS); }
 
