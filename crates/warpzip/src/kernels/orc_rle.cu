@@ -173,28 +173,49 @@ __device__ void decode_v1(OrcIn& in, CodagOut<T>& out) {
 // ---------------------------------------------------------------------------------------------
 // RLEv1 from a staged unit: a sub-block's whole stream (at most V1_STAGE_BYTES, with the bytes
 // before it in its first aligned 16) is copied into the warp's shared memory by one round of
-// coalesced 16-byte loads, so the decoder never waits for a refill. Literal groups are read
-// 512 bytes a step, lane l holding bytes 16l..16l+15 of the step: each lane decodes the varints
-// that end in its bytes (most of a step's varints at once where they are long, as random 64-bit
-// values are), a warp scan of the lanes' counts giving each its place. Every check of
+// coalesced 16-byte loads, so the decoder never waits for a refill; as it is copied, each lane
+// notes which bytes of its 16 end a varint (are below 0x80) in a 16-bit mask. Literal groups
+// are then decoded 1024 bytes a step (`v1_staged_literals`): a warp scan of the lanes' counts
+// of varint ends lists the ends in order, and lane l decodes varints l, l + 32, ... of the list,
+// so every lane decodes as many and a round's stores are consecutive values. Every check of
 // `decode_v1` is made, in the stream's order, so the status is the one it gives.
 
 #define V1_STAGE_BYTES 3072u
-// A warp's stage: the stream, then 32 bytes that the 8-byte reads of its last varint may touch.
+// A warp's stage: the stream, then 32 bytes that the word reads of its last varint may touch.
 #define V1_STAGE_ROW (V1_STAGE_BYTES + 32u)
 
-// Bytes p..p+7 of the stage, little-endian (p any; the stage is 16-byte aligned).
-__device__ __forceinline__ u64 stage_u64(const u8* st, u32 p) {
-    const u64* w = reinterpret_cast<const u64*>(st) + (p >> 3);
-    const u32 s = (p & 7u) * 8u;
-    const u64 a = w[0];
-    return s == 0u ? a : (a >> s) | (w[1] << (64u - s));
+// Which of the 16 bytes of `v` end a varint (are below 0x80), as bits 0..15.
+__device__ __forceinline__ u32 stage_stops16(uint4 v) {
+    // The top bits of the bytes (7, 15, 23, 31), inverted, gathered at 28..31 by one multiply:
+    // the shifted copies land on distinct bits below 28, so nothing carries into them.
+    const u32 c = 0x204081u;
+    return (((~v.x & 0x80808080u) * c) >> 28) | ((((~v.y & 0x80808080u) * c) >> 28) << 4) |
+           ((((~v.z & 0x80808080u) * c) >> 28) << 8) | ((((~v.w & 0x80808080u) * c) >> 28) << 12);
 }
 
-// Which of the four bytes of `w` end a varint (below 0x80), as bits 0..3.
-__device__ __forceinline__ u32 stage_stops4(u32 w) {
-    const u32 t = (~w & 0x80808080u) >> 7;
-    return ((t * 0x204081u) >> 21) & 0xfu;  // bits 0, 8, 16, 24 gathered at 21..24
+// The low `n` (0..32) bits.
+__device__ __forceinline__ u32 stage_low_bits(u32 n) { return n >= 32u ? ~0u : (1u << n) - 1u; }
+
+// The varint of `n` (1..10) bytes at stage offset `first`: its 64 bits, and `bad` set when a
+// tenth byte is above 1. Read as 32-bit words (the stage is 16-byte aligned) with funnel shifts,
+// seven bits a byte squeezed out of each half.
+__device__ __forceinline__ u64 stage_varint_bits(const u8* st, u32 first, u32 n, bool& bad) {
+    const u32* w = reinterpret_cast<const u32*>(st) + (first >> 2);
+    const u32 sh = (first & 3u) * 8u;
+    const u32 b = w[1], c = w[2];
+    const u32 lo = __funnelshift_r(w[0], b, sh) & (n >= 4u ? ~0u : (1u << (8u * n)) - 1u);
+    const u32 hi = n <= 4u ? 0u : __funnelshift_r(b, c, sh) & stage_low_bits(8u * (n - 4u));
+    u64 raw = (u64)lane_varint_bits32(lo, 4u) | ((u64)lane_varint_bits32(hi, 4u) << 28);
+    if (n > 8u) {
+        const u32 x = __funnelshift_r(c, w[3], sh);
+        raw |= (u64)(x & 0x7fu) << 56;
+        if (n == 10u) {
+            const u32 b9 = (x >> 8) & 0xffu;
+            if (b9 > 1u) bad = true;
+            raw |= (u64)b9 << 63;
+        }
+    }
+    return raw;
 }
 
 // The varint at stage offset `q`, read by every lane alike: its length (1..10), or 0 with
@@ -221,9 +242,6 @@ __device__ __forceinline__ u32 stage_varint(const u8* st, u32 q, u32 end, u64& v
     return 0u;
 }
 
-// The low `n` (0..32) bits.
-__device__ __forceinline__ u32 stage_low_bits(u32 n) { return n >= 32u ? ~0u : (1u << n) - 1u; }
-
 // `left` (at most 128: one literal group) varints from stage offset `p` (moved past them);
 // false with `status` set on a failure. A step reads the 1024 bytes from p's aligned 16 on,
 // lane l the 32 bytes from 32l: each lane finds the bytes below 0x80 in its 32 (the varints'
@@ -231,25 +249,17 @@ __device__ __forceinline__ u32 stage_low_bits(u32 n) { return n >= 32u ? ~0u : (
 // step's first `left` varints in `ends`. Then lane l decodes varints l, l + 32, ... from the
 // list, so every lane decodes as many and the stores of a round are consecutive values.
 template <typename T, bool SIGNED>
-__device__ __forceinline__ bool v1_staged_literals(const u8* st, u16* ends, u32& p, u32 end,
-                                                   u32 span, u32 left, CodagOut<T>& out,
+__device__ __forceinline__ bool v1_staged_literals(const u8* st, const u16* masks, u16* ends,
+                                                   u32& p, u32 end, u32 left, CodagOut<T>& out,
                                                    u32& status) {
     const u32 lane = wz_lane();
     // Sub-blocks (exact, nothing skipped) were reserved whole: their values are stored straight.
     T* const dst = out.exact && out.skip == 0ull ? out.out : nullptr;
     while (left > 0u) {
-        const u32 lo = (p & ~15u) + 32u * lane;  // this lane's 32 bytes
-        u32 m = 0u;
-        if (lo < span) {
-            const uint4 q = *reinterpret_cast<const uint4*>(st + lo);
-            m = stage_stops4(q.x) | (stage_stops4(q.y) << 4) | (stage_stops4(q.z) << 8) |
-                (stage_stops4(q.w) << 12);
-        }
-        if (lo + 16u < span) {
-            const uint4 q = *reinterpret_cast<const uint4*>(st + lo + 16u);
-            m |= (stage_stops4(q.x) << 16) | (stage_stops4(q.y) << 20) |
-                 (stage_stops4(q.z) << 24) | (stage_stops4(q.w) << 28);
-        }
+        T* const at = dst != nullptr ? dst + out.pos : nullptr;
+        const u32 kb = (p >> 4) + 2u * lane;  // this lane's 32 bytes: 16-byte blocks kb, kb + 1
+        const u32 lo = 16u * kb;
+        u32 m = (u32)masks[kb] | ((u32)masks[kb + 1u] << 16);
         // Only the bytes in [p, end) count.
         const u32 from = p > lo ? min(p - lo, 32u) : 0u;
         const u32 to = end > lo ? min(end - lo, 32u) : 0u;
@@ -282,20 +292,11 @@ __device__ __forceinline__ bool v1_staged_literals(const u8* st, u16* ends, u32&
                 bad = true;
                 continue;
             }
-            u64 raw = lane_varint_bits(stage_u64(st, first), n < 8u ? n : 8u);
-            if (n > 8u) {
-                const u32 hi = (u32)stage_u64(st, first + 8u);
-                raw |= (u64)(hi & 0x7fu) << 56;
-                if (n == 10u) {
-                    const u32 b9 = (hi >> 8) & 0xffu;
-                    if (b9 > 1u) bad = true;
-                    raw |= (u64)b9 << 63;
-                }
-            }
+            const u64 raw = stage_varint_bits(st, first, n, bad);
             const u64 value = SIGNED ? (u64)orc_unzigzag(raw) : raw;
             if (!orc_fits<T, SIGNED>(value)) bad = true;
             if (dst != nullptr) {
-                dst[out.pos + k] = (T)value;
+                at[k] = (T)value;
             } else {
                 out.put(k, (T)value);
             }
@@ -316,7 +317,7 @@ __device__ __forceinline__ bool v1_staged_literals(const u8* st, u16* ends, u32&
 // Decodes the staged stream [p, end) of a warp's stage (`span` bytes staged) into `out`; the
 // unit's status, as `decode_v1` and `orc_finish` give it.
 template <typename T, bool SIGNED>
-__device__ u32 decode_v1_staged(const u8* st, u16* ends, u32 p, u32 end, u32 span,
+__device__ u32 decode_v1_staged(const u8* st, const u16* masks, u16* ends, u32 p, u32 end,
                                 CodagOut<T>& out) {
     u32 status = WZ_STATUS_OK;
     while (status == WZ_STATUS_OK && out.ok() && p < end && !(out.done() && !out.exact)) {
@@ -344,7 +345,7 @@ __device__ u32 decode_v1_staged(const u8* st, u16* ends, u32 p, u32 end, u32 spa
         } else {
             const u32 len = 256u - control;
             if (!out.reserve(len)) break;
-            if (!v1_staged_literals<T, SIGNED>(st, ends, p, end, span, len, out, status)) break;
+            if (!v1_staged_literals<T, SIGNED>(st, masks, ends, p, end, len, out, status)) break;
         }
     }
     if (status != WZ_STATUS_OK) return status;
@@ -880,6 +881,7 @@ __device__ void orc_v1_warp(ORC_KERNEL_PARAMS) {
     __shared__ u32 windows[ORC_WARPS][64];
     __shared__ __align__(16) u8 stages[ORC_WARPS][V1_STAGE_ROW];
     __shared__ u16 ends[ORC_WARPS][128];
+    __shared__ u16 masks[ORC_WARPS][V1_STAGE_BYTES / 16u + 64u];
     const u32 warp = threadIdx.x / 32u;
     CodagSmemWindow window(windows[warp]);
     u8* stage = stages[warp];
@@ -895,10 +897,12 @@ __device__ void orc_v1_warp(ORC_KERNEL_PARAMS) {
             const uint4* src = reinterpret_cast<const uint4*>(in + (ch.in_offset - head));
             __syncwarp();  // the last unit's reads of the stage are done
             for (u32 k = wz_lane(); k < span / 16u; k += 32u) {
-                reinterpret_cast<uint4*>(stage)[k] = __ldg(src + k);
+                const uint4 v = __ldg(src + k);
+                reinterpret_cast<uint4*>(stage)[k] = v;
+                masks[warp][k] = (u16)stage_stops16(v);
             }
             __syncwarp();
-            st = decode_v1_staged<T, SIGNED>(stage, ends[warp], head, head + ch.in_len, span, o);
+            st = decode_v1_staged<T, SIGNED>(stage, masks[warp], ends[warp], head, head + ch.in_len, o);
         } else {
             OrcIn s(in, ch.in_offset, ch.in_len, window);
             decode_v1<T, SIGNED>(s, o);

@@ -208,8 +208,16 @@ impl DecodeBatch {
                 (self.n_chunks.div_ceil(LANES_THREADS), LANES_THREADS)
             }
         };
+        // The persistent grid: BLOCKS_PER_SM blocks an SM, or as many as fit for the warps (their
+        // staged RLEv1 units keep the lanes busy, so every resident warp adds throughput).
+        let per_sm = match par {
+            Parallelism::WarpPerChunk => function
+                .occupancy_max_active_blocks_per_multiprocessor(threads, 0, None)?
+                .max(1),
+            _ => BLOCKS_PER_SM,
+        };
         let cfg = LaunchConfig {
-            grid_dim: (blocks.min(gpu.sm_count() * BLOCKS_PER_SM).max(1), 1, 1),
+            grid_dim: (blocks.min(gpu.sm_count() * per_sm).max(1), 1, 1),
             block_dim: (threads, 1, 1),
             shared_mem_bytes: 0,
         };
@@ -457,6 +465,12 @@ pub const LONG_MEAN_GROUP: f64 = 128.0;
 /// 8-byte RLEv2 values (random values, 8 bytes a value: 1186.4 GB/s against 669.6 on an H100;
 /// sorted keys, 1 byte a value, the other way round: 996.3 against 645.8 on an H200; stop 24).
 pub const V2_WIDE_COMPRESSED: f64 = 4.0;
+/// Stream bytes per value at or above which a warp per sub-block beats the lanes in lockstep on
+/// 8-byte RLEv1 values: literal groups of long varints, which the warp decodes from its staged
+/// copy of the stream, a varint a lane (random values, 9.5 bytes a value: 776.5 GB/s against
+/// 589.5 on an H100, stop 28; every other bench column has 1-1.6 bytes a value and short groups,
+/// where the lanes in lockstep are 4-20x faster).
+pub const V1_WIDE_VARINTS: f64 = 4.0;
 
 /// What the picker knows of a payload's streams (from a sample of them).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -613,14 +627,19 @@ pub fn arrange(
 /// call 14: it picks the fastest of the four sub-block decoders on nine; on RLEv2 random values
 /// the warp per sub-block measured 1000-1342 GB/s between calls of the H200 against 1264-1290
 /// for the walk-and-expand decoder, and wins on the H100, 1174-1186 against 979-1055):
-/// - RLEv1: the lanes in lockstep (363.2-847.5 GB/s there, against 192.4-615.0 for the
-///   walk-and-expand decoder);
+/// - RLEv1 into 8-byte values: a warp per sub-block where the values are long varints
+///   ([`V1_WIDE_VARINTS`] bytes a value or more; stop 28, H100), else the lanes in lockstep;
+/// - RLEv1 into narrower values: the lanes in lockstep (363.2-847.5 GB/s there, against
+///   192.4-615.0 for the walk-and-expand decoder);
 /// - RLEv2 into 8-byte values: a warp per sub-block where values hardly compress
 ///   ([`V2_WIDE_COMPRESSED`] bytes a value or more), else the lanes in lockstep;
 /// - RLEv2 into narrower values: the walk-and-expand decoder for groups of
 ///   [`LONG_MEAN_GROUP`] values or more, else the lanes in lockstep.
 pub fn pick_decoder(version: RleVersion, shape: StreamShape, wide: bool) -> Parallelism {
     match version {
+        RleVersion::V1 if wide && shape.bytes_per_value >= V1_WIDE_VARINTS => {
+            Parallelism::WarpPerChunk
+        }
         RleVersion::V1 => Parallelism::Lockstep,
         RleVersion::V2 if wide && shape.bytes_per_value >= V2_WIDE_COMPRESSED => {
             Parallelism::WarpPerChunk
@@ -720,7 +739,7 @@ mod tests {
     }
 
     /// The picker's choices on the bench's columns: the fastest of the four sub-block decoders
-    /// on an H200 in stop 24 (call 14).
+    /// on an H200 in stop 24 (call 14), and RLEv1 random values' staged warps (H100, stop 28).
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
@@ -732,7 +751,7 @@ mod tests {
             ("lo_orderdate", [(Step, true), (Step, true)]),
             ("l_quantity", [(Step, false), (Expand, false)]),
             ("lo_discount", [(Step, true), (Step, false)]),
-            ("random", [(Step, false), (Warps, false)]),
+            ("random", [(Warps, false), (Warps, false)]),
         ];
         for col in crate::bench::orc::columns(2 << 20) {
             let Some((_, picks)) = want.iter().find(|(n, _)| *n == col.name) else {
