@@ -144,6 +144,15 @@ __device__ __forceinline__ void codag_cp_async4(u32* dst, const void* src) {
     *dst = *reinterpret_cast<const u32*>(src);
 #endif
 }
+// 16 bytes, both addresses 16-byte aligned, through L2 only (staging that is read once).
+__device__ __forceinline__ void codag_cp_async16(void* dst, const void* src) {
+#if __CUDA_ARCH__ >= 800
+    const u32 d = (u32)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+#else
+    *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+#endif
+}
 __device__ __forceinline__ void codag_cp_async_commit() {
 #if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;\n" ::: "memory");

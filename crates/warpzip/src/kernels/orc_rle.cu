@@ -175,7 +175,7 @@ __device__ void decode_v1(OrcIn& in, CodagOut<T>& out) {
 // before it in its first aligned 16) is copied into the warp's shared memory by one round of
 // coalesced 16-byte loads, so the decoder never waits for a refill; as it is copied, each lane
 // notes which bytes of its 16 end a varint (are below 0x80) in a 16-bit mask. Literal groups
-// are then decoded 1024 bytes a step (`v1_staged_literals`): a warp scan of the lanes' counts
+// are then decoded 2048 bytes a step (`v1_staged_literals`): a warp scan of the lanes' counts
 // of varint ends lists the ends in order, and lane l decodes varints l, l + 32, ... of the list,
 // so every lane decodes as many and a round's stores are consecutive values. Every check of
 // `decode_v1` is made, in the stream's order, so the status is the one it gives.
@@ -193,8 +193,11 @@ __device__ __forceinline__ u32 stage_stops16(uint4 v) {
            ((((~v.z & 0x80808080u) * c) >> 28) << 8) | ((((~v.w & 0x80808080u) * c) >> 28) << 12);
 }
 
-// The low `n` (0..32) bits.
+// The low `n` (0..32) bits; the low `n` (0..64) bits.
 __device__ __forceinline__ u32 stage_low_bits(u32 n) { return n >= 32u ? ~0u : (1u << n) - 1u; }
+__device__ __forceinline__ u64 stage_low_bits64(u32 n) {
+    return n >= 64u ? ~0ull : (1ull << n) - 1ull;
+}
 
 // The varint of `n` (1..10) bytes at stage offset `first`: its 64 bits, and `bad` set when a
 // tenth byte is above 1. Read as 32-bit words (the stage is 16-byte aligned) with funnel shifts,
@@ -243,9 +246,10 @@ __device__ __forceinline__ u32 stage_varint(const u8* st, u32 q, u32 end, u64& v
 }
 
 // `left` (at most 128: one literal group) varints from stage offset `p` (moved past them);
-// false with `status` set on a failure. A step reads the 1024 bytes from p's aligned 16 on,
-// lane l the 32 bytes from 32l: each lane finds the bytes below 0x80 in its 32 (the varints'
-// last bytes), a warp scan of their counts places them, and each lane lists its ends of the
+// false with `status` set on a failure. A step reads the 2048 bytes from p's aligned 16 on
+// (a group of 128 varints of up to 16 bytes), lane l the 64 bytes from 64l: each lane takes the
+// masks of the bytes below 0x80 in its 64 (the varints' last bytes), a warp scan of their
+// counts places them, and each lane lists its ends of the
 // step's first `left` varints in `ends`. Then lane l decodes varints l, l + 32, ... from the
 // list, so every lane decodes as many and the stores of a round are consecutive values.
 template <typename T, bool SIGNED>
@@ -257,14 +261,15 @@ __device__ __forceinline__ bool v1_staged_literals(const u8* st, const u16* mask
     T* const dst = out.exact && out.skip == 0ull ? out.out : nullptr;
     while (left > 0u) {
         T* const at = dst != nullptr ? dst + out.pos : nullptr;
-        const u32 kb = (p >> 4) + 2u * lane;  // this lane's 32 bytes: 16-byte blocks kb, kb + 1
+        const u32 kb = (p >> 4) + 4u * lane;  // this lane's 64 bytes: 16-byte blocks kb..kb + 3
         const u32 lo = 16u * kb;
-        u32 m = (u32)masks[kb] | ((u32)masks[kb + 1u] << 16);
+        u64 m = (u64)((u32)masks[kb] | ((u32)masks[kb + 1u] << 16)) |
+                ((u64)((u32)masks[kb + 2u] | ((u32)masks[kb + 3u] << 16)) << 32);
         // Only the bytes in [p, end) count.
-        const u32 from = p > lo ? min(p - lo, 32u) : 0u;
-        const u32 to = end > lo ? min(end - lo, 32u) : 0u;
-        m &= stage_low_bits(to) & ~stage_low_bits(from);
-        const u32 cnt = __popc(m);
+        const u32 from = p > lo ? min(p - lo, 64u) : 0u;
+        const u32 to = end > lo ? min(end - lo, 64u) : 0u;
+        m &= stage_low_bits64(to) & ~stage_low_bits64(from);
+        const u32 cnt = __popcll(m);
         u32 inc = cnt;
 #pragma unroll
         for (u32 d = 1u; d < 32u; d <<= 1) {
@@ -273,14 +278,14 @@ __device__ __forceinline__ bool v1_staged_literals(const u8* st, const u16* mask
         }
         const u32 total = __shfl_sync(WZ_FULL_MASK, inc, 31);
         if (total == 0u) {
-            // No varint ends in the next 1024 bytes or before the stream's end.
+            // No varint ends in the next 2048 bytes or before the stream's end.
             status = end - p < 10u ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT;
             return false;
         }
         const u32 take = total < left ? total : left;
         u32 idx = inc - cnt;
-        for (u32 e = m; e != 0u && idx < take; e &= e - 1u, ++idx) {
-            ends[idx] = (u16)(lo + __ffs(e) - 1u);
+        for (u64 e = m; e != 0ull && idx < take; e &= e - 1ull, ++idx) {
+            ends[idx] = (u16)(lo + __ffsll(e) - 1u);
         }
         __syncwarp();
         bool bad = false;
@@ -881,7 +886,7 @@ __device__ void orc_v1_warp(ORC_KERNEL_PARAMS) {
     __shared__ u32 windows[ORC_WARPS][64];
     __shared__ __align__(16) u8 stages[ORC_WARPS][V1_STAGE_ROW];
     __shared__ u16 ends[ORC_WARPS][128];
-    __shared__ u16 masks[ORC_WARPS][V1_STAGE_BYTES / 16u + 64u];
+    __shared__ u16 masks[ORC_WARPS][V1_STAGE_BYTES / 16u + 128u];
     const u32 warp = threadIdx.x / 32u;
     CodagSmemWindow window(windows[warp]);
     u8* stage = stages[warp];
@@ -896,10 +901,15 @@ __device__ void orc_v1_warp(ORC_KERNEL_PARAMS) {
             const u32 span = (head + ch.in_len + 15u) & ~15u;
             const uint4* src = reinterpret_cast<const uint4*>(in + (ch.in_offset - head));
             __syncwarp();  // the last unit's reads of the stage are done
+            // Asynchronous copies, all in flight at once; then each lane's 16-byte masks.
             for (u32 k = wz_lane(); k < span / 16u; k += 32u) {
-                const uint4 v = __ldg(src + k);
-                reinterpret_cast<uint4*>(stage)[k] = v;
-                masks[warp][k] = (u16)stage_stops16(v);
+                codag_cp_async16(stage + 16u * k, src + k);
+            }
+            codag_cp_async_commit();
+            codag_cp_async_wait(0);
+            __syncwarp();
+            for (u32 k = wz_lane(); k < span / 16u; k += 32u) {
+                masks[warp][k] = (u16)stage_stops16(reinterpret_cast<const uint4*>(stage)[k]);
             }
             __syncwarp();
             st = decode_v1_staged<T, SIGNED>(stage, masks[warp], ends[warp], head, head + ch.in_len, o);
