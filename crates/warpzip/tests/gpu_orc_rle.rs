@@ -324,6 +324,70 @@ fn corrupt_streams_get_the_cpu_verdict() {
     assert!(same_status * 10 >= total * 9, "statuses differ too often");
 }
 
+/// RLEv1 units short enough for the warps' shared-memory stage (streams of at most 3 KiB less
+/// 16 bytes, as sub-blocks are): the staged decoder gives the CPU's values on clean streams and
+/// the CPU's exact status on damaged ones (cut, bit-flipped, overwritten, lengthened).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn staged_rlev1_units_get_the_cpu_status() {
+    const STAGED: usize = 3072 - 16; // V1_STAGE_BYTES - 16 in kernels/orc_rle.cu
+    let g = gpu();
+    let mut rng = StdRng::seed_from_u64(0x57a6ed);
+    let (mut staged, mut staged_errors) = (0usize, 0usize);
+    for &elem in &ELEMS {
+        let size = elem.size() as usize;
+        let data = values(&mut rng, elem, 60_000, 6);
+        let total = data.len() / size;
+        // Units of 1 to 270 values: streams of at most 2.7 KiB even of 10-byte varints.
+        let (mut encoded, mut counts) = (Vec::new(), Vec::new());
+        let mut i = 0usize;
+        while i < total {
+            let n = rng.gen_range(1..=270).min(total - i);
+            let unit = &data[i * size..(i + n) * size];
+            encoded.push(chunked::encode_chunk(unit, elem, RleVersion::V1, Layout::Plain).unwrap());
+            counts.push(n);
+            i += n;
+        }
+        for e in encoded.iter_mut().skip(1).step_by(2) {
+            damage(&mut rng, e);
+        }
+        let (buf, chunks) = layout(&mut rng, &encoded, &counts);
+        let (status, out) = run_batch(
+            &g,
+            &buf,
+            &chunks,
+            data.len(),
+            elem,
+            StreamCodec::Int(RleVersion::V1),
+            Parallelism::WarpPerChunk,
+        );
+        let mut at = 0usize;
+        for (k, (e, &n)) in encoded.iter().zip(&counts).enumerate() {
+            let mut dst = vec![0u8; n * size];
+            let cpu = chunked::decode_chunk(e, elem, RleVersion::V1, Layout::Plain, &mut dst);
+            let what = format!("{elem} unit {k} ({} bytes, {n} values)", e.len());
+            match cpu {
+                Ok(_) => {
+                    assert_eq!(status[k], 0, "{what}: CPU ok");
+                    assert!(out[at..at + n * size] == dst[..], "{what}: values differ");
+                }
+                Err(s) => {
+                    assert_eq!(ChunkStatus::from_code(status[k]), s, "{what}");
+                    if e.len() <= STAGED {
+                        staged_errors += 1;
+                    }
+                }
+            }
+            if e.len() <= STAGED {
+                staged += 1;
+            }
+            at += n * size;
+        }
+    }
+    println!("{staged} staged units, {staged_errors} of them refused");
+    assert!(staged > 2000 && staged_errors > 500, "too few staged units");
+}
+
 /// Layout-2 chunks (index plus one stream per sub-block) of every type, version and several
 /// sub-block sizes: the lane decoder's values equal the input, and after damaging one chunk's
 /// bytes (index or streams) the GPU's verdict (which chunk, which status) is the CPU's.
