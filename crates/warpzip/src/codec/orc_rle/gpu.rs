@@ -20,8 +20,8 @@ use std::sync::Arc;
 pub const WARPS: u32 = 4;
 /// Threads per block of the leader-thread ablation kernels.
 pub const LEADER_THREADS: u32 = 128;
-/// Resident blocks per SM the persistent grid asks for (the kernels use about 56 registers, so
-/// 8 blocks of 128 threads fit).
+/// Resident blocks per SM the persistent grid asks for, but for the warp-per-chunk kernels,
+/// whose grid is as many blocks as the occupancy API says fit (9 on an H100).
 const BLOCKS_PER_SM: u32 = 8;
 /// Input buffers are padded to a multiple of this many bytes: the kernels load whole aligned
 /// 128-byte blocks around a chunk's bytes.
@@ -69,7 +69,9 @@ pub enum StreamCodec {
 /// How chunks are spread over the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Parallelism {
-    /// CODAG: one warp per chunk, all lanes decoding together (the library's decoder).
+    /// CODAG: one warp per chunk, all lanes decoding together (the library's decoder). An
+    /// RLEv1 unit of at most 3056 stream bytes (a sub-block) is first staged whole in the warp's
+    /// shared memory, and its literal varints decoded a varint a lane.
     WarpPerChunk,
     /// The ablation: one thread block per chunk, a leader thread parsing and the block writing.
     LeaderPerBlock,
@@ -467,9 +469,9 @@ pub const LONG_MEAN_GROUP: f64 = 128.0;
 pub const V2_WIDE_COMPRESSED: f64 = 4.0;
 /// Stream bytes per value at or above which a warp per sub-block beats the lanes in lockstep on
 /// 8-byte RLEv1 values: literal groups of long varints, which the warp decodes from its staged
-/// copy of the stream, a varint a lane (random values, 9.5 bytes a value: 776.5 GB/s against
-/// 589.5 on an H100, stop 28; every other bench column has 1-1.6 bytes a value and short groups,
-/// where the lanes in lockstep are 4-20x faster).
+/// copy of the stream, a varint a lane (random values, 9.5 bytes a value: 989.9-1001.1 GB/s
+/// against 592.7-593.4 on an H100, stop 28, same call; every other bench column has 1-1.6 bytes
+/// a value and short groups, where the lanes in lockstep are 3-20x faster).
 pub const V1_WIDE_VARINTS: f64 = 4.0;
 
 /// What the picker knows of a payload's streams (from a sample of them).
