@@ -471,7 +471,7 @@ pub const V2_WIDE_COMPRESSED: f64 = 4.0;
 /// 8-byte RLEv1 values: literal groups of long varints, which the warp decodes from its staged
 /// copy of the stream, a varint a lane (random values, 9.5 bytes a value: 989.9-1001.1 GB/s
 /// against 592.7-593.4 on an H100, stop 28, same call; every other bench column has 1-1.6 bytes
-/// a value and short groups, where the lanes in lockstep are 3-20x faster).
+/// a value and short groups, where the lanes in lockstep are 4-12x faster).
 pub const V1_WIDE_VARINTS: f64 = 4.0;
 
 /// What the picker knows of a payload's streams (from a sample of them).
