@@ -502,10 +502,15 @@ fn row_groups_skip_into_runs_and_stop_early() {
     let mut rng = StdRng::seed_from_u64(99);
     for &elem in &[ElemType::I64, ElemType::I32, ElemType::U16] {
         let size = elem.size() as usize;
-        for &v in &VERSIONS {
-            let n = 20_000;
+        // A long stream, and one short enough for the RLEv1 warps' shared-memory stage.
+        for (&v, n) in VERSIONS.iter().flat_map(|v| [(v, 20_000usize), (v, 300)]) {
             let data = values(&mut rng, elem, n, 6);
             let stream = chunked::encode_chunk(&data, elem, v, Layout::Plain).unwrap();
+            assert!(
+                n > 300 || stream.len() <= 3072 - 16,
+                "{elem}: {} bytes",
+                stream.len()
+            );
             // Many windows (skip, count) over the one stream, every one starting at byte 0.
             let mut chunks = Vec::new();
             let mut expect = Vec::new();
