@@ -3,7 +3,9 @@
 // and cooperating on the group's values: runs are written 32 values per step, literal varints
 // are found 128 bytes at a time (the bytes that end a varint, four per lane), bit-packed values are
 // unpacked one per lane, DELTA groups are summed with a warp scan, and PATCHED_BASE patches are
-// applied one per lane. Results and verdicts match the CPU decoders of `codec::orc_rle`.
+// applied one per lane. An RLEv1 unit short enough (a sub-block of layout 2) is first copied
+// whole into the warp's shared memory and decoded there (`decode_v1_staged`), its literal
+// varints a varint a lane. Results and verdicts match the CPU decoders of `codec::orc_rle`.
 #include "codag.cuh"
 #include "orc_int.cuh"
 
@@ -173,12 +175,12 @@ __device__ void decode_v1(OrcIn& in, CodagOut<T>& out) {
 // ---------------------------------------------------------------------------------------------
 // RLEv1 from a staged unit: a sub-block's whole stream (at most ORC_STAGE_BYTES, with the bytes
 // before it in its first aligned 16) is copied into the warp's shared memory by one round of
-// coalesced 16-byte loads, so the decoder never waits for a refill; as it is copied, each lane
-// notes which bytes of its 16 end a varint (are below 0x80) in a 16-bit mask. Literal groups
-// are then decoded 2048 bytes a step (`v1_staged_literals`): a warp scan of the lanes' counts
-// of varint ends lists the ends in order, and lane l decodes varints l, l + 32, ... of the list,
-// so every lane decodes as many and a round's stores are consecutive values. Every check of
-// `decode_v1` is made, in the stream's order, so the status is the one it gives.
+// asynchronous 16-byte copies (`orc_stage_unit`), so the decoder never waits for a refill;
+// then each lane notes which bytes of its 16 end a varint (are below 0x80) in a 16-bit mask.
+// Literal groups are decoded 2048 bytes a step (`v1_staged_literals`): a warp scan of the
+// lanes' counts of varint ends lists the ends in order, and lane l decodes varints l, l + 32,
+// ... of the list, so every lane decodes as many and a round's stores are consecutive values.
+// Every check of `decode_v1` is made, in the stream's order, so the status is the one it gives.
 
 #define ORC_STAGE_BYTES 3072u
 // A warp's stage: the stream, then 32 bytes that the word reads of its last varint may touch.
