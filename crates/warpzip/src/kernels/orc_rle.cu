@@ -133,6 +133,21 @@ __device__ __forceinline__ void v1_literals(OrcIn& in, CodagOut<T>& out, u32 len
 template <typename T, bool SIGNED>
 __device__ __forceinline__ u32 v1_short_groups(OrcIn& in, CodagOut<T>& out);
 
+// An RLEv1 run of `len` values (already reserved) from the raw base varint `raw`, each `delta`
+// more than the last: CORRUPT on `out` when its first or last value does not fit T (then every
+// value between does); false on that failure.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ bool v1_write_run(CodagOut<T>& out, u64 raw, i64 delta, u32 len) {
+    const i128 base = orc_stream_value<SIGNED>(raw);
+    if (!orc_fits_wide<T, SIGNED>(base) ||
+        !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(len - 1))) {
+        out.fail(WZ_STATUS_CORRUPT);
+        return false;
+    }
+    out.write_run((u64)base, len, (u64)delta);
+    return true;
+}
+
 // Groups decoded one at a time after a batch that held a single group, or found no short group
 // (RLEv1 random or small values are long literal groups with the odd short run: there the
 // attempts cost more than the batches save).
@@ -156,13 +171,7 @@ __device__ void decode_v1(OrcIn& in, CodagOut<T>& out) {
             const i64 delta = (i64)(signed char)(u8)in.fetch_byte();
             const u64 raw = in.fetch_varint();
             if (!in.ok() || !out.reserve(len)) break;
-            const i128 base = orc_stream_value<SIGNED>(raw);
-            if (!orc_fits_wide<T, SIGNED>(base) ||
-                !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(len - 1))) {
-                out.fail(WZ_STATUS_CORRUPT);
-                break;
-            }
-            out.write_run((u64)base, len, (u64)delta);
+            if (!v1_write_run<T, SIGNED>(out, raw, delta, len)) break;
         } else {
             // 256 - control literal varints.
             const u32 len = 256u - control;
@@ -365,13 +374,7 @@ __device__ u32 decode_v1_staged(const u8* st, const u16* masks, u16* ends, u32 p
             if (n == 0u) break;
             p += n;
             if (!out.reserve(len)) break;
-            const i128 base = orc_stream_value<SIGNED>(raw);
-            if (!orc_fits_wide<T, SIGNED>(base) ||
-                !orc_fits_wide<T, SIGNED>(base + (i128)delta * (i128)(len - 1))) {
-                out.fail(WZ_STATUS_CORRUPT);
-                break;
-            }
-            out.write_run((u64)base, len, (u64)delta);
+            if (!v1_write_run<T, SIGNED>(out, raw, delta, len)) break;
         } else {
             const u32 len = 256u - control;
             if (!out.reserve(len)) break;
