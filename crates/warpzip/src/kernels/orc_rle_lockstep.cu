@@ -18,7 +18,9 @@
 //    instructions for every kind of group, and puts them in its ring of 32 words in shared
 //    memory: first the linear values of every lane (a LINEAR group's, a DELTA group's first
 //    two) in one loop, then values that are whole bytes (BYTES, and the one-byte varints of
-//    RLEv1 literals) eight from one load, then the packed and other varint values one by one.
+//    RLEv1 literals) eight from one load, the varints of up to four bytes of RLEv1 literals
+//    of 4- and 8-byte values two from one load (`st_varint_pairs`: dates, keys), then the
+//    packed and other varint values one by one.
 //    The POOL groups' values are made last by the whole warp, a value a thread (`st_pool`): a
 //    step's few such groups (dates: DIRECT groups of 3 to 10 values, in one or two lanes of a
 //    warp) would otherwise run a loop of their longest group's length with the other lanes idle.
@@ -438,6 +440,35 @@ __device__ __forceinline__ u32 st_words(LaneIn& s, StGroup& g, u32* row, u32 mad
     return done;
 }
 
+// Values of an RLEv1 literal group (VARINT) of 4- or 8-byte values, up to `want` of them, two
+// varints of up to four bytes from each 8-byte window. Every such varint (under 2^28) fits T once
+// un-zigzagged, in 32 bits, so no value needs a check. Stops before the first longer varint, or
+// one that runs past the stream's end, which `st_coded` then reads (and fails as the CPU does).
+// Returns how many were made and put in the ring from value `made` on.
+template <typename T, bool SIGNED>
+__device__ __forceinline__ u32 st_varint_pairs(LaneIn& s, StGroup& g, u32* row, u32 made,
+                                               u32 want) {
+    u32 done = 0u;
+    while (done < want) {
+        const u32 avail = s.len - s.pos;
+        const u64 le = lane_peek(s, s.in + s.pos);
+        // Bit 8n - 1 of a stop mask set: the varint is n bytes (ffs gives 8n; none gives 0).
+        const u32 e1 = (u32)__ffs((int)(~(u32)le & 0x80808080u)) >> 3;
+        if (e1 == 0u || e1 > avail) break;
+        st_stage<T>(row, made + done, st_value32<SIGNED>(lane_varint_bits32((u32)le, e1)));
+        const u32 rest = (u32)(le >> (8u * e1));
+        const u32 e2 = (u32)__ffs((int)(~rest & 0x80808080u)) >> 3;
+        const bool two = done + 1u < want && e2 != 0u && e1 + e2 <= avail;
+        if (two) {
+            st_stage<T>(row, made + done + 1u, st_value32<SIGNED>(lane_varint_bits32(rest, e2)));
+        }
+        s.pos += two ? e1 + e2 : e1;
+        done += two ? 2u : 1u;
+    }
+    g.idx += done;
+    return done;
+}
+
 // The values of the step's ST_POOL groups, made by the warp's threads together: lane l asks
 // for `np` values (0 for none), values `idx ..` of a group of `width`-bit big-endian fields
 // starting at `data`, to go into its ring from value `slot` on. Thread t of a round makes the
@@ -559,6 +590,9 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 } else if (V2 && g.mode == ST_WORDS) {
                     nb = g.width == 16u ? st_words<T, SIGNED, 2u>(s, g, row, made + nl, take - nl)
                                         : st_words<T, SIGNED, 4u>(s, g, row, made + nl, take - nl);
+                }
+                if (!V2 && sizeof(T) >= 4u && g.mode == ST_VARINT) {
+                    nb = st_varint_pairs<T, SIGNED>(s, g, row, made + nl, take - nl);
                 }
                 for (u32 k = nl + nb + (V2 ? np : 0u); k < take; ++k) {
                     st_stage<T>(row, made + k, st_coded<T, SIGNED, V2>(s, g, bad));
