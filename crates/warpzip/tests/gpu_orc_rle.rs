@@ -388,6 +388,138 @@ fn staged_rlev1_units_get_the_cpu_status() {
     assert!(staged > 2000 && staged_errors > 500, "too few staged units");
 }
 
+/// One RLEv2 DELTA group of `n` values: `base` (the stream's value: zigzagged for a signed
+/// stream), the first step `db`, then `n - 2` steps of `width` bits (2 or more: ORC's width
+/// code 0 means no steps in a DELTA group), packed big-endian.
+fn delta_group(out: &mut Vec<u8>, signed: bool, base: i128, db: i64, width: u32, steps: &[u64]) {
+    let n = steps.len() as u32 + 2;
+    let code = match width {
+        1..=24 => width - 1,
+        26 => 24,
+        28 => 25,
+        30 => 26,
+        _ => 27, // 32
+    };
+    out.push(0xc0 | (code << 1) as u8 | ((n - 1) >> 8) as u8);
+    out.push((n - 1) as u8);
+    let zz = |v: i64| ((v << 1) ^ (v >> 63)) as u64;
+    put_varint(out, if signed { zz(base as i64) } else { base as u64 });
+    put_varint(out, zz(db));
+    let (mut acc, mut have) = (0u128, 0u32);
+    for &s in steps {
+        acc = (acc << width) | u128::from(s);
+        have += width;
+        while have >= 8 {
+            out.push((acc >> (have - 8)) as u8);
+            have -= 8;
+        }
+    }
+    if have > 0 {
+        out.push((acc << (8 - have)) as u8);
+    }
+}
+
+/// RLEv2 streams of short DELTA groups (the lanes in lockstep), with steps that often carry the
+/// values out of the element type or past 64 bits: every stream gets the CPU's exact status, and
+/// the CPU's values where it decodes.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn short_delta_groups_get_the_cpu_status() {
+    let g = gpu();
+    let mut rng = StdRng::seed_from_u64(0xde17a);
+    let widths = [2u32, 3, 4, 7, 8, 11, 16, 24, 26, 28, 30, 32];
+    let (mut ok, mut refused) = (0usize, 0usize);
+    for &elem in &ELEMS {
+        let size = elem.size() as usize;
+        let bits = size as u32 * 8;
+        let signed = matches!(
+            elem,
+            ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64
+        );
+        let (min, max): (i128, i128) = if signed {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        let (mut encoded, mut counts) = (Vec::new(), Vec::new());
+        for _ in 0..3000 {
+            let mut e = Vec::new();
+            let mut count = 0usize;
+            for _ in 0..rng.gen_range(1..=6) {
+                let n = rng.gen_range(2..=20usize);
+                let width = widths[rng.gen_range(0..widths.len())];
+                let db: i64 = rng.gen_range(-3..=3);
+                // Near an end of the type (or of 64 bits) half the time.
+                let base = match rng.gen_range(0..4) {
+                    0 => (max - rng.gen_range(0..1000)).max(min),
+                    1 => (min + rng.gen_range(0..1000)).min(max),
+                    _ => rng.gen_range(min..=max),
+                }
+                .clamp(min + 3, max - 3);
+                let cap = if rng.gen_bool(0.5) {
+                    1u64 << width.min(3)
+                } else {
+                    1u64 << width
+                };
+                let steps: Vec<u64> = (0..n - 2).map(|_| rng.gen_range(0..cap)).collect();
+                delta_group(&mut e, signed, base, db, width, &steps);
+                count += n;
+            }
+            if rng.gen_ratio(1, 8) {
+                e.truncate(rng.gen_range(0..e.len()));
+            }
+            encoded.push(e);
+            counts.push(count);
+        }
+        // Every unit's output starts 8-byte aligned (the lanes in lockstep decode others
+        // serially).
+        let mut buf = Vec::new();
+        let mut chunks = Vec::new();
+        let mut out_at = 0u64;
+        for (e, &count) in encoded.iter().zip(&counts) {
+            chunks.push(OrcRleChunk {
+                in_offset: buf.len() as u64,
+                in_len: e.len() as u32,
+                skip: 0,
+                out_offset: out_at,
+                count: count as u32,
+                exact: 1,
+            });
+            buf.extend_from_slice(e);
+            out_at = (out_at + count as u64).next_multiple_of(8);
+        }
+        let (status, out) = run_batch(
+            &g,
+            &buf,
+            &chunks,
+            out_at as usize * size,
+            elem,
+            StreamCodec::Int(RleVersion::V2),
+            Parallelism::Lockstep,
+        );
+        for (k, (e, c)) in encoded.iter().zip(&chunks).enumerate() {
+            let n = c.count as usize;
+            let mut dst = vec![0u8; n * size];
+            let cpu = chunked::decode_chunk(e, elem, RleVersion::V2, Layout::Plain, &mut dst);
+            let what = format!("{elem} unit {k} ({} bytes, {n} values)", e.len());
+            match cpu {
+                Ok(_) => {
+                    assert_eq!(status[k], 0, "{what}: CPU ok");
+                    let at = c.out_offset as usize * size;
+                    assert!(out[at..at + n * size] == dst[..], "{what}: values differ");
+                    ok += 1;
+                }
+                Err(s) => {
+                    assert_eq!(ChunkStatus::from_code(status[k]), s, "{what}");
+                    refused += 1;
+                }
+            }
+        }
+    }
+    println!("{ok} streams decoded, {refused} refused alike");
+    assert!(ok > 3000 && refused > 3000, "too few of one kind");
+}
+
 /// Layout-2 chunks (index plus one stream per sub-block) of every type, version and several
 /// sub-block sizes: the lane decoder's values equal the input, and after damaging one chunk's
 /// bytes (index or streams) the GPU's verdict (which chunk, which status) is the CPU's.
