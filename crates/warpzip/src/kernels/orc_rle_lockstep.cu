@@ -24,10 +24,12 @@
 //    The POOL groups' values are made last by the whole warp, a value a thread (`st_pool`): a
 //    step's few such groups (dates: DIRECT groups of 3 to 10 values, in one or two lanes of a
 //    warp) would otherwise run a loop of their longest group's length with the other lanes idle.
-// 3. Every lane holding 16 or more words of values has the oldest 16 written: eight lanes
-//    write one lane's 64 bytes, 8 bytes each, four lanes' lines per warp store, so that every
-//    output sector is written whole at once (a lane's sub-block starts at an 8-byte-aligned
-//    output address).
+// 3. Every lane holding 16 or more words of values has the oldest 16 written. Where few lanes
+//    have such a line (ST_OWN_LINES or fewer: dates, discounts), each writes its own, four
+//    16-byte stores; where many do (keys, quantities), eight lanes write one lane's 64 bytes,
+//    8 bytes each, four lanes' lines per warp store, so that every output sector is written
+//    whole at once, which costs more instructions a step (a lane's sub-block starts at an
+//    8-byte-aligned output address).
 //
 // Every check the CPU makes is made, but not in the CPU's order and without saying which failed:
 // a sub-block that fails any check, holds a PATCHED_BASE group, or whose output is not 8-byte
@@ -41,15 +43,20 @@
 
 // Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).
 #define ST_WARPS 4u
-// Words in a lane's ring, and its row in shared memory (two more, so that rows start on
-// different banks and stay 8-byte aligned); the words written per store; the bytes of values a
-// lane makes per step (ST_TAKE values). A lane holds fewer than ST_LINE words (and a partial one)
-// before a step and adds at most 64 bytes of values: fewer than ST_RING words. 4.4 KB a warp: 8
-// blocks fit an SM, so the default 2 KiB sub-blocks of a large column take one wave (one
-// sub-block a lane).
+// Words in a lane's ring, and its row in shared memory (four more, so that rows start on
+// different banks and stay 16-byte aligned); the words of a line (written together); the bytes
+// of values a lane makes per step (ST_TAKE values). A lane holds fewer than ST_LINE words (and a
+// partial one) before a step and adds at most 64 bytes of values: fewer than ST_RING words.
+// 4.7 KB a warp: 8 blocks fit an SM, so the default 2 KiB sub-blocks of a large column take one
+// wave (one sub-block a lane).
 #define ST_RING 32u
-#define ST_ROW (ST_RING + 2u)
+#define ST_ROW (ST_RING + 4u)
 #define ST_LINE 16u
+// The most lines of a step that their lanes write themselves (more go through `list`, four a
+// store). H100, stop 29, against the warp writing every line: 12 gave v1 / v2 dates +3.5% /
+// +3.3%, v1 discounts +2.8%, v1 quantities -1%; 20 measured within 2% of 12 (v2 dates -1.2%,
+// v2 discounts +2.5%).
+#define ST_OWN_LINES 12u
 // Values a step: 8, and 16 for 2- and 4-byte values (i32: 2% faster on quantities on the H100
 // and the H200, stop 24; i16: 13% faster on RLEv2 discounts on the H100, stop 25). 32 i16
 // values a step measured a third slower on discounts, whose lanes then waited in most steps for
@@ -68,10 +75,11 @@
                      // threads share out the values of all such groups of a step (`st_pool`)
 
 struct StShared {
-    // Rows of an even number of words, so 8-byte pieces of them are aligned.
+    // Rows of a multiple of four words, so 16-byte pieces of them are aligned.
     alignas(16) u32 ring[ST_WARPS][32u * ST_ROW];
-    // The lanes with a line to write, in lane order (a step's flush).
+    // The lanes with a line to write, in lane order (a step's flush, when many lanes have one).
     u32 list[ST_WARPS][32];
+    // The lanes with a line to write, in lane order (a step's flush).
 };
 
 // A lane's group under way.
@@ -608,19 +616,40 @@ __device__ __forceinline__ void orc_lockstep_body(ORC_KERNEL_PARAMS) {
                 st_pool<T, SIGNED>(ring, np, s.in + g.data, pidx, g.width, pslot);
             }
             __syncwarp();
-            // Lanes holding a whole line of words have it written: four lanes' lines per store,
-            // eight lanes writing 8 bytes each of one line (`list` names the lines' lanes).
+            // Lanes holding a whole line of words have it written. Few such lanes write their
+            // own, 16 bytes a store where the line is 16-byte aligned, else 8; many have the
+            // warp write four lanes' lines per store, eight lanes writing 8 bytes each of one
+            // line (`list` names the lines' lanes).
             const bool has_line =
                 !slow && ((made * (u32)sizeof(T)) >> 2) - flushed >= ST_LINE;
             const u32 full = __ballot_sync(0xffffffffu, has_line);
-            if (full != 0u) {
+            const u32 lines = (u32)__popc(full);
+            if (lines <= ST_OWN_LINES) {
+                if (has_line) {
+                    const u32* src = row + (flushed & (ST_RING - 1u));
+                    u32* d = dst + flushed;
+                    if ((reinterpret_cast<unsigned long long>(d) & 15ull) == 0ull) {
+#pragma unroll
+                        for (u32 k = 0u; k < ST_LINE / 4u; ++k) {
+                            reinterpret_cast<uint4*>(d)[k] =
+                                reinterpret_cast<const uint4*>(src)[k];
+                        }
+                    } else {
+#pragma unroll
+                        for (u32 k = 0u; k < ST_LINE / 2u; ++k) {
+                            reinterpret_cast<uint2*>(d)[k] =
+                                reinterpret_cast<const uint2*>(src)[k];
+                        }
+                    }
+                    flushed += ST_LINE;
+                }
+            } else {
                 if (has_line) list[__popc(full & ((1u << lane) - 1u))] = lane;
                 // Where this lane's line goes and where it sits in the ring.
                 const unsigned long long line =
                     reinterpret_cast<unsigned long long>(dst + flushed);
                 const u32 at = lane * ST_ROW + (flushed & (ST_RING - 1u));
                 __syncwarp();
-                const u32 lines = (u32)__popc(full);
                 const u32 q = lane >> 3;
                 const u32 j = lane & 7u;
                 for (u32 i = 0u; i < lines; i += 4u) {
@@ -669,7 +698,7 @@ __device__ void lockstep_v2(ORC_KERNEL_PARAMS) {
     orc_lockstep_body<T, SIGNED, true>(ORC_KERNEL_ARGS);
 }
 
-// 17.5 KB of shared memory a block, at most 64 registers: 8 blocks (32 warps) fit an sm_90 SM.
+// 18.5 KB of shared memory a block, at most 64 registers: 8 blocks (32 warps) fit an sm_90 SM.
 // The RLEv2 kernels of 8-byte values ask for 6 blocks, which lets them use 72 registers (7 blocks
 // fit): held to 64 they were short of registers, and with 72 sorted keys decode 8% faster
 // (1080.7 -> 1170.4 GB/s on an H100, stop 26), while the kernels of smaller values were slower
