@@ -387,23 +387,32 @@ __device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 mad
         }
         const u32 n0 = made + done;
         if (sizeof(T) == 2u) {
-            // Two values a word: the ring's words from an even value on each take the bytes
-            // k and k + 1 as two 16-bit halves, un-zigzagged together; a value before the first
-            // such word or after the last goes alone.
+            // Two values a word. The 8 bytes become 16-bit values all at once: for a signed
+            // stream, each byte's low half is (b >> 1) ^ s and its high half s, s being 0 or
+            // 0xff by b's lowest bit (ORC's zigzag); words w[0..3] then hold values (0, 1),
+            // (2, 3), (4, 5) and (6, 7), one byte permute each. From an odd value on, the ring's
+            // words take (1, 2), (3, 4) and (5, 6) (one more permute each), and the first value
+            // goes alone; so does a last value without a partner.
+            const u32 slo = SIGNED ? (lo & 0x01010101u) * 0xffu : 0u;
+            const u32 shi = SIGNED ? (hi & 0x01010101u) * 0xffu : 0u;
+            const u32 llo = SIGNED ? ((lo >> 1) & 0x7f7f7f7fu) ^ slo : lo;
+            const u32 lhi = SIGNED ? ((hi >> 1) & 0x7f7f7f7fu) ^ shi : hi;
+            const u32 w[5] = {__byte_perm(llo, slo, 0x5140u), __byte_perm(llo, slo, 0x7362u),
+                              __byte_perm(lhi, shi, 0x5140u), __byte_perm(lhi, shi, 0x7362u), 0u};
             const u32 odd = n0 & 1u;
-            if (odd != 0u && m != 0u) st_stage<T>(row, n0, st_byte<SIGNED>(lo, hi, 0u));
+            const u32 sel = odd != 0u ? 0x5432u : 0x3210u;
+            const u32 first = (n0 + odd) >> 1;  // the ring word of the first pair
+            const u32 pairs = m > odd ? (m - odd) >> 1 : 0u;
+            u16* half = reinterpret_cast<u16*>(row);
+            if (odd != 0u && m != 0u) half[n0 & (2u * ST_RING - 1u)] = (u16)w[0];
 #pragma unroll
             for (u32 j = 0u; j < 4u; ++j) {
-                const u32 k = odd + 2u * j;
-                if (k + 1u < m) {
-                    const u32 t = __byte_perm(lo, hi, k | ((k + 1u) << 8)) & 0x00ff00ffu;
-                    const u32 x = SIGNED ? ((t >> 1) & 0x007f007fu) ^ ((t & 0x00010001u) * 0xffffu)
-                                         : t;
-                    row[((n0 + k) >> 1) & (ST_RING - 1u)] = x;
-                }
+                if (j < pairs) row[(first + j) & (ST_RING - 1u)] = __byte_perm(w[j], w[j + 1u], sel);
             }
             if (m > odd && ((m - odd) & 1u) != 0u) {
-                st_stage<T>(row, n0 + m - 1u, st_byte<SIGNED>(lo, hi, m - 1u));
+                const u32 k = m - 1u;  // its value: half k & 1 of word k >> 1
+                const u32 wk = k < 4u ? (k < 2u ? w[0] : w[1]) : (k < 6u ? w[2] : w[3]);
+                half[(n0 + k) & (2u * ST_RING - 1u)] = (u16)(wk >> (16u * (k & 1u)));
             }
         } else {
 #pragma unroll
