@@ -407,7 +407,9 @@ __device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 mad
             if (odd != 0u && m != 0u) half[n0 & (2u * ST_RING - 1u)] = (u16)w[0];
 #pragma unroll
             for (u32 j = 0u; j < 4u; ++j) {
-                if (j < pairs) row[(first + j) & (ST_RING - 1u)] = __byte_perm(w[j], w[j + 1u], sel);
+                if (j < pairs) {
+                    row[(first + j) & (ST_RING - 1u)] = __byte_perm(w[j], w[j + 1u], sel);
+                }
             }
             if (m > odd && ((m - odd) & 1u) != 0u) {
                 const u32 k = m - 1u;  // its value: half k & 1 of word k >> 1
