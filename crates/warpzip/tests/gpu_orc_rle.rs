@@ -46,20 +46,26 @@ const PARS: [Parallelism; 5] = [
 /// The decoders that also take row-group windows (skip, count, not exact).
 const WINDOW_PARS: [Parallelism; 2] = [Parallelism::WarpPerChunk, Parallelism::LeaderPerBlock];
 
-/// Values of `elem` (as raw little-endian bytes) in one of several shapes that steer the
-/// encoders into every sub-encoding: constant runs, linear runs, sorted keys with repeats,
-/// small values with rare outliers (PATCHED_BASE), random values of a random width, extremes.
-fn values(rng: &mut StdRng, elem: ElemType, n: usize, shape: u32) -> Vec<u8> {
+/// Whether `elem` is signed, and the least and greatest values it holds.
+fn elem_range(elem: ElemType) -> (bool, i128, i128) {
     let bits = elem.size() as u32 * 8;
     let signed = matches!(
         elem,
         ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64
     );
-    let (min, max): (i128, i128) = if signed {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    if signed {
+        (true, -(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
     } else {
-        (0, (1i128 << bits) - 1)
-    };
+        (false, 0, (1i128 << bits) - 1)
+    }
+}
+
+/// Values of `elem` (as raw little-endian bytes) in one of several shapes that steer the
+/// encoders into every sub-encoding: constant runs, linear runs, sorted keys with repeats,
+/// small values with rare outliers (PATCHED_BASE), random values of a random width, extremes.
+fn values(rng: &mut StdRng, elem: ElemType, n: usize, shape: u32) -> Vec<u8> {
+    let bits = elem.size() as u32 * 8;
+    let (signed, min, max) = elem_range(elem);
     let clamp = |v: i128| v.clamp(min, max);
     let mut out = Vec::with_capacity(n * elem.size() as usize);
     let mut cur: i128 = rng.gen_range(min..=max) / 2;
@@ -431,16 +437,7 @@ fn short_delta_groups_get_the_cpu_status() {
     let (mut ok, mut refused) = (0usize, 0usize);
     for &elem in &ELEMS {
         let size = elem.size() as usize;
-        let bits = size as u32 * 8;
-        let signed = matches!(
-            elem,
-            ElemType::I8 | ElemType::I16 | ElemType::I32 | ElemType::I64
-        );
-        let (min, max): (i128, i128) = if signed {
-            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-        } else {
-            (0, (1i128 << bits) - 1)
-        };
+        let (signed, min, max) = elem_range(elem);
         let (mut encoded, mut counts) = (Vec::new(), Vec::new());
         for _ in 0..3000 {
             let mut e = Vec::new();

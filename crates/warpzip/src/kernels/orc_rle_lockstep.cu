@@ -79,7 +79,6 @@ struct StShared {
     alignas(16) u32 ring[ST_WARPS][32u * ST_ROW];
     // The lanes with a line to write, in lane order (a step's flush, when many lanes have one).
     u32 list[ST_WARPS][32];
-    // The lanes with a line to write, in lane order (a step's flush).
 };
 
 // A lane's group under way.
