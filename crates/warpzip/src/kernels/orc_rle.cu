@@ -889,6 +889,22 @@ __device__ __forceinline__ u32 orc_finish(const OrcIn& in, const CodagOut<T>& ou
     return WZ_STATUS_OK;
 }
 
+// The persistent warp loop of a decoder that reads each chunk through the two-slot window:
+// `decode(s, o)` decodes one chunk's stream `s` into `o`, values of T (RLEv2, Byte RLE).
+template <typename T, typename Decode>
+__device__ __forceinline__ void orc_window_warp(ORC_KERNEL_PARAMS, Decode decode) {
+    __shared__ u32 windows[ORC_WARPS][64];
+    CodagSmemWindow window(windows[threadIdx.x / 32u]);
+    for (u32 c = codag_next_chunk(next_chunk); c < n_chunks; c = codag_next_chunk(next_chunk)) {
+        const OrcRleChunk ch = chunks[c];
+        OrcIn s(in, ch.in_offset, ch.in_len, window);
+        CodagOut<T> o(reinterpret_cast<T*>(out) + ch.out_offset, ch.skip, ch.count, ch.exact != 0);
+        decode(s, o);
+        const u32 st = orc_finish(s, o);
+        if (wz_lane() == 0) status[c] = st;
+    }
+}
+
 // RLEv1: a unit whose stream fits ORC_STAGE_BYTES (a sub-block) is staged and decoded by
 // `decode_v1_staged`; a longer one (a whole chunk) reads through the two-slot window.
 template <typename T, bool SIGNED>
@@ -926,32 +942,15 @@ __device__ void orc_v1_warp(ORC_KERNEL_PARAMS) {
 // same `CodagIn`, measured 1210 -> 953 GB/s on random values: stop 28.)
 template <typename T, bool SIGNED>
 __device__ void orc_v2_warp(ORC_KERNEL_PARAMS) {
-    __shared__ u32 windows[ORC_WARPS][64];
-    CodagSmemWindow window(windows[threadIdx.x / 32u]);
-    for (u32 c = codag_next_chunk(next_chunk); c < n_chunks; c = codag_next_chunk(next_chunk)) {
-        const OrcRleChunk ch = chunks[c];
-        OrcIn s(in, ch.in_offset, ch.in_len, window);
-        CodagOut<T> o(reinterpret_cast<T*>(out) + ch.out_offset, ch.skip, ch.count, ch.exact != 0);
-        decode_v2<T, SIGNED>(s, o);
-        const u32 st = orc_finish(s, o);
-        if (wz_lane() == 0) status[c] = st;
-    }
+    orc_window_warp<T>(ORC_KERNEL_ARGS,
+                       [](OrcIn& s, CodagOut<T>& o) { decode_v2<T, SIGNED>(s, o); });
 }
 
 ORC_INT_KERNELS(orc_rle_v1, orc_v1_warp)
 ORC_INT_KERNELS(orc_rle_v2, orc_v2_warp)
 
 extern "C" __global__ void orc_byte_rle(ORC_KERNEL_PARAMS) {
-    __shared__ u32 windows[ORC_WARPS][64];
-    CodagSmemWindow window(windows[threadIdx.x / 32u]);
-    for (u32 c = codag_next_chunk(next_chunk); c < n_chunks; c = codag_next_chunk(next_chunk)) {
-        const OrcRleChunk ch = chunks[c];
-        OrcIn s(in, ch.in_offset, ch.in_len, window);
-        CodagOut<u8> o(reinterpret_cast<u8*>(out) + ch.out_offset, ch.skip, ch.count, ch.exact != 0);
-        decode_byte_rle(s, o);
-        const u32 st = orc_finish(s, o);
-        if (wz_lane() == 0) status[c] = st;
-    }
+    orc_window_warp<u8>(ORC_KERNEL_ARGS, [](OrcIn& s, CodagOut<u8>& o) { decode_byte_rle(s, o); });
 }
 
 // ---------------------------------------------------------------------------------------------
