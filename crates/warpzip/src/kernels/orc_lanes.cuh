@@ -52,7 +52,21 @@ __device__ __forceinline__ OrcRleChunk lane_unit(const OrcRleChunk* chunks, u32 
     return c;
 }
 
-// The 8 bytes at `p` (any alignment), little-endian: byte 0 is bits 0..7.
+// One aligned word of a lane's stream through the read-only path. With BLOCK, a miss also asks
+// L2 to fetch the whole aligned 128 bytes around the word from memory (PTX's
+// `.L2::128B` prefetch size), since the lane goes on reading them: L2 then has the stream's next
+// sectors when the lane gets to them, instead of each missing to memory in turn.
+template <bool BLOCK>
+__device__ __forceinline__ u64 lane_load(const u64* w) {
+    if (!BLOCK) return __ldg(w);
+    u64 v;
+    asm("ld.global.nc.L2::128B.u64 %0, [%1];" : "=l"(v) : "l"(w));
+    return v;
+}
+
+// The 8 bytes at `p` (any alignment), little-endian: byte 0 is bits 0..7. BLOCK: see
+// `lane_load`.
+template <bool BLOCK = false>
 __device__ __forceinline__ u64 lane_peek(LaneIn& s, const u8* p) {
     const unsigned long long addr = (unsigned long long)p;
     const u32 a = (u32)addr & ~7u;
@@ -61,9 +75,9 @@ __device__ __forceinline__ u64 lane_peek(LaneIn& s, const u8* p) {
         if (a == s.wa + 8u) {
             s.w0 = s.w1;
         } else {
-            s.w0 = __ldg(w);
+            s.w0 = lane_load<BLOCK>(w);
         }
-        s.w1 = __ldg(w + 1);
+        s.w1 = lane_load<BLOCK>(w + 1);
         s.wa = a;
     }
     const u32 sh = ((u32)addr & 7u) * 8u;
@@ -150,9 +164,10 @@ __device__ __forceinline__ void lane_flush(LaneOut<T>& o) {
 
 // A base-128 varint at `s.pos`, as `read_varint` reads it: the input ending inside it is
 // TRUNCATED, more than 64 bits of value (a tenth byte above 1, or an eleventh byte) CORRUPT.
+template <bool BLOCK = false>
 __device__ __forceinline__ u32 lane_varint(LaneIn& s, u64& v) {
     const u32 avail = s.len - s.pos;
-    const u64 le = lane_peek(s, s.in + s.pos);
+    const u64 le = lane_peek<BLOCK>(s, s.in + s.pos);
     const u32 stops4 = ~(u32)le & 0x80808080u;
     if (stops4 != 0u && avail >= 4u) {
         // Up to four bytes (most varints), in 32-bit arithmetic.
@@ -173,7 +188,7 @@ __device__ __forceinline__ u32 lane_varint(LaneIn& s, u64& v) {
     // Eight continuation bytes: 56 bits so far; a ninth and tenth byte may follow, read from the
     // next window (one more aligned load at most).
     u64 result = lane_varint_bits(le, 8u);
-    const u64 next = lane_peek(s, s.in + s.pos + 8u);
+    const u64 next = lane_peek<BLOCK>(s, s.in + s.pos + 8u);
     const u32 b8 = (u32)next & 0xffu;
     result |= (u64)(b8 & 0x7fu) << 56;
     u32 n = 9u;
