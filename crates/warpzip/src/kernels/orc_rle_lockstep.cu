@@ -383,11 +383,9 @@ __device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 mad
         u32 m = min(want - done, 8u);
         if (!V2) {
             // Bytes that go on into the next one end the run, as does the stream's end.
-            const u32 slo = lo & 0x80808080u;
-            const u32 shi = hi & 0x80808080u;
-            const u32 ones = slo != 0u   ? ((u32)__ffs((int)slo) - 1u) >> 3
-                             : shi != 0u ? 4u + (((u32)__ffs((int)shi) - 1u) >> 3)
-                                         : 8u;
+            // (No stop bit: ffs gives 0, and the shift a number above 8.)
+            const u64 stops = le & 0x8080808080808080ull;
+            const u32 ones = ((u32)__ffsll((long long)stops) - 1u) >> 3;
             m = min(m, min(ones, s.len - at));
         }
         const u32 n0 = made + done;
@@ -396,8 +394,12 @@ __device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 mad
             // stream, each byte's low half is (b >> 1) ^ s and its high half s, s being 0 or
             // 0xff by b's lowest bit (ORC's zigzag); words w[0..3] then hold values (0, 1),
             // (2, 3), (4, 5) and (6, 7), one byte permute each. From an odd value on, the ring's
-            // words take (1, 2), (3, 4) and (5, 6) (one more permute each), and the first value
-            // goes alone; so does a last value without a partner.
+            // words take (1, 2), (3, 4), (5, 6) and (7, -) (one more permute each), and the first
+            // value goes alone. All four words are written, whatever `m`: the halves past the
+            // last value are ring places not yet used (a lane holds fewer than ST_LINE words and
+            // a half before a step, and this writes at most 12 words on), which later values
+            // overwrite before any flush reads them, and a last value without a partner sits in
+            // the low half of its word.
             const u32 slo = SIGNED ? (lo & 0x01010101u) * 0xffu : 0u;
             const u32 shi = SIGNED ? (hi & 0x01010101u) * 0xffu : 0u;
             const u32 llo = SIGNED ? ((lo >> 1) & 0x7f7f7f7fu) ^ slo : lo;
@@ -407,19 +409,11 @@ __device__ __forceinline__ u32 st_bytes(LaneIn& s, StGroup& g, u32* row, u32 mad
             const u32 odd = n0 & 1u;
             const u32 sel = odd != 0u ? 0x5432u : 0x3210u;
             const u32 first = (n0 + odd) >> 1;  // the ring word of the first pair
-            const u32 pairs = m > odd ? (m - odd) >> 1 : 0u;
             u16* half = reinterpret_cast<u16*>(row);
             if (odd != 0u && m != 0u) half[n0 & (2u * ST_RING - 1u)] = (u16)w[0];
 #pragma unroll
             for (u32 j = 0u; j < 4u; ++j) {
-                if (j < pairs) {
-                    row[(first + j) & (ST_RING - 1u)] = __byte_perm(w[j], w[j + 1u], sel);
-                }
-            }
-            if (m > odd && ((m - odd) & 1u) != 0u) {
-                const u32 k = m - 1u;  // its value: half k & 1 of word k >> 1
-                const u32 wk = k < 4u ? (k < 2u ? w[0] : w[1]) : (k < 6u ? w[2] : w[3]);
-                half[(n0 + k) & (2u * ST_RING - 1u)] = (u16)(wk >> (16u * (k & 1u)));
+                row[(first + j) & (ST_RING - 1u)] = __byte_perm(w[j], w[j + 1u], sel);
             }
         } else {
 #pragma unroll
