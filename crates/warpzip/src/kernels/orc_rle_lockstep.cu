@@ -300,7 +300,10 @@ __device__ __forceinline__ u64 st_coded(LaneIn& s, StGroup& g, bool& bad) {
         g.have -= g.width;
         if (g.lin != 0u) {
             v = g.dec ? g.prev - raw : g.prev + raw;
-            bad |= !orc_in_order<SIGNED>(g.prev, v, g.dec) || !orc_fits<T, SIGNED>(v);
+            // A step of at most 32 bits from a value of T of at most 32 bits cannot wrap 64
+            // bits, so only wider ones need the order checked.
+            const bool wraps = sizeof(T) > 4u || g.width > 32u;
+            bad |= (wraps && !orc_in_order<SIGNED>(g.prev, v, g.dec)) || !orc_fits<T, SIGNED>(v);
             g.prev = v;  // the next step goes on from it
         } else if (sizeof(T) <= 4u && !g.check) {
             // At most T's width: 32 bits hold the value, and it fits.
