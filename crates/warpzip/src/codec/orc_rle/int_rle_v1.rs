@@ -177,13 +177,24 @@ fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
                 pos += 1;
                 continue;
             }
-            // Varints of up to 8 bytes: this one, and the next where it also ends in the same
-            // 8 bytes, from one load (the second's start does not wait for a load of its own).
             let mut raw8 = [0u8; 8];
             raw8.copy_from_slice(&window[..8]);
             let word = u64::from_le_bytes(raw8);
             let stops = !word & HIGH_BITS;
             if stops != 0 {
+                // Varints of 2 to 4 bytes (ship dates): all that end in the next 32 bytes at
+                // once, where this one ends in its first 4 bytes and 8 or more values are left.
+                if stops & 0x8080_8080 != 0 && end - i >= 8 {
+                    if let Some(block) = input.get(pos..pos + VARINT_BLOCK + 4) {
+                        let (n, used) = short_varints::<T, S>(block, &mut out[i..end], &mut bad);
+                        i += n;
+                        pos += used;
+                        continue;
+                    }
+                }
+                // Varints of up to 8 bytes: this one, and the next where it also ends in the
+                // same 8 bytes, from one load (the second's start does not wait for a load of
+                // its own).
                 let first = stops.trailing_zeros() / 8 + 1;
                 let low = u64::MAX >> (64 - 8 * first);
                 let bits = stream_bits::<S>(squeeze7(word & low & !HIGH_BITS));
@@ -232,6 +243,49 @@ fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
         return Err(ChunkStatus::Corrupt);
     }
     Ok(pos)
+}
+
+/// Bytes of input [`short_varints`] reads the varint ends from.
+const VARINT_BLOCK: usize = 32;
+
+/// Decodes the varints of at most 4 bytes that end in the first [`VARINT_BLOCK`] bytes of
+/// `block` (which has 4 more, so that every such varint is one 4-byte read) into `out`, in order,
+/// stopping before a longer one or when `out` is full; `bad` is set where a value does not fit
+/// `T`. Returns the values made and the bytes they took. The ends come from the stop bits of
+/// four independent loads, so reading a varint does not wait for the one before it.
+#[inline(always)]
+fn short_varints<T: OrcInt, const S: bool>(
+    block: &[u8],
+    out: &mut [T],
+    bad: &mut bool,
+) -> (usize, usize) {
+    let (lo, span) = domain_range::<T, S>();
+    let mut n = 0usize;
+    let mut start = 0usize;
+    for k in 0..VARINT_BLOCK / 8 {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&block[8 * k..8 * k + 8]);
+        let mut stops = !u64::from_le_bytes(word) & HIGH_BITS;
+        while stops != 0 {
+            let last = 8 * k + stops.trailing_zeros() as usize / 8;
+            let len = last + 1 - start;
+            if n == out.len() || len > 4 {
+                return (n, start);
+            }
+            let mut raw = [0u8; 4];
+            raw.copy_from_slice(&block[start..start + 4]);
+            let x = u32::from_le_bytes(raw) & (u32::MAX >> (32 - 8 * len)) & 0x7f7f_7f7f;
+            let x = (x & 0x007f_007f) | ((x & 0x7f00_7f00) >> 1);
+            let x = (x & 0x0000_3fff) | ((x & 0x3fff_0000) >> 2);
+            let bits = stream_bits::<S>(u64::from(x));
+            *bad |= bits.wrapping_sub(lo) > span;
+            out[n] = T::from_bits(bits);
+            n += 1;
+            start = last + 1;
+            stops &= stops - 1;
+        }
+    }
+    (n, start)
 }
 
 /// What [`one_byte_block`] read: the values, and whether one of them is negative (a signed
