@@ -520,6 +520,55 @@ mod tests {
         );
     }
 
+    /// Literal groups of varints of mixed lengths (1 to 5 bytes), so that the 32-byte blocks of
+    /// `short_varints` end inside groups, at groups' ends and before longer varints.
+    #[test]
+    fn short_varint_blocks_decode_as_the_values_say() {
+        let mut seed = 0x5eed_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for trial in 0..200 {
+            let groups = 1 + next() % 5;
+            let mut values: Vec<i64> = Vec::new();
+            let mut stream = Vec::new();
+            for _ in 0..groups {
+                let len = 1 + (next() % 128) as usize;
+                stream.push((256 - len) as u8);
+                for _ in 0..len {
+                    // 7 to 35 bits of zigzagged value: 1 to 5 varint bytes.
+                    let bits = 7 * (1 + next() % 5) - next() % 7;
+                    let v = (next() & ((1u64 << bits) - 1)) as i64 - (1i64 << (bits - 1));
+                    values.push(v);
+                    write_varint(&mut stream, zigzag_encode(v));
+                }
+            }
+            let mut out = vec![0i64; values.len()];
+            decode_int_rle_v1(&stream, true, &mut out).unwrap();
+            assert_eq!(out, values, "trial {trial}");
+            // Into i16, the values that do not fit make the stream corrupt, and it decodes
+            // where all fit.
+            let mut narrow = vec![0i16; values.len()];
+            let fits = values.iter().all(|&v| i16::try_from(v).is_ok());
+            let got = decode_int_rle_v1(&stream, true, &mut narrow);
+            if fits {
+                got.unwrap();
+                assert!(narrow.iter().zip(&values).all(|(&a, &b)| i64::from(a) == b));
+            } else {
+                assert_eq!(got, Err(ChunkStatus::Corrupt), "trial {trial}");
+            }
+            // Cut short: never a panic, and an error.
+            let cut = &stream[..stream.len() - 1 - (next() as usize % stream.len().min(40))];
+            assert!(
+                decode_int_rle_v1(cut, true, &mut out).is_err(),
+                "trial {trial}"
+            );
+        }
+    }
+
     #[test]
     fn prefix_reports_short_streams() {
         let (values, encoded) = sample();
