@@ -275,6 +275,8 @@ fn short_varints<T: OrcInt, const S: bool>(
             let mut raw = [0u8; 4];
             raw.copy_from_slice(&block[start..start + 4]);
             let x = u32::from_le_bytes(raw) & (u32::MAX >> (32 - 8 * len)) & 0x7f7f_7f7f;
+            // `squeeze7`'s first two steps, in 32 bits (calling `squeeze7` measured 4% slower
+            // on v1 ship dates: 1.98 -> 1.90 GB/s, one core).
             let x = (x & 0x007f_007f) | ((x & 0x7f00_7f00) >> 1);
             let x = (x & 0x0000_3fff) | ((x & 0x3fff_0000) >> 2);
             let bits = stream_bits::<S>(u64::from(x));
