@@ -10,6 +10,7 @@ use common::{gpu, shared_data};
 
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
+use warpzip::orc::gpu::GroupMode;
 use warpzip::orc::row_groups::read_column_by_row_groups;
 use warpzip::orc::{gpu as orc_gpu, OrcFile};
 
@@ -57,6 +58,18 @@ fn every_column_of_every_file_equals_the_cpu() {
             let cpu = file.read_column(c).unwrap();
             let on_gpu = orc_gpu::read_column(&g, &file, c)
                 .unwrap_or_else(|e| panic!("{} column {}: {e}", path.display(), c.name));
+            for mode in [GroupMode::Block, GroupMode::Warp] {
+                let m = orc_gpu::read_column_in_mode(&g, &file, c, mode).unwrap_or_else(|e| {
+                    panic!("{} column {} {mode:?}: {e}", path.display(), c.name)
+                });
+                assert_eq!(
+                    cpu.to_data(),
+                    m.to_data(),
+                    "{} column {} {mode:?}",
+                    path.display(),
+                    c.name
+                );
+            }
             assert_eq!(
                 cpu.to_data(),
                 on_gpu.to_data(),
@@ -91,6 +104,22 @@ fn compare_damaged(g: &warpzip::gpu::GpuContext, bytes: Vec<u8>, what: &str) -> 
     for c in file.columns().iter().filter(|c| c.is_supported()) {
         let cpu = read_column_by_row_groups(&file, c);
         let on_gpu = orc_gpu::read_column(g, &file, c);
+        // A block per row group and a warp per row group give the same values, or the same
+        // error naming the same row group.
+        let block = orc_gpu::read_column_in_mode(g, &file, c, GroupMode::Block);
+        let warp = orc_gpu::read_column_in_mode(g, &file, c, GroupMode::Warp);
+        match (&block, &warp) {
+            (Ok(a), Ok(b)) => assert_eq!(a.to_data(), b.to_data(), "{what} column {}", c.name),
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string(), "{what} column {}", c.name)
+            }
+            _ => panic!(
+                "{what} column {}: block {:?} but warp {:?}",
+                c.name,
+                block.as_ref().map(|_| "ok"),
+                warp.as_ref().map(|_| "ok")
+            ),
+        }
         match (&cpu, &on_gpu) {
             (Ok(a), Ok(b)) => {
                 assert_eq!(a.to_data(), b.to_data(), "{what} column {}", c.name);

@@ -9,7 +9,9 @@ use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
 use crate::codec::orc_rle::OrcInt;
 use crate::error::{Error, Result};
 use crate::gpu::{median, GpuContext};
-use crate::orc::gpu::{decode_columns_on_device, decode_on_device, DeviceColumn, PreparedColumn};
+use crate::orc::gpu::{
+    decode_columns_on_device, decode_on_device, DeviceColumn, GroupMode, PreparedColumn,
+};
 use crate::orc::proto::TypeKind;
 use crate::orc::row_groups::{
     decode_plan, decode_plan_dense_into, plan_file_column, ColumnPlan, DataKind,
@@ -150,24 +152,52 @@ pub(super) fn bench_gpu(
                 let name = format!("{}.{}.{}.bin", label(path), column.name, prepared.width * 8);
                 std::fs::write(dir.join(name), &values[..len])?;
             }
-            let times = gpu.time_ms(2, opts.runs(), || dev.launch(gpu, &stream))?;
-            let ms = median(&times);
             let out_bytes = prepared.rows as f64 * prepared.width as f64;
             let groups: usize = prepared.batches.iter().map(|(_, g)| g.len()).sum();
             let moved = prepared.input.len() as f64 + out_bytes + prepared.rows as f64;
             let input = format!("{} {} ({})", label(path), column.name, column.type_name);
             let ratio = out_bytes / prepared.input.len().max(1) as f64;
-            rows.push(BenchRow {
-                what: "orc column decode (warp per row group)".into(),
-                input: input.clone(),
-                device: gpu.name().into(),
-                bytes: out_bytes as u64,
-                ratio: Some(ratio),
-                ms,
-                gbps: gbps(out_bytes, ms),
-                roofline: Some(gbps(moved, ms) / ceilings.d2d_gbps),
-                note: format!("{groups} row groups; ratio of decompressed streams"),
-            });
+            // The library's block per row group (checked against the CPU above), then the warp
+            // per row group on zeroed outputs, checked against it.
+            let mut reference: Option<(Vec<u8>, Vec<u8>)> = None;
+            for (mode, what) in [
+                (GroupMode::Block, "orc column decode (block per row group)"),
+                (GroupMode::Warp, "orc column decode (warp per row group)"),
+            ] {
+                dev.mode = mode;
+                stream.memset_zeros(&mut dev.values)?;
+                stream.memset_zeros(&mut dev.valid)?;
+                dev.launch(gpu, &stream)?;
+                dev.check(gpu, &prepared)?;
+                let got = (gpu.download(&dev.values)?, gpu.download(&dev.valid)?);
+                match &reference {
+                    None => reference = Some(got),
+                    Some(r) if *r != got => {
+                        return Err(Error::Corrupt {
+                            chunk: 0,
+                            reason: format!(
+                                "{what} of column {} differs from the block per row group",
+                                column.name
+                            ),
+                        })
+                    }
+                    Some(_) => {}
+                }
+                let times = gpu.time_ms(2, opts.runs(), || dev.launch(gpu, &stream))?;
+                let ms = median(&times);
+                rows.push(BenchRow {
+                    what: what.into(),
+                    input: input.clone(),
+                    device: gpu.name().into(),
+                    bytes: out_bytes as u64,
+                    ratio: Some(ratio),
+                    ms,
+                    gbps: gbps(out_bytes, ms),
+                    roofline: Some(gbps(moved, ms) / ceilings.d2d_gbps),
+                    note: format!("{groups} row groups; ratio of decompressed streams"),
+                });
+            }
+            dev.mode = GroupMode::default();
             // End to end from the file in host memory to values on the host: ZLIB streams
             // inflated on the GPU (the library's path) against inflated on the CPU while the
             // plans are made (the path before GPU inflate). Wall clock, median of 5.

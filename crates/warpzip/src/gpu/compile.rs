@@ -24,6 +24,10 @@ const HEADERS: &[(&str, &str)] = &[
     ("codag.cuh", include_str!("../kernels/codag.cuh")),
     ("orc_int.cuh", include_str!("../kernels/orc_int.cuh")),
     ("orc_lanes.cuh", include_str!("../kernels/orc_lanes.cuh")),
+    (
+        "orc_columns.cuh",
+        include_str!("../kernels/orc_columns.cuh"),
+    ),
     ("inflate.cuh", include_str!("../kernels/inflate.cuh")),
 ];
 

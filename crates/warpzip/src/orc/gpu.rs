@@ -47,10 +47,14 @@ pub struct OrcGroup {
     pub data_bit_skip: u8,
     pub has_present: u8,
     pub reserved: u8,
+    /// Bytes from `data_offset` that hold the group's values in a valid file (what the block
+    /// kernels stage; decoding never trusts it).
+    pub data_span: u32,
+    pub reserved2: u32,
 }
 
 // SAFETY: `OrcGroup` is `#[repr(C)]` plain data laid out as the CUDA struct: u64, u32, u32, u64,
-// u32, u32, u64, u64, u32, u8 x4 (56 bytes, no padding).
+// u32, u32, u64, u64, u32, u8 x4, u32, u32 (64 bytes, no padding).
 unsafe impl DeviceRepr for OrcGroup {}
 
 /// A column prepared for the GPU: every stripe's streams in one buffer and every row group, in
@@ -72,6 +76,65 @@ pub struct PreparedColumn {
     pub width: usize,
     /// Bytes of scratch the groups need.
     pub scratch_len: u64,
+    /// Per batch: the stage the block kernel needs (a multiple of 16, at most `RG_STAGE_MAX`).
+    pub stages: Vec<u32>,
+}
+
+/// How the row groups of RLE v1 / v2 integer columns are spread over the GPU (Boolean and
+/// Byte RLE columns always take a warp per row group).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GroupMode {
+    /// One warp per row group (`orc_col_*`).
+    Warp,
+    /// One block per row group (`orc_rg_*`): the group's DATA bytes staged in shared memory,
+    /// cut at RLE group boundaries into units that the block's warps decode at once.
+    #[default]
+    Block,
+}
+
+/// Warps per block of the block-per-row-group kernels; `ORC_RG_WARPS` in orc_columns.cuh.
+const RG_WARPS: u32 = 8;
+/// Resident blocks per SM asked for by their persistent grid.
+const RG_BLOCKS_PER_SM: u32 = 8;
+/// Most bytes of a row group's DATA stream a block stages (longer groups are decoded by one
+/// warp of the block): with RLEv1's masks of varint ends the block's shared memory stays under
+/// the 48 KiB a launch gets without opting in.
+const RG_STAGE_MAX: u32 = 36 * 1024;
+
+/// The longest RLE group, in bytes: how far past the next row group's position the values of
+/// a row group can reach. RLEv1: a literal group of 128 ten-byte varints and its control byte.
+/// RLEv2: a PATCHED_BASE group (4 header bytes, an 8-byte base, 512 values of 64 bits and 31
+/// patch entries of at most 64 bits), rounded up.
+fn longest_group(kind: DataKind) -> u64 {
+    match kind {
+        DataKind::IntV1 => 1 + 128 * 10,
+        DataKind::IntV2 => 4400,
+        _ => 0,
+    }
+}
+
+/// The block-per-row-group kernel standing in for a warp-per-row-group one, and whether it
+/// stages RLEv1 (masks of varint ends after the stage).
+fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
+    Some(match kernel {
+        "orc_col_v1_i16" => ("orc_rg_v1_i16", true),
+        "orc_col_v1_i32" => ("orc_rg_v1_i32", true),
+        "orc_col_v1_i64" => ("orc_rg_v1_i64", true),
+        "orc_col_v2_i16" => ("orc_rg_v2_i16", false),
+        "orc_col_v2_i32" => ("orc_rg_v2_i32", false),
+        "orc_col_v2_i64" => ("orc_rg_v2_i64", false),
+        _ => return None,
+    })
+}
+
+/// Dynamic shared memory of a block kernel with a stage of `stage` bytes: the stage, and for
+/// RLEv1 a 16-bit mask per 16 bytes of it plus 128 more (a literal step reads 2 KiB ahead).
+fn block_shared_bytes(stage: u32, v1: bool) -> u32 {
+    if v1 {
+        stage + 2 * (stage / 16 + 128)
+    } else {
+        stage
+    }
 }
 
 /// Output width and kernel for a column type and DATA encoding.
@@ -149,6 +212,7 @@ impl PreparedColumn {
         let mut row_base = 0u64;
         let mut scratch = 0u64;
         let mut width = 1;
+        let mut stages: Vec<u32> = Vec::new();
         for plan in shapes {
             let (kernel, w) = kernel_for(column.kind, plan.kind)?;
             width = w;
@@ -162,6 +226,7 @@ impl PreparedColumn {
                 None => {
                     batches.push((kernel, Vec::new()));
                     origins.push(Vec::new());
+                    stages.push(16);
                     batches.len() - 1
                 }
             };
@@ -178,6 +243,19 @@ impl PreparedColumn {
                 };
                 group.data_len = u32::try_from(data_end.saturating_sub(group.data_offset))
                     .map_err(|_| too_big("a DATA stream"))?;
+                // The group's values end at most one RLE group past the next group's position
+                // (in a valid file; the kernels check every read against `data_len`).
+                group.data_span = match plan.groups.get(gi + 1) {
+                    Some(next) if next.data.byte >= g.data.byte => {
+                        (next.data.byte - g.data.byte + longest_group(plan.kind))
+                            .min(group.data_len as u64) as u32
+                    }
+                    _ => group.data_len,
+                };
+                let need = ((group.data_offset & 15) + group.data_span as u64 + 16)
+                    .next_multiple_of(16)
+                    .min(RG_STAGE_MAX as u64) as u32;
+                stages[slot] = stages[slot].max(need);
                 if let Some(p) = g.present {
                     group.has_present = 1;
                     group.present_offset = present_base + p.byte;
@@ -205,6 +283,7 @@ impl PreparedColumn {
             rows: row_base,
             width,
             scratch_len: scratch,
+            stages,
         })
     }
 }
@@ -219,6 +298,10 @@ pub struct DeviceColumn {
     scratch: CudaSlice<u8>,
     status: Vec<CudaSlice<u32>>,
     counter: CudaSlice<u32>,
+    /// Per batch: the block kernel's stage in bytes.
+    stages: Vec<u32>,
+    /// How the integer columns' row groups are spread over the GPU.
+    pub mode: GroupMode,
 }
 
 impl DeviceColumn {
@@ -258,24 +341,48 @@ impl DeviceColumn {
             scratch: gpu.alloc_zeros(scratch_len.max(8))?,
             status,
             counter: gpu.alloc_zeros(1)?,
+            stages: p.stages.clone(),
+            mode: GroupMode::default(),
         })
     }
 
     /// Queues the decode of every row group on `stream`.
     pub fn launch(&mut self, gpu: &GpuContext, stream: &Arc<CudaStream>) -> Result<()> {
-        for ((kernel, groups, n), status) in self.batches.iter().zip(self.status.iter_mut()) {
+        for (b, ((kernel, groups, n), status)) in
+            self.batches.iter().zip(self.status.iter_mut()).enumerate()
+        {
             if *n == 0 {
                 continue;
             }
-            let function = gpu.function(&kernels::ORC_RLE, kernel)?;
-            let cfg = LaunchConfig {
-                grid_dim: (
-                    n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1),
-                    1,
-                    1,
-                ),
-                block_dim: (WARPS * 32, 1, 1),
-                shared_mem_bytes: 0,
+            let block = match self.mode {
+                GroupMode::Block => block_kernel(kernel),
+                GroupMode::Warp => None,
+            };
+            let (function, cfg) = match block {
+                Some((name, v1)) => {
+                    let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
+                    let variant = std::env::var("WARPZIP_RG").unwrap_or_else(|_| "w4".into());
+                    let warps = if variant == "w4" { 4 } else { RG_WARPS };
+                    let cfg = LaunchConfig {
+                        grid_dim: ((*n).min(gpu.sm_count() * RG_BLOCKS_PER_SM).max(1), 1, 1),
+                        block_dim: (warps * 32, 1, 1),
+                        shared_mem_bytes: block_shared_bytes(stage, v1),
+                    };
+                    let full = format!("{name}_{variant}");
+                    (gpu.function(&kernels::ORC_RLE, &full)?, cfg)
+                }
+                None => {
+                    let cfg = LaunchConfig {
+                        grid_dim: (
+                            n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1),
+                            1,
+                            1,
+                        ),
+                        block_dim: (WARPS * 32, 1, 1),
+                        shared_mem_bytes: 0,
+                    };
+                    (gpu.function(&kernels::ORC_RLE, kernel)?, cfg)
+                }
             };
             stream.memset_zeros(&mut self.counter)?;
             let mut launch = stream.launch_builder(&function);
@@ -288,12 +395,19 @@ impl DeviceColumn {
                 .arg(&mut self.scratch)
                 .arg(status)
                 .arg(&mut self.counter);
-            // SAFETY: the arguments match ORC_COLUMN_PARAMS. `PreparedColumn::new` built every
-            // group from validated plans: its stream starts and lengths lie inside `input`
-            // (padded to 128 bytes as the framework requires), its rows inside the outputs
-            // (`values` holds rows x width bytes, `valid` rows bytes) and its scratch area inside
-            // `scratch`; the kernel bounds every read by the group's stream length and writes
-            // at most its rows and scratch.
+            let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
+            if block.is_some() {
+                launch.arg(&stage);
+            }
+            // SAFETY: the arguments match ORC_COLUMN_PARAMS (ORC_RG_PARAMS: and the stage's
+            // bytes, which the launch's dynamic shared memory holds, with RLEv1's masks after
+            // it). `PreparedColumn::new` built every group from validated plans: its stream
+            // starts and lengths lie inside `input` (padded to 128 bytes as the framework
+            // requires; a staged group's aligned 16-byte words end inside that padding), its
+            // rows inside the outputs (`values` holds rows x width bytes, `valid` rows bytes)
+            // and its scratch area inside `scratch`; the kernels bound every read by the
+            // group's stream length, stage only groups that fit the stage, and write at most
+            // the group's rows and scratch.
             unsafe { launch.launch(cfg) }?;
         }
         Ok(())
@@ -326,6 +440,23 @@ impl DeviceColumn {
 /// index.
 pub fn read_column(gpu: &GpuContext, file: &OrcFile, column: &OrcColumn) -> Result<ArrayRef> {
     let (prepared, dev) = decode_on_device(gpu, file, column, false)?;
+    to_host_arrow(gpu, column, &prepared, &dev)
+}
+
+/// [`read_column`] with the streams inflated on the CPU while the plans are made, and the row
+/// groups of integer columns spread over the GPU as `mode` says (tests compare the two modes).
+pub fn read_column_in_mode(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    column: &OrcColumn,
+    mode: GroupMode,
+) -> Result<ArrayRef> {
+    let plans = plan_file_column(file, column)?;
+    let prepared = PreparedColumn::new(column, &plans)?;
+    let mut dev = DeviceColumn::upload(gpu, &prepared)?;
+    dev.mode = mode;
+    dev.launch(gpu, gpu.stream())?;
+    dev.check(gpu, &prepared)?;
     to_host_arrow(gpu, column, &prepared, &dev)
 }
 
@@ -477,8 +608,8 @@ mod tests {
 
     #[test]
     fn group_layout_matches_the_kernel() {
-        assert_eq!(std::mem::size_of::<OrcGroup>(), 56);
-        let src = include_str!("../kernels/orc_rle.cu");
+        assert_eq!(std::mem::size_of::<OrcGroup>(), 64);
+        let src = include_str!("../kernels/orc_columns.cuh");
         assert!(src.contains("struct OrcGroup"));
     }
 }
