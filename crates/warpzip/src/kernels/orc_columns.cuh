@@ -205,7 +205,7 @@ extern "C" __global__ void orc_col_v2_i64(ORC_COLUMN_PARAMS) {
 // ---------------------------------------------------------------------------------------------
 // A block per row group.
 
-#define ORC_RG_WARPS 8u           // most warps per block
+#define ORC_RG_WARPS 4u           // warps per block (4: 5 blocks an SM at 96 registers)
 #define ORC_RG_UNITS 64u          // most units a row group is cut into
 #define ORC_RG_UNITS_PER_WARP 4u  // units a warp gets on average, for balance
 #define ORC_RG_MIN_UNIT 256u      // fewest values a unit is cut at
@@ -282,17 +282,22 @@ __device__ __forceinline__ u32 rg_v1_extent(const u8* st, const u16* masks, u32 
     u32 left = 256u - control;
     values = left;
     u32 q = p + 1u;
+    // 64 bytes a step: four masks read as one word (the masks start 16-byte aligned).
+    const u64* masks64 = reinterpret_cast<const u64*>(masks);
     while (q < end) {
-        const u32 blk = q >> 4;
-        u32 m = (u32)masks[blk] & ~((1u << (q & 15u)) - 1u);
-        const u32 c = __popc(m);
+        const u32 blk = q >> 6;
+        const u64 m = masks64[blk] & ~((1ull << (q & 63u)) - 1ull);
+        const u32 c = __popcll(m);
         if (c >= left) {
-            for (u32 k = 1; k < left; ++k) m &= m - 1u;
-            q = 16u * blk + (u32)__ffs(m);  // one past the last varint's last byte
+            // One past the left-th set bit.
+            const u32 lo = (u32)m, lo_count = __popc(lo);
+            const u32 bit = left <= lo_count ? __fns(lo, 0u, (int)left)
+                                             : 32u + __fns((u32)(m >> 32), 0u, (int)(left - lo_count));
+            q = 64u * blk + bit + 1u;
             return q <= end ? q - p : 0u;
         }
         left -= c;
-        q = 16u * (blk + 1u);
+        q = 64u * (blk + 1u);
     }
     return 0u;
 }
@@ -329,15 +334,351 @@ __device__ void rg_walk(const u8* st, const u16* masks, u32 head, u32 end, u64 s
     sh.next_unit = 0;
 }
 
+// ---- Thread regions: the fast path of a staged row group ----
+// Every thread of the block takes an equal byte range (a region) of the staged stream and walks
+// the RLE group headers from its first byte, as if a group started there, marking the positions
+// it visits in a bitmap. A walk that starts inside a group soon lands on a real group start
+// and from there follows the real chain. Then, in rounds, each thread follows the chain from
+// where its left neighbour's walk left the neighbour's region until it meets a position it
+// marked (from there the walks agree) or leaves its own region; when no exit changes in a round,
+// every region's entry and exit are the real ones (region 0 starts at the row group's
+// position). Each thread then counts its region's values, a block scan places them, and each
+// thread decodes its region's short groups alone; groups of more than RG_LONG values (and
+// PATCHED_BASE) are listed for the warps, which decode them with the warp decoders. Anything
+// unexpected (a chain broken before the group's last value, a value that does not fit, more
+// rounds or long groups than planned) returns false, and the row group is decoded again by the
+// units below, which give the exact status.
+
+#define RG_LONG 64u         // most values a thread decodes in one group
+#define RG_MAX_LONGS 256u   // long groups a row group may list
+#define RG_ROUNDS 8u        // rounds of exit fixing before giving up
+#define RG_SPEC_MAX 64u     // longest group a speculative walk follows
+#define RG_INVALID 0xffffffffu
+#define RG_MAX_THREADS (ORC_RG_WARPS * 32u)
+
+struct OrcRgRegions {
+    u32 exits[2][RG_MAX_THREADS];  // each region's exit, by round parity
+    u32 spec_exit[RG_MAX_THREADS];   // where the region's own walk left it
+    u32 spec_chain[RG_MAX_THREADS];  // where its last unbroken chain began
+    u32 warp_sums[ORC_RG_WARPS];
+    u32 long_at[RG_MAX_LONGS];
+    u32 long_first[RG_MAX_LONGS];
+    u32 n_longs;
+    u32 next_long;
+};
+
+// The group at `p` for one thread: its bytes (0 where it is not valid or runs past `end`) and
+// values. RLEv1 literal varints are skipped byte by byte.
+template <int KIND>
+__device__ __forceinline__ u32 rg_extent(const u8* st, u32 p, u32 end, u32& values) {
+    if constexpr (KIND == ORC_KIND_V2) {
+        const u32 b = rg_v2_extent(st, p, end, values);
+        return b <= end - p ? b : 0u;
+    } else {
+        // (A speculative walk passes an `end` at most RG_SPEC_MAX bytes on.)
+        const u32 control = st[p];
+        u32 q = p + (control < 0x80u ? 2u : 1u);
+        u32 left = control < 0x80u ? 1u : 256u - control;
+        values = control < 0x80u ? control + 3u : left;
+        for (; left > 0u; --left) {
+            for (u32 i = 0;; ++i) {
+                if (q >= end || i == 10u) return 0u;
+                if (st[q++] < 0x80u) break;
+            }
+        }
+        return q - p;
+    }
+}
+
+__device__ __forceinline__ bool rg_marked(const u32* bits, u32 p) {
+    return (bits[p >> 5] >> (p & 31u)) & 1u;
+}
+
+// `w` (1..64) bits, most significant first, from bit `bit` of the stage.
+__device__ __forceinline__ u64 rg_bits_be(const u8* st, u32 bit, u32 w) {
+    u32 byte = bit >> 3;
+    const u32 avail = 8u - (bit & 7u);
+    const u32 first = st[byte++] & (0xffu >> (bit & 7u));
+    if (avail >= w) return first >> (avail - w);
+    u64 v = first;
+    u32 need = w - avail;
+    for (; need >= 8u; need -= 8u) v = (v << 8) | st[byte++];
+    if (need > 0u) v = (v << need) | (st[byte] >> (8u - need));
+    return v;
+}
+
+// A varint of at most ten bytes (a tenth byte of at most 1) ending before `end`.
+__device__ __forceinline__ bool rg_varint(const u8* st, u32& q, u32 end, u64& v) {
+    v = 0;
+    for (u32 i = 0; i < 10u; ++i) {
+        if (q >= end) return false;
+        const u32 b = st[q++];
+        v |= (u64)(b & 0x7fu) << (7u * i);
+        if (b < 0x80u) return i < 9u || b <= 1u;
+    }
+    return false;
+}
+
+// Whether the group at `p` goes to a warp: many values, or PATCHED_BASE.
+template <int KIND>
+__device__ __forceinline__ bool rg_is_long(const u8* st, u32 p, u32 values) {
+    if constexpr (KIND == ORC_KIND_V2) {
+        return values > RG_LONG || (st[p] >> 6) == 2u;
+    } else {
+        return st[p] >= 0x80u && values > RG_LONG;
+    }
+}
+
+// Decodes the short group at `p`, whose first value is number `v` of the row group's stream,
+// writing the values in [skip, target) to dst[j - skip]. Every value of the group is checked as
+// the warp decoders check it; false where one fails (the caller falls back).
+template <typename T, int KIND>
+__device__ __forceinline__ bool rg_decode_short(const u8* st, u32 p, u32 end, u64 v, u64 skip,
+                                                u64 target, T* __restrict__ dst) {
+    const u32 h = st[p];
+    const u64 lo = skip > v ? skip - v : 0ull;      // the group's first value to write
+    const u64 hi = target > v ? target - v : 0ull;  // one past its last
+    // Value i of the group (lo <= i < hi) goes to dst[v + i - skip].
+    T* const at = dst + (v + lo - skip);
+    if constexpr (KIND == ORC_KIND_V1) {
+        if (h < 0x80u) {
+            const u32 len = h + 3u;
+            const i64 delta = (i64)(signed char)st[p + 1u];
+            u32 q = p + 2u;
+            u64 raw = 0;
+            if (!rg_varint(st, q, end, raw)) return false;
+            const i128 b = orc_stream_value<true>(raw);
+            if (!orc_fits_wide<T, true>(b) ||
+                !orc_fits_wide<T, true>(b + (i128)delta * (i128)(len - 1u))) {
+                return false;
+            }
+            for (u64 i = lo; i < len && i < hi; ++i) at[i - lo] = (T)((u64)b + (u64)delta * i);
+            return true;
+        }
+        const u32 len = 256u - h;
+        u32 q = p + 1u;
+        for (u32 i = 0; i < len; ++i) {
+            u64 raw = 0;
+            if (!rg_varint(st, q, end, raw)) return false;
+            const u64 value = (u64)orc_unzigzag(raw);
+            if (!orc_fits<T, true>(value)) return false;
+            if (i >= lo && i < hi) at[i - lo] = (T)value;
+        }
+        return true;
+    } else {
+        const u32 kind = h >> 6;
+        if (kind == 0u) {
+            const u32 width = ((h >> 3) & 7u) + 1u;
+            const u32 len = (h & 7u) + 3u;
+            u64 raw = 0;
+            for (u32 i = 1; i <= width; ++i) raw = (raw << 8) | st[p + i];
+            const u64 value = (u64)orc_unzigzag(raw);
+            if (!orc_fits<T, true>(value)) return false;
+            for (u64 i = lo; i < len && i < hi; ++i) at[i - lo] = (T)value;
+            return true;
+        }
+        const u32 len = v2_len(h, st[p + 1u]);
+        if (kind == 1u) {
+            const u32 width = orc_decode_width(h >> 1);
+            const u32 bit0 = (p + 2u) * 8u;
+            for (u32 i = 0; i < len; ++i) {
+                const u64 value = (u64)orc_unzigzag(rg_bits_be(st, bit0 + i * width, width));
+                if (!orc_fits<T, true>(value)) return false;
+                if (i >= lo && i < hi) at[i - lo] = (T)value;
+            }
+            return true;
+        }
+        if (kind == 2u) return false;  // PATCHED_BASE goes to a warp
+        const u32 code = (h >> 1) & 31u;
+        const u32 width = code == 0u ? 0u : orc_decode_width(code);
+        u32 q = p + 2u;
+        u64 base_raw = 0, delta_raw = 0;
+        if (!rg_varint(st, q, end, base_raw) || !rg_varint(st, q, end, delta_raw)) return false;
+        const i128 base = orc_stream_value<true>(base_raw);
+        const i128 delta = (i128)orc_unzigzag(delta_raw);
+        if (width == 0u) {
+            if (!orc_fits_wide<T, true>(base) ||
+                !orc_fits_wide<T, true>(base + delta * (i128)(len - 1u))) {
+                return false;
+            }
+            for (u64 i = lo; i < len && i < hi; ++i) {
+                at[i - lo] = (T)((u64)base + (u64)delta * i);
+            }
+            return true;
+        }
+        const u32 bit0 = q * 8u;
+        i128 value = base;
+        for (u32 i = 0; i < len; ++i) {
+            if (i == 1u) {
+                value += delta;
+            } else if (i >= 2u) {
+                const i128 step = (i128)rg_bits_be(st, bit0 + (i - 2u) * width, width);
+                value = delta < 0 ? value - step : value + step;
+            }
+            if (!orc_fits_wide<T, true>(value)) return false;
+            if (i >= lo && i < hi) at[i - lo] = (T)(u64)value;
+        }
+        return true;
+    }
+}
+
+// The fast path for one staged row group (every thread of the block calls it; the result is
+// the same in every thread). `bits` has a bit for every staged byte.
+template <typename T, int KIND, u32 WARPS>
+__device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u8* st, u32* bits,
+                           u32 head, u32 end, u64 skip, u64 target, T* __restrict__ dst,
+                           CodagSmemWindow window, OrcRgRegions& rr) {
+    const u32 nt = WARPS * 32u;
+    const u32 t = threadIdx.x;
+    const u32 lane = wz_lane();
+    const u32 warp = t / 32u;
+    const u32 size = (end - head + nt - 1u) / nt;
+    const u32 s0 = min(head + t * size, end);
+    const u32 s1 = min(s0 + size, end);
+    // 1. Each region's own walk, marking where it goes. A group that is not valid or longer
+    // than RG_SPEC_MAX bytes (in a stream of short groups, most likely bytes inside a group read
+    // as a header) moves the walk on by one byte instead; only the walk after the last such
+    // move is a chain that the real one can join, so only its marks count.
+    u32 p = s0, chain = s0;
+    while (p < s1) {
+        u32 values = 0;
+        const u32 b = rg_extent<KIND>(st, p, min(end, p + RG_SPEC_MAX), values);
+        if (b == 0u) {
+            chain = ++p;
+            continue;
+        }
+        atomicOr(&bits[p >> 5], 1u << (p & 31u));
+        p += b;
+    }
+    rr.spec_exit[t] = p;
+    rr.spec_chain[t] = chain;
+    rr.exits[0][t] = p;
+    if (t == 0) {
+        rr.n_longs = 0;
+        rr.next_long = 0;
+    }
+    __syncthreads();
+    // 2. Rounds: follow the chain from the left neighbour's exit until it meets this region's
+    // own walk or leaves the region.
+    u32 entry = head;
+    u32 parity = 0;
+    bool settled = false;
+    for (u32 r = 0; r < RG_ROUNDS; ++r) {
+        entry = t == 0 ? head : rr.exits[parity][t - 1u];
+        u32 x = entry;
+        const u32 chain_from = rr.spec_chain[t];
+        if (x != RG_INVALID && x < s1) {
+            while (true) {
+                if (x >= chain_from && rg_marked(bits, x)) {
+                    x = rr.spec_exit[t];
+                    break;
+                }
+                u32 values = 0;
+                const u32 b = rg_extent<KIND>(st, x, end, values);
+                if (b == 0u) {
+                    x = RG_INVALID;
+                    break;
+                }
+                x += b;
+                if (x >= s1) break;
+            }
+        }
+        rr.exits[parity ^ 1u][t] = x;
+        const bool changed = x != rr.exits[parity][t];
+        parity ^= 1u;
+        if (!__syncthreads_or(changed)) {
+            settled = true;
+            break;
+        }
+    }
+    if (!settled) return false;
+    // 3. The region's values, placed by a block scan.
+    u32 count = 0;
+    bool broken = false;
+    for (p = entry; p != RG_INVALID && p < s1;) {
+        u32 values = 0;
+        const u32 b = rg_extent<KIND>(st, p, end, values);
+        if (b == 0u) {
+            broken = true;
+            break;
+        }
+        count += values;
+        p += b;
+    }
+    const u32 incl = wz_warp_inclusive_sum(count);
+    if (lane == 31u) rr.warp_sums[warp] = incl;
+    __syncthreads();
+    u32 before = incl - count;
+    for (u32 w = 0; w < warp; ++w) before += rr.warp_sums[w];
+    u32 total = 0;
+    for (u32 w = 0; w < WARPS; ++w) total += rr.warp_sums[w];
+    // The chain must reach the group's last value before it breaks or the stage ends.
+    const bool short_chain = (broken && (u64)before + count < target) || (u64)total < target;
+    // 4. Short groups by their region's thread; long ones listed for the warps.
+    bool bad = short_chain;
+    u64 v = before;
+    for (p = entry; !bad && p != RG_INVALID && p < s1 && v < target;) {
+        u32 values = 0;
+        const u32 b = rg_extent<KIND>(st, p, end, values);
+        if (b == 0u) break;
+        if (rg_is_long<KIND>(st, p, values)) {
+            if (v + values <= skip) {
+                bad = true;  // a long group wholly before the skip: leave it to the units
+            } else {
+                const u32 k = atomicAdd(&rr.n_longs, 1u);
+                if (k < RG_MAX_LONGS) {
+                    rr.long_at[k] = p;
+                    rr.long_first[k] = (u32)v;
+                } else {
+                    bad = true;
+                }
+            }
+        } else {
+            bad = !rg_decode_short<T, KIND>(st, p, end, v, skip, target, dst);
+        }
+        v += values;
+        p += b;
+    }
+    if (__syncthreads_or(bad)) return false;
+    // 5. Long groups, a warp each, with the warp decoders (one group: its values in range).
+    const u32 longs = rr.n_longs;
+    for (;;) {
+        u32 k = 0;
+        if (lane == 0) k = atomicAdd(&rr.next_long, 1u);
+        k = __shfl_sync(WZ_FULL_MASK, k, 0);
+        if (k >= longs) break;
+        const u32 at = rr.long_at[k];
+        const u64 first = rr.long_first[k];
+        u32 values = 0;
+        rg_extent<KIND>(st, at, end, values);
+        const u64 from = first > skip ? first : skip;
+        const u64 to = first + values < target ? first + values : target;
+        CodagOut<T> o(dst + (from - skip), from - first, to - from, false);
+        OrcIn s(in, g.data_offset + (at - head), g.data_len - (at - head), window);
+        if constexpr (KIND == ORC_KIND_V1) {
+            decode_v1<T, true>(s, o);
+        } else {
+            decode_v2<T, true>(s, o);
+        }
+        bad |= orc_finish(s, o) != WZ_STATUS_OK;
+    }
+    return !__syncthreads_or(bad);
+}
+
 template <typename T, int KIND, u32 WARPS>
 __device__ __forceinline__ void orc_row_group_blocks(
     const u8* __restrict__ in, const OrcGroup* __restrict__ groups, u32 n_groups,
     void* __restrict__ values, u8* __restrict__ valid, u8* __restrict__ scratch,
-    u32* __restrict__ status, u32* next_chunk, u32 stage_cap) {
+    u32* __restrict__ status, u32* next_chunk, u32 stage_cap, u32 flags) {
     extern __shared__ __align__(16) u8 rg_dynamic[];
     __shared__ OrcRgShared sh;
+    __shared__ OrcRgRegions rr;
     u8* stage = rg_dynamic;
     u16* masks = reinterpret_cast<u16*>(rg_dynamic + stage_cap);
+    // A bit per staged byte for the regions' walks, after the stage (and RLEv1's masks).
+    u32* bits = reinterpret_cast<u32*>(
+        rg_dynamic + stage_cap +
+        (KIND == ORC_KIND_V1 ? (2u * (stage_cap / 16u + 128u) + 15u) & ~15u : 0u));
     const u32 warp = threadIdx.x / 32u;
     const u32 lane = wz_lane();
     CodagSmemWindow window(sh.windows[warp]);
@@ -373,26 +714,48 @@ __device__ __forceinline__ void orc_row_group_blocks(
             codag_cp_async16(stage + 16u * k, src + k);
         }
         codag_cp_async_commit();
+        for (u32 k = threadIdx.x; k < (head + span + 31u) / 32u; k += WARPS * 32u) bits[k] = 0;
         codag_cp_async_wait(0);
         __syncthreads();
         if constexpr (KIND == ORC_KIND_V1) {
             for (u32 k = threadIdx.x; k < staged / 16u; k += WARPS * 32u) {
                 masks[k] = (u16)stage_stops16(reinterpret_cast<const uint4*>(stage)[k]);
             }
+            __syncthreads();  // the walk reads every mask
         }
         const u64 n = sh.n;
         const u64 skip = g.data_skip;
         const u32 end = head + span;
         const bool go = sh.present_status == WZ_STATUS_OK && n > 0;
-        if (threadIdx.x == 0 && go) {
+        const bool spread = orc_spreads<KIND>(g);
+        T* dst = spread ? reinterpret_cast<T*>(orc_dense_area(scratch, g)) : out + g.out_row;
+        // The thread regions first; the units where they give up.
+        // The regions pay where the stream is short groups of small values, whose bytes read
+        // as headers lead back to the real chain soon (TPC-H line numbers in RLEv1: 43 -> 180
+        // GB/s on an H100); on sorted keys, dates and long groups the units were faster. So
+        // they are tried where the first 8 groups hold at most RG_LONG values each and lie in
+        // under 32 bytes. Every thread probes alike.
+        bool try_fast = false;
+        if (go && !(flags & 8u) && skip + n <= 0xffffffffull) {
+            u32 p = head, bytes = 0, k = 0;
+            for (; k < 8u && p < end; ++k) {
+                u32 values = 0;
+                const u32 b = rg_extent<KIND>(stage, p, end, values);
+                if (b == 0u || values > RG_LONG) break;
+                p += b;
+                bytes += b;
+            }
+            try_fast = (k == 8u && bytes < 32u) || (flags & 16u);
+        }
+        const bool fast = try_fast && rg_threads<T, KIND, WARPS>(in, g, stage, bits, head, end,
+                                                                 skip, skip + n, dst, window, rr);
+        if (threadIdx.x == 0 && go && !fast) {
             const u64 per = (skip + n) / (WARPS * ORC_RG_UNITS_PER_WARP);
-            rg_walk<KIND>(stage, masks, head, end, skip, skip + n,
+            rg_walk<KIND>(stage, masks, head, (flags & 4u) ? head : end, skip, skip + n,
                           per > ORC_RG_MIN_UNIT ? per : ORC_RG_MIN_UNIT, sh);
         }
         __syncthreads();
-        const bool spread = orc_spreads<KIND>(g);
-        T* dst = spread ? reinterpret_cast<T*>(orc_dense_area(scratch, g)) : out + g.out_row;
-        if (go) {
+        if (go && !fast && !(flags & 1u)) {
             const u32 units = sh.units;
             for (;;) {
                 u32 k = 0;
@@ -404,7 +767,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
                 CodagOut<T> o(dst + (first - skip), k == 0 ? skip : 0ull,
                               sh.unit_first[k + 1u] - first, false);
                 u32 st;
-                if (KIND == ORC_KIND_V1 && (k + 1u < units || sh.whole)) {
+                if (KIND == ORC_KIND_V1 && (flags & 2u) && (k + 1u < units || sh.whole)) {
                     // Every group of the unit lies in the stage (the walk went past it).
                     st = decode_v1_staged<T, true>(stage, masks, sh.ends[warp], at, end, o);
                 } else {
@@ -424,7 +787,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
             // The group's status: PRESENT's, else the first failed unit's (the units lie in
             // stream order, and each starts where the stream holds a group in every reading).
             u32 st = sh.present_status;
-            if (go) {
+            if (go && !fast) {
                 const u32 units = sh.units;
                 for (u32 k0 = 0; k0 < units && st == WZ_STATUS_OK; k0 += 32u) {
                     const u32 s = k0 + lane < units ? sh.unit_status[k0 + lane] : WZ_STATUS_OK;
@@ -439,8 +802,8 @@ __device__ __forceinline__ void orc_row_group_blocks(
     }
 }
 
-#define ORC_RG_PARAMS ORC_COLUMN_PARAMS, u32 stage_cap
-#define ORC_RG_ARGS ORC_COLUMN_ARGS, stage_cap
+#define ORC_RG_PARAMS ORC_COLUMN_PARAMS, u32 stage_cap, u32 flags
+#define ORC_RG_ARGS ORC_COLUMN_ARGS, stage_cap, flags
 #define ORC_RG_KERNEL(name, T, KIND, WARPS, MIN_BLOCKS)                                       \
     extern "C" __global__ void __launch_bounds__(WARPS * 32u, MIN_BLOCKS) name(ORC_RG_PARAMS) { \
         orc_row_group_blocks<T, KIND, WARPS>(ORC_RG_ARGS);                                    \
@@ -453,6 +816,4 @@ __device__ __forceinline__ void orc_row_group_blocks(
     ORC_RG_KERNEL(orc_rg_v2_i32##suffix, u32, ORC_KIND_V2, WARPS, MIN_BLOCKS)                  \
     ORC_RG_KERNEL(orc_rg_v2_i64##suffix, u64, ORC_KIND_V2, WARPS, MIN_BLOCKS)
 
-ORC_RG_KERNELS(_w8, 8u, 1)
-ORC_RG_KERNELS(_w8b, 8u, 4)
-ORC_RG_KERNELS(_w4, 4u, 1)
+ORC_RG_KERNELS(, ORC_RG_WARPS, 5)

@@ -21,6 +21,7 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{Field, Schema};
+use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaStream, DeviceRepr};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -92,8 +93,8 @@ pub enum GroupMode {
     Block,
 }
 
-/// Warps per block of the block-per-row-group kernels; `ORC_RG_WARPS` in orc_columns.cuh.
-const RG_WARPS: u32 = 8;
+/// Warps per block of the block-per-row-group kernels (`orc_rg_*` in orc_columns.cuh).
+const RG_WARPS: u32 = 4;
 /// Resident blocks per SM asked for by their persistent grid.
 const RG_BLOCKS_PER_SM: u32 = 8;
 /// Most bytes of a row group's DATA stream a block stages (longer groups are decoded by one
@@ -127,14 +128,27 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
     })
 }
 
+/// Diagnostics for benchmarks, from `WARPZIP_ORC_RG_FLAGS` (a number; 0 when unset): 8 skips
+/// the thread regions (units only), 16 tries them on every row group, 1 walks without decoding
+/// (timing only: the values are not written), 2 decodes RLEv1 units from the stage, 4 makes
+/// every row group one unit. Results with 0, 2, 8 and 16 equal the CPU's (`gpu_orc_files`).
+fn diagnostic_flags() -> u32 {
+    std::env::var("WARPZIP_ORC_RG_FLAGS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Dynamic shared memory of a block kernel with a stage of `stage` bytes: the stage, and for
 /// RLEv1 a 16-bit mask per 16 bytes of it plus 128 more (a literal step reads 2 KiB ahead).
+/// And a bit per stage byte for the thread regions' walks.
 fn block_shared_bytes(stage: u32, v1: bool) -> u32 {
-    if v1 {
-        stage + 2 * (stage / 16 + 128)
+    let masks = if v1 {
+        (2 * (stage / 16 + 128)).next_multiple_of(16)
     } else {
-        stage
-    }
+        0
+    };
+    stage + masks + stage / 8
 }
 
 /// Output width and kernel for a column type and DATA encoding.
@@ -361,15 +375,18 @@ impl DeviceColumn {
             let (function, cfg) = match block {
                 Some((name, v1)) => {
                     let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
-                    let variant = std::env::var("WARPZIP_RG").unwrap_or_else(|_| "w4".into());
-                    let warps = if variant == "w4" { 4 } else { RG_WARPS };
                     let cfg = LaunchConfig {
                         grid_dim: ((*n).min(gpu.sm_count() * RG_BLOCKS_PER_SM).max(1), 1, 1),
-                        block_dim: (warps * 32, 1, 1),
+                        block_dim: (RG_WARPS * 32, 1, 1),
                         shared_mem_bytes: block_shared_bytes(stage, v1),
                     };
-                    let full = format!("{name}_{variant}");
-                    (gpu.function(&kernels::ORC_RLE, &full)?, cfg)
+                    let function = gpu.function(&kernels::ORC_RLE, name)?;
+                    // Past 48 KiB of shared memory in all, a launch must ask for it.
+                    function.set_attribute(
+                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        cfg.shared_mem_bytes as i32,
+                    )?;
+                    (function, cfg)
                 }
                 None => {
                     let cfg = LaunchConfig {
@@ -396,8 +413,10 @@ impl DeviceColumn {
                 .arg(status)
                 .arg(&mut self.counter);
             let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
+            let flags = diagnostic_flags();
             if block.is_some() {
                 launch.arg(&stage);
+                launch.arg(&flags);
             }
             // SAFETY: the arguments match ORC_COLUMN_PARAMS (ORC_RG_PARAMS: and the stage's
             // bytes, which the launch's dynamic shared memory holds, with RLEv1's masks after
@@ -611,5 +630,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<OrcGroup>(), 64);
         let src = include_str!("../kernels/orc_columns.cuh");
         assert!(src.contains("struct OrcGroup"));
+        assert!(src.contains(&format!("#define ORC_RG_WARPS {RG_WARPS}u ")));
     }
 }
