@@ -733,17 +733,17 @@ __device__ __forceinline__ void orc_row_group_blocks(
         // The regions pay where the stream is short groups of small values, whose bytes read
         // as headers lead back to the real chain soon (TPC-H line numbers in RLEv1: 43 -> 180
         // GB/s on an H100); on sorted keys, dates and long groups the units were faster. So
-        // they are tried where each of the first 8 groups lies in at most 8 bytes and stores a
-        // value in a byte (RLEv1: one-byte varints; RLEv2: one-byte repeats, DIRECT and DELTA
-        // steps of at most 8 bits): not on RLEv1 quantities (1-50), whose literal groups of
-        // tens of values the units decoded 5x faster. Every thread probes alike.
+        // they are tried where the first 8 groups lie in under 64 bytes and store a value in a
+        // byte each (RLEv1: one-byte varints; RLEv2: one-byte repeats, DIRECT and DELTA steps
+        // of at most 8 bits): not on RLEv1 quantities (1-50), whose literal groups of tens of
+        // values the units decoded 5x faster. Every thread probes alike.
         bool try_fast = false;
         if (go && !(flags & 8u) && skip + n <= 0xffffffffull) {
             u32 p = head, k = 0;
-            for (; k < 8u && p < end; ++k) {
+            for (; k < 8u && p < end && p - head < 64u; ++k) {
                 u32 values = 0;
                 const u32 b = rg_extent<KIND>(stage, p, end, values);
-                if (b == 0u || b > 8u) break;
+                if (b == 0u || values > RG_LONG) break;
                 const u32 h = stage[p];
                 const bool small = KIND == ORC_KIND_V1
                                        ? (h < 0x80u ? b == 3u : b == 1u + values)
@@ -753,7 +753,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
                 if (!small) break;
                 p += b;
             }
-            try_fast = k == 8u || (flags & 16u);
+            try_fast = (k == 8u && p - head < 64u) || (flags & 16u);
         }
         const bool fast = try_fast && rg_threads<T, KIND, WARPS>(in, g, stage, bits, head, end,
                                                                  skip, skip + n, dst, window, rr);
