@@ -1,11 +1,14 @@
-//! ORC integer-family columns decoded on the GPU, one warp per row group (`orc_col_*` in
-//! `kernels/orc_rle.cu`, on the CODAG framework). The row index says where every group starts
-//! in the decompressed PRESENT and DATA streams (`row_groups`); a file without a row index gets
-//! one warp per stripe. A ZLIB file's compression chunks are inflated on the GPU
-//! (`orc::gpu_inflate`, the columns read together in one batch), or on the CPU while the plans
-//! are made.
-//! Each warp decodes its group's PRESENT bits, counts the non-null rows, decodes that many
-//! values from its DATA position and spreads them over the rows; the host turns the values and
+//! ORC integer-family columns decoded on the GPU (`kernels/orc_columns.cuh`, on the CODAG
+//! framework). The row index says where every group starts in the decompressed PRESENT and DATA
+//! streams (`row_groups`); a file without a row index gets one group per stripe. A ZLIB file's
+//! compression chunks are inflated on the GPU (`orc::gpu_inflate`, the columns read together in
+//! one batch), or on the CPU while the plans are made.
+//! Integer columns give each row group a block (`orc_rg_*`, `GroupMode::Block`): its DATA bytes
+//! staged in shared memory and cut at RLE group boundaries into units for the block's warps, or
+//! decoded in byte ranges a thread each where its groups are short and small (docs/orc.md).
+//! Boolean and tinyint columns, and `GroupMode::Warp`, give each row group one warp
+//! (`orc_col_*`). Either way the PRESENT bits are decoded, the non-null rows counted, that many
+//! values decoded from the DATA position and spread over the rows; the host turns the values and
 //! validity bytes into Arrow arrays.
 
 use super::column::OrcColumn;
@@ -26,12 +29,12 @@ use cudarc::driver::{CudaStream, DeviceRepr};
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// Warps per block; `ORC_WARPS` in orc_rle.cu.
+/// Warps per block of the warp-per-row-group kernels; `ORC_WARPS` in orc_rle.cu.
 const WARPS: u32 = crate::codec::orc_rle::gpu::WARPS;
 /// Resident blocks per SM asked for by the persistent grid.
 const BLOCKS_PER_SM: u32 = 8;
 
-/// One row group as the kernel reads it; the layout of `OrcGroup` in `kernels/orc_rle.cu`.
+/// One row group as the kernels read it; the layout of `OrcGroup` in `kernels/orc_columns.cuh`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OrcGroup {
