@@ -1,4 +1,4 @@
-//! ORC files decoded on the GPU (one warp per row group) against the CPU: every supported column
+//! ORC files decoded on the GPU (a block and a warp per row group) against the CPU: every column
 //! of every ORC file here (the pyarrow fixtures and the shared corpus) gives exactly the CPU's
 //! Arrow array; damaged files (the corrupt/ corpus, bit flips in the stripes' data) give the
 //! verdict of the CPU's row-group decoder, never a fault. GPU tests fail (never skip) where no
