@@ -134,7 +134,7 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 /// Diagnostics for benchmarks, from `WARPZIP_ORC_RG_FLAGS` (a number; 0 when unset): 8 skips
 /// the thread regions (units only), 16 tries them on every row group, 1 walks without decoding
 /// (timing only: the values are not written), 2 decodes RLEv1 units from the stage, 4 makes
-/// every row group one unit. Results with 0, 2, 8 and 16 equal the CPU's (`gpu_orc_files`).
+/// every row group one unit. Results with 0, 8 and 16 equal the CPU's (`gpu_orc_files`, stop 31).
 fn diagnostic_flags() -> u32 {
     std::env::var("WARPZIP_ORC_RG_FLAGS")
         .ok()
