@@ -214,7 +214,6 @@ extern "C" __global__ void orc_col_v2_i64(ORC_COLUMN_PARAMS) {
 // the masks of varint ends of its 16-byte blocks).
 struct OrcRgShared {
     u32 windows[ORC_RG_WARPS][64];
-    u16 ends[ORC_RG_WARPS][128];
     u32 unit_at[ORC_RG_UNITS];     // stage offset of unit k's first RLE group
     u64 unit_first[ORC_RG_UNITS + 1];  // its first value, counted from the group's position
                                        // (skipped values included); then the sentinel `target`
@@ -222,10 +221,19 @@ struct OrcRgShared {
     u32 chunk[2];  // the block's next row group, by loop parity
     u32 units;
     u32 next_unit;
-    u32 whole;  // the walk reached the group's last value inside the stage
     u32 present_status;
     u64 n;
 };
+
+// Moves `q` past the varint there, byte by byte; false where it does not end within ten bytes
+// or before `end`.
+__device__ __forceinline__ bool rg_skip_varint(const u8* st, u32& q, u32 end) {
+    for (u32 i = 0; i < 10u; ++i) {
+        if (q >= end) return false;
+        if (st[q++] < 0x80u) return true;
+    }
+    return false;
+}
 
 // The bytes of the RLEv2 group at stage offset `p` (< end), and its values; 0 where its header
 // or a varint of it runs past `end`, or the header is not valid (the walk stops there, and the
@@ -253,12 +261,7 @@ __device__ __forceinline__ u32 rg_v2_extent(const u8* st, u32 p, u32 end, u32& v
     }
     // DELTA: the base and the first delta (varints), then the steps unless the delta is fixed.
     u32 q = p + 2u;
-    for (u32 k = 0; k < 2u; ++k) {
-        for (u32 i = 0;; ++i) {
-            if (q >= end || i == 10u) return 0u;
-            if (st[q++] < 0x80u) break;
-        }
-    }
+    if (!rg_skip_varint(st, q, end) || !rg_skip_varint(st, q, end)) return 0u;
     const u32 code = (h >> 1) & 31u;
     const u32 width = code == 0u ? 0u : orc_decode_width(code);
     const u32 steps = len > 2u ? len - 2u : 0u;
@@ -320,8 +323,8 @@ __device__ __forceinline__ u32 rg_v1_extent(const u8* st, const u16* masks, u32 
 // One thread walks the group headers of the staged stream [head, end) from the row group's
 // position and cuts it into units: a cut falls on a group boundary once the unit holds at
 // least `unit_values` values and lies past the skipped ones. The walk stops at the group's
-// last value (then `whole`), at the stage's end, or at a header it cannot size; the last unit
-// then runs on from its start to wherever the warp decoder finds the group's end.
+// last value, at the stage's end, or at a header it cannot size; the last unit then runs on
+// from its start to wherever the warp decoder finds the group's end.
 template <int KIND>
 __device__ void rg_walk(const u8* st, const u16* masks, u32 head, u32 end, u64 skip, u64 target,
                         u64 unit_values, OrcRgShared& sh) {
@@ -345,8 +348,22 @@ __device__ void rg_walk(const u8* st, const u16* masks, u32 head, u32 end, u64 s
     }
     sh.unit_first[units] = target;
     sh.units = units;
-    sh.whole = v >= target;
     sh.next_unit = 0;
+}
+
+// Decodes into `o` with the warp decoders, from stage offset `at` of row group `g` (staged from
+// `head`) to the end of its DATA stream; the status.
+template <typename T, int KIND>
+__device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const OrcGroup& g,
+                                              u32 head, u32 at, CodagSmemWindow window,
+                                              CodagOut<T>& o) {
+    OrcIn s(in, g.data_offset + (at - head), g.data_len - (at - head), window);
+    if constexpr (KIND == ORC_KIND_V1) {
+        decode_v1<T, true>(s, o);
+    } else {
+        decode_v2<T, true>(s, o);
+    }
+    return orc_finish(s, o);
 }
 
 // ---- Thread regions: the fast path of a staged row group ----
@@ -397,10 +414,7 @@ __device__ __forceinline__ u32 rg_extent(const u8* st, u32 p, u32 end, u32& valu
         u32 left = control < 0x80u ? 1u : 256u - control;
         values = control < 0x80u ? control + 3u : left;
         for (; left > 0u; --left) {
-            for (u32 i = 0;; ++i) {
-                if (q >= end || i == 10u) return 0u;
-                if (st[q++] < 0x80u) break;
-            }
+            if (!rg_skip_varint(st, q, end)) return 0u;
         }
         return q - p;
     }
@@ -540,11 +554,11 @@ __device__ __forceinline__ bool rg_decode_short(const u8* st, u32 p, u32 end, u6
 
 // The fast path for one staged row group (every thread of the block calls it; the result is
 // the same in every thread). `bits` has a bit for every staged byte.
-template <typename T, int KIND, u32 WARPS>
+template <typename T, int KIND>
 __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u8* st, u32* bits,
                            u32 head, u32 end, u64 skip, u64 target, T* __restrict__ dst,
                            CodagSmemWindow window, OrcRgRegions& rr) {
-    const u32 nt = WARPS * 32u;
+    const u32 nt = ORC_RG_WARPS * 32u;
     const u32 t = threadIdx.x;
     const u32 lane = wz_lane();
     const u32 warp = t / 32u;
@@ -627,7 +641,7 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     u32 before = incl - count;
     for (u32 w = 0; w < warp; ++w) before += rr.warp_sums[w];
     u32 total = 0;
-    for (u32 w = 0; w < WARPS; ++w) total += rr.warp_sums[w];
+    for (u32 w = 0; w < ORC_RG_WARPS; ++w) total += rr.warp_sums[w];
     // The chain must reach the group's last value before it breaks or the stage ends.
     const bool short_chain = (broken && (u64)before + count < target) || (u64)total < target;
     // 4. Short groups by their region's thread; long ones listed for the warps.
@@ -670,18 +684,12 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
         const u64 from = first > skip ? first : skip;
         const u64 to = first + values < target ? first + values : target;
         CodagOut<T> o(dst + (from - skip), from - first, to - from, false);
-        OrcIn s(in, g.data_offset + (at - head), g.data_len - (at - head), window);
-        if constexpr (KIND == ORC_KIND_V1) {
-            decode_v1<T, true>(s, o);
-        } else {
-            decode_v2<T, true>(s, o);
-        }
-        bad |= orc_finish(s, o) != WZ_STATUS_OK;
+        bad |= rg_decode_warp<T, KIND>(in, g, head, at, window, o) != WZ_STATUS_OK;
     }
     return !__syncthreads_or(bad);
 }
 
-template <typename T, int KIND, u32 WARPS>
+template <typename T, int KIND>
 __device__ __forceinline__ void orc_row_group_blocks(
     const u8* __restrict__ in, const OrcGroup* __restrict__ groups, u32 n_groups,
     void* __restrict__ values, u8* __restrict__ valid, u8* __restrict__ scratch,
@@ -726,15 +734,15 @@ __device__ __forceinline__ void orc_row_group_blocks(
             }
         }
         const uint4* src = reinterpret_cast<const uint4*>(in + (g.data_offset - head));
-        for (u32 k = threadIdx.x; k < staged / 16u; k += WARPS * 32u) {
+        for (u32 k = threadIdx.x; k < staged / 16u; k += ORC_RG_WARPS * 32u) {
             codag_cp_async16(stage + 16u * k, src + k);
         }
         codag_cp_async_commit();
-        for (u32 k = threadIdx.x; k < (head + span + 31u) / 32u; k += WARPS * 32u) bits[k] = 0;
+        for (u32 k = threadIdx.x; k < (head + span + 31u) / 32u; k += ORC_RG_WARPS * 32u) bits[k] = 0;
         codag_cp_async_wait(0);
         __syncthreads();
         if constexpr (KIND == ORC_KIND_V1) {
-            for (u32 k = threadIdx.x; k < staged / 16u; k += WARPS * 32u) {
+            for (u32 k = threadIdx.x; k < staged / 16u; k += ORC_RG_WARPS * 32u) {
                 masks[k] = (u16)stage_stops16(reinterpret_cast<const uint4*>(stage)[k]);
             }
             __syncthreads();  // the walk reads every mask
@@ -771,15 +779,15 @@ __device__ __forceinline__ void orc_row_group_blocks(
             }
             try_fast = (k == 8u && p - head < 64u) || (flags & 16u);
         }
-        const bool fast = try_fast && rg_threads<T, KIND, WARPS>(in, g, stage, bits, head, end,
+        const bool fast = try_fast && rg_threads<T, KIND>(in, g, stage, bits, head, end,
                                                                  skip, skip + n, dst, window, rr);
         if (threadIdx.x == 0 && go && !fast) {
-            const u64 per = (skip + n) / (WARPS * ORC_RG_UNITS_PER_WARP);
-            rg_walk<KIND>(stage, masks, head, (flags & 4u) ? head : end, skip, skip + n,
+            const u64 per = (skip + n) / (ORC_RG_WARPS * ORC_RG_UNITS_PER_WARP);
+            rg_walk<KIND>(stage, masks, head, end, skip, skip + n,
                           per > ORC_RG_MIN_UNIT ? per : ORC_RG_MIN_UNIT, sh);
         }
         __syncthreads();
-        if (go && !fast && !(flags & 1u)) {
+        if (go && !fast) {
             const u32 units = sh.units;
             for (;;) {
                 u32 k = 0;
@@ -790,19 +798,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
                 const u32 at = sh.unit_at[k];
                 CodagOut<T> o(dst + (first - skip), k == 0 ? skip : 0ull,
                               sh.unit_first[k + 1u] - first, false);
-                u32 st;
-                if (KIND == ORC_KIND_V1 && (flags & 2u) && (k + 1u < units || sh.whole)) {
-                    // Every group of the unit lies in the stage (the walk went past it).
-                    st = decode_v1_staged<T, true>(stage, masks, sh.ends[warp], at, end, o);
-                } else {
-                    OrcIn s(in, g.data_offset + (at - head), g.data_len - (at - head), window);
-                    if constexpr (KIND == ORC_KIND_V1) {
-                        decode_v1<T, true>(s, o);
-                    } else {
-                        decode_v2<T, true>(s, o);
-                    }
-                    st = orc_finish(s, o);
-                }
+                const u32 st = rg_decode_warp<T, KIND>(in, g, head, at, window, o);
                 if (lane == 0) sh.unit_status[k] = st;
             }
         }
@@ -828,16 +824,15 @@ __device__ __forceinline__ void orc_row_group_blocks(
 
 #define ORC_RG_PARAMS ORC_COLUMN_PARAMS, u32 stage_cap, u32 flags
 #define ORC_RG_ARGS ORC_COLUMN_ARGS, stage_cap, flags
-#define ORC_RG_KERNEL(name, T, KIND, WARPS, MIN_BLOCKS)                                       \
-    extern "C" __global__ void __launch_bounds__(WARPS * 32u, MIN_BLOCKS) name(ORC_RG_PARAMS) { \
-        orc_row_group_blocks<T, KIND, WARPS>(ORC_RG_ARGS);                                    \
+// 5 blocks an SM: the 601 row groups of a TPC-H SF 1 stripe in one wave on an H100.
+#define ORC_RG_KERNEL(name, T, KIND)                                                           \
+    extern "C" __global__ void __launch_bounds__(ORC_RG_WARPS * 32u, 5) name(ORC_RG_PARAMS) {  \
+        orc_row_group_blocks<T, KIND>(ORC_RG_ARGS);                                            \
     }
-#define ORC_RG_KERNELS(suffix, WARPS, MIN_BLOCKS)                                              \
-    ORC_RG_KERNEL(orc_rg_v1_i16##suffix, u16, ORC_KIND_V1, WARPS, MIN_BLOCKS)                  \
-    ORC_RG_KERNEL(orc_rg_v1_i32##suffix, u32, ORC_KIND_V1, WARPS, MIN_BLOCKS)                  \
-    ORC_RG_KERNEL(orc_rg_v1_i64##suffix, u64, ORC_KIND_V1, WARPS, MIN_BLOCKS)                  \
-    ORC_RG_KERNEL(orc_rg_v2_i16##suffix, u16, ORC_KIND_V2, WARPS, MIN_BLOCKS)                  \
-    ORC_RG_KERNEL(orc_rg_v2_i32##suffix, u32, ORC_KIND_V2, WARPS, MIN_BLOCKS)                  \
-    ORC_RG_KERNEL(orc_rg_v2_i64##suffix, u64, ORC_KIND_V2, WARPS, MIN_BLOCKS)
 
-ORC_RG_KERNELS(, ORC_RG_WARPS, 5)
+ORC_RG_KERNEL(orc_rg_v1_i16, u16, ORC_KIND_V1)
+ORC_RG_KERNEL(orc_rg_v1_i32, u32, ORC_KIND_V1)
+ORC_RG_KERNEL(orc_rg_v1_i64, u64, ORC_KIND_V1)
+ORC_RG_KERNEL(orc_rg_v2_i16, u16, ORC_KIND_V2)
+ORC_RG_KERNEL(orc_rg_v2_i32, u32, ORC_KIND_V2)
+ORC_RG_KERNEL(orc_rg_v2_i64, u64, ORC_KIND_V2)

@@ -131,10 +131,9 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
     })
 }
 
-/// Diagnostics for benchmarks, from `WARPZIP_ORC_RG_FLAGS` (a number; 0 when unset): 8 skips
-/// the thread regions (units only), 16 tries them on every row group, 1 walks without decoding
-/// (timing only: the values are not written), 2 decodes RLEv1 units from the stage, 4 makes
-/// every row group one unit. Results with 0, 8 and 16 equal the CPU's (`gpu_orc_files`, stop 31).
+/// Diagnostics for benchmarks and tests, from `WARPZIP_ORC_RG_FLAGS` (a number; 0 when unset),
+/// read when a column is put on the device: 8 skips the thread regions (units only), 16 tries
+/// them on every row group. Results with 0, 8 and 16 equal the CPU's (`gpu_orc_files`).
 fn diagnostic_flags() -> u32 {
     std::env::var("WARPZIP_ORC_RG_FLAGS")
         .ok()
@@ -142,9 +141,9 @@ fn diagnostic_flags() -> u32 {
         .unwrap_or(0)
 }
 
-/// Dynamic shared memory of a block kernel with a stage of `stage` bytes: the stage, and for
-/// RLEv1 a 16-bit mask per 16 bytes of it plus 128 more (a literal step reads 2 KiB ahead).
-/// And a bit per stage byte for the thread regions' walks.
+/// Dynamic shared memory of a block kernel with a stage of `stage` bytes: the stage, for RLEv1
+/// a 16-bit mask per 16 bytes of it plus 128 more (the walk reads 64-byte words of masks, up to
+/// one past the stage's last), and a bit per stage byte for the thread regions' walks.
 fn block_shared_bytes(stage: u32, v1: bool) -> u32 {
     let masks = if v1 {
         (2 * (stage / 16 + 128)).next_multiple_of(16)
@@ -319,6 +318,8 @@ pub struct DeviceColumn {
     stages: Vec<u32>,
     /// How the integer columns' row groups are spread over the GPU.
     pub mode: GroupMode,
+    /// `diagnostic_flags()`, passed to the block kernels.
+    flags: u32,
 }
 
 impl DeviceColumn {
@@ -360,6 +361,7 @@ impl DeviceColumn {
             counter: gpu.alloc_zeros(1)?,
             stages: p.stages.clone(),
             mode: GroupMode::default(),
+            flags: diagnostic_flags(),
         })
     }
 
@@ -375,9 +377,9 @@ impl DeviceColumn {
                 GroupMode::Block => block_kernel(kernel),
                 GroupMode::Warp => None,
             };
+            let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
             let (function, cfg) = match block {
                 Some((name, v1)) => {
-                    let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
                     let cfg = LaunchConfig {
                         grid_dim: ((*n).min(gpu.sm_count() * RG_BLOCKS_PER_SM).max(1), 1, 1),
                         block_dim: (RG_WARPS * 32, 1, 1),
@@ -415,11 +417,9 @@ impl DeviceColumn {
                 .arg(&mut self.scratch)
                 .arg(status)
                 .arg(&mut self.counter);
-            let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
-            let flags = diagnostic_flags();
             if block.is_some() {
                 launch.arg(&stage);
-                launch.arg(&flags);
+                launch.arg(&self.flags);
             }
             // SAFETY: the arguments match ORC_COLUMN_PARAMS (ORC_RG_PARAMS: and the stage's
             // bytes, which the launch's dynamic shared memory holds, with RLEv1's masks after
