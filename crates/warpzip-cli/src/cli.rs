@@ -191,8 +191,9 @@ pub struct BenchArgs {
     /// bytes.
     #[arg(long, value_name = "DIR")]
     pub write_chunks: Option<PathBuf>,
-    /// The orc-rle bench's generated column to measure (l_orderkey, lo_orderdate, l_quantity,
-    /// lo_discount, random); repeat for several; default all.
+    /// The column to measure: a generated column of the orc-rle bench (l_orderkey,
+    /// lo_orderdate, l_quantity, lo_discount, random) or a column of the ORC files given to the
+    /// orc bench; repeat for several; default all.
     #[arg(long = "column", value_name = "NAME")]
     pub columns: Vec<String>,
     #[command(flatten)]

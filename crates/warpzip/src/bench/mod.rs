@@ -38,13 +38,18 @@ pub struct BenchOptions {
     /// nvCOMP's anchor can decode the very same bytes.
     pub write_chunks: Option<PathBuf>,
     /// The orc-rle bench's generated columns to measure (`l_orderkey`, `lo_orderdate`,
-    /// `l_quantity`, `lo_discount`, `random`); empty means all.
+    /// `l_quantity`, `lo_discount`, `random`), and the columns of ORC files the orc bench
+    /// decodes; empty means all.
     pub columns: Vec<String>,
 }
 
 impl BenchOptions {
     fn wants(&self, name: &str) -> bool {
         self.codecs.is_empty() || self.codecs.iter().any(|c| c == name)
+    }
+    /// Whether `--column` asks for the column `name` (all when it names none).
+    fn wants_column(&self, name: &str) -> bool {
+        self.columns.is_empty() || self.columns.iter().any(|c| c == name)
     }
     fn runs(&self) -> usize {
         self.runs.max(10)

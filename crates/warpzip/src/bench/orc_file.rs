@@ -97,7 +97,11 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
         .filter(|p| p.extension().is_some_and(|e| e == "orc"))
     {
         let file = OrcFile::open(path)?;
-        for column in file.columns().iter().filter(|c| c.is_supported()) {
+        for column in file
+            .columns()
+            .iter()
+            .filter(|c| c.is_supported() && opts.wants_column(&c.name))
+        {
             let plans = plan_file_column(&file, column)?;
             let prepared = PreparedColumn::new(column, &plans)?;
             let out_bytes = prepared.rows as f64 * prepared.width as f64;
@@ -132,7 +136,11 @@ pub(super) fn bench_gpu(
         if file.compression().kind == crate::orc::proto::CompressionKind::Zlib {
             whole_file(gpu, &file, &label(path), rows)?;
         }
-        for column in file.columns().iter().filter(|c| c.is_supported()) {
+        for column in file
+            .columns()
+            .iter()
+            .filter(|c| c.is_supported() && opts.wants_column(&c.name))
+        {
             let plans = plan_file_column(&file, column)?;
             let prepared = PreparedColumn::new(column, &plans)?;
             let mut dev = DeviceColumn::upload(gpu, &prepared)?;
@@ -185,6 +193,13 @@ pub(super) fn bench_gpu(
                 }
                 let times = gpu.time_ms(2, opts.runs(), || dev.launch(gpu, &stream))?;
                 let ms = median(&times);
+                let resident = match dev.blocks_per_sm(gpu)? {
+                    Some(b) => format!(
+                        "; {b} blocks an SM, stage {} bytes",
+                        prepared.stages.iter().max().copied().unwrap_or(0)
+                    ),
+                    None => String::new(),
+                };
                 rows.push(BenchRow {
                     what: what.into(),
                     input: input.clone(),
@@ -194,7 +209,7 @@ pub(super) fn bench_gpu(
                     ms,
                     gbps: gbps(out_bytes, ms),
                     roofline: Some(gbps(moved, ms) / ceilings.d2d_gbps),
-                    note: format!("{groups} row groups; ratio of decompressed streams"),
+                    note: format!("{groups} row groups; ratio of decompressed streams{resident}"),
                 });
             }
             dev.mode = GroupMode::default();

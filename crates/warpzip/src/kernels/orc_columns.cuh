@@ -367,31 +367,41 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 }
 
 // ---- Thread regions: the fast path of a staged row group ----
-// Every thread of the block takes an equal byte range (a region) of the staged stream and walks
-// the RLE group headers from its first byte, as if a group started there, marking the positions
-// it visits in a bitmap. A walk that starts inside a group soon lands on a real group start
-// and from there follows the real chain. Then, in rounds, each thread follows the chain from
-// where its left neighbour's walk left the neighbour's region until it meets a position it
-// marked (from there the walks agree) or leaves its own region; when no exit changes in a round,
-// every region's entry and exit are the real ones (region 0 starts at the row group's
-// position). Each thread then counts its region's values, a block scan places them, and each
-// thread decodes its region's short groups alone; groups of more than RG_LONG values (and
-// PATCHED_BASE) are listed for the warps, which decode them with the warp decoders. Anything
-// unexpected (a chain broken before the group's last value, a value that does not fit, more
-// rounds or long groups than planned) returns false, and the row group is decoded again by the
-// units below, which give the exact status.
+// Every thread of the block takes an equal byte range (a region) of the staged stream. The real
+// chain of RLE groups enters a region at one of its first bytes (where the last group that
+// starts before it ends), so each thread tables where the chain would leave its region for
+// each of the first RG_ENTRIES entries: each walk marks the positions it visits with its entry,
+// and a walk stops at the first position an earlier walk marked (from there it is that walk,
+// so it leaves where that one left) or, past the first, after RG_TABLE_STEPS groups (unknown). One thread then follows the
+// real chain through the regions by the tables, walking a region itself only where its entry is
+// past the table or unknown (long groups: few steps). Each thread then counts its region's
+// values, a block scan places them, and each thread decodes the groups that start in its
+// region alone; RLEv2 groups of more than RG_LONG values (and PATCHED_BASE) are listed for the
+// warps, which decode them with the warp decoders. Anything unexpected (a chain broken before
+// the group's last value, a value that does not fit, more long groups than planned) returns
+// false, and the row group is decoded again by the units below, which give the exact status.
 
-#define RG_LONG 64u         // most values a thread decodes in one group
-#define RG_MAX_LONGS 256u   // long groups a row group may list
-#define RG_ROUNDS 8u        // rounds of exit fixing before giving up
-#define RG_SPEC_MAX 64u     // longest group a speculative walk follows
+#define RG_LONG 64u          // most values a thread decodes in one RLEv2 group
+#define RG_MAX_LONGS 256u    // long groups a row group may list
+#define RG_ENTRIES 15u       // entries of a region whose exits are tabled (marks 1..15)
+#define RG_TABLE_STEPS 24u   // most groups a tabled walk from a later entry follows
+#define RG_ROUNDS 8u          // rounds of exit fixing before the rounds give up
+#define RG_SPEC_MAX 64u       // longest group a speculative walk of the rounds follows
+#define RG_EXIT_UNKNOWN 0xfffeu
+#define RG_EXIT_BROKEN 0xffffu
 #define RG_INVALID 0xffffffffu
 #define RG_MAX_THREADS (ORC_RG_WARPS * 32u)
+#define RG_FLAG_MARKS 32u    // the host's flag: the dynamic shared memory holds the marks
 
 struct OrcRgRegions {
-    u32 exits[2][RG_MAX_THREADS];  // each region's exit, by round parity
-    u32 spec_exit[RG_MAX_THREADS];   // where the region's own walk left it
-    u32 spec_chain[RG_MAX_THREADS];  // where its last unbroken chain began
+    union {
+        u16 exits[RG_ENTRIES][RG_MAX_THREADS];  // tables: region t's exit from s0 + j
+        struct {
+            u32 exits[2][RG_MAX_THREADS];  // rounds: each region's exit, by round parity
+            u32 spec_exit[RG_MAX_THREADS];  // where the region's own walk left it
+        } rounds;
+    };
+    u32 entry[RG_MAX_THREADS];  // where the real chain enters each region (RG_INVALID: broken)
     u32 warp_sums[ORC_RG_WARPS];
     u32 long_at[RG_MAX_LONGS];
     u32 long_first[RG_MAX_LONGS];
@@ -400,16 +410,22 @@ struct OrcRgRegions {
 };
 
 // The group at `p` for one thread: its bytes (0 where it is not valid or runs past `end`) and
-// values.
+// values. RLEv1 literal groups of more than 8 values are sized by the masks of varint ends
+// (a few 64-byte steps); shorter ones and run bases byte by byte (on short groups of small
+// values one byte load a varint beats the masks: RLEv1 line numbers 176 -> 156 GB/s with them,
+// stop 31).
 template <int KIND>
-__device__ __forceinline__ u32 rg_extent(const u8* st, u32 p, u32 end, u32& values) {
+__device__ __forceinline__ u32 rg_extent(const u8* st, const u16* masks, u32 p, u32 end,
+                                         u32& values) {
     if constexpr (KIND == ORC_KIND_V2) {
         const u32 b = rg_v2_extent(st, p, end, values);
         return b <= end - p ? b : 0u;
     } else {
-        // Byte by byte: on the short groups of small values the regions are for, one byte load
-        // a varint beats the masks (RLEv1 line numbers 176 -> 156 GB/s with them, stop 31).
         const u32 control = st[p];
+        if (control >= 0x80u && control < 256u - 8u) {
+            const u32 b = rg_v1_extent(st, masks, p, end, values);
+            return b <= end - p ? b : 0u;
+        }
         u32 q = p + (control < 0x80u ? 2u : 1u);
         u32 left = control < 0x80u ? 1u : 256u - control;
         values = control < 0x80u ? control + 3u : left;
@@ -420,8 +436,13 @@ __device__ __forceinline__ u32 rg_extent(const u8* st, u32 p, u32 end, u32& valu
     }
 }
 
-__device__ __forceinline__ bool rg_marked(const u32* bits, u32 p) {
-    return (bits[p >> 5] >> (p & 31u)) & 1u;
+// The walk that marked stage byte `p` (1 + its entry), or 0: 4 bits a byte.
+__device__ __forceinline__ u32 rg_mark_of(const u32* marks, u32 p) {
+    return (marks[p >> 3] >> (4u * (p & 7u))) & 15u;
+}
+
+__device__ __forceinline__ void rg_mark(u32* marks, u32 p, u32 id) {
+    atomicOr(&marks[p >> 3], id << (4u * (p & 7u)));
 }
 
 // `w` (1..64) bits, most significant first, from bit `bit` of the stage.
@@ -449,13 +470,14 @@ __device__ __forceinline__ bool rg_varint(const u8* st, u32& q, u32 end, u64& v)
     return false;
 }
 
-// Whether the group at `p` goes to a warp: many values, or PATCHED_BASE.
+// Whether the group at `p` goes to a warp: an RLEv2 group of many values, or PATCHED_BASE.
+// RLEv1 groups (at most 130 values, literal varints read byte by byte) stay with their thread.
 template <int KIND>
 __device__ __forceinline__ bool rg_is_long(const u8* st, u32 p, u32 values) {
     if constexpr (KIND == ORC_KIND_V2) {
         return values > RG_LONG || (st[p] >> 6) == 2u;
     } else {
-        return st[p] >= 0x80u && values > RG_LONG;
+        return false;
     }
 }
 
@@ -552,59 +574,126 @@ __device__ __forceinline__ bool rg_decode_short(const u8* st, u32 p, u32 end, u6
     }
 }
 
-// The fast path for one staged row group (every thread of the block calls it; the result is
-// the same in every thread). `bits` has a bit for every staged byte.
-template <typename T, int KIND>
-__device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u8* st, u32* bits,
-                           u32 head, u32 end, u64 skip, u64 target, T* __restrict__ dst,
-                           CodagSmemWindow window, OrcRgRegions& rr) {
+// A region of the block's thread `t`: [s0, s1) of the staged stream [head, end).
+struct RgRegion {
+    u32 size, s0, s1;
+    __device__ __forceinline__ RgRegion(u32 head, u32 end, u32 t) {
+        const u32 nt = ORC_RG_WARPS * 32u;
+        size = (end - head + nt - 1u) / nt;
+        s0 = min(head + t * size, end);
+        s1 = min(s0 + size, end);
+    }
+};
+
+// Where the real chain enters each region (rr.entry), by the exit tables; true (in every
+// thread).
+template <int KIND>
+__device__ bool rg_entries_tables(const u8* st, const u16* masks, u32* marks, u32 head, u32 end,
+                                  OrcRgRegions& rr) {
     const u32 nt = ORC_RG_WARPS * 32u;
     const u32 t = threadIdx.x;
-    const u32 lane = wz_lane();
-    const u32 warp = t / 32u;
-    const u32 size = (end - head + nt - 1u) / nt;
-    const u32 s0 = min(head + t * size, end);
-    const u32 s1 = min(s0 + size, end);
-    // 1. Each region's own walk, marking where it goes. A group that is not valid or longer
-    // than RG_SPEC_MAX bytes (in a stream of short groups, most likely bytes inside a group read
-    // as a header) moves the walk on by one byte instead; only the walk after the last such
-    // move is a chain that the real one can join, so only its marks count.
+    const RgRegion rg(head, end, t);
+    const u32 size = rg.size, s0 = rg.s0, s1 = rg.s1;
+    // 1. The region's exit table (only this thread marks this region's bytes).
+    for (u32 j = 0; j < RG_ENTRIES; ++j) {
+        u32 x = s0 + j;
+        u32 e = RG_EXIT_UNKNOWN;
+        for (u32 k = 0;; ++k) {
+            if (x >= s1) {
+                e = x;
+                break;
+            }
+            const u32 m = rg_mark_of(marks, x);
+            if (m != 0u) {
+                e = rr.exits[m - 1u][t];
+                break;
+            }
+            if (j > 0u && k == RG_TABLE_STEPS) break;
+            u32 values = 0;
+            const u32 b = rg_extent<KIND>(st, masks, x, end, values);
+            if (b == 0u) {
+                e = RG_EXIT_BROKEN;
+                break;
+            }
+            rg_mark(marks, x, j + 1u);
+            x += b;
+        }
+        rr.exits[j][t] = (u16)e;
+    }
+    __syncthreads();
+    // 2. One thread follows the real chain through the regions by their tables.
+    if (t == 0) {
+        u32 x = head;
+        for (u32 r = 0; r < nt; ++r) {
+            const u32 r0 = min(head + r * size, end);
+            const u32 r1 = min(r0 + size, end);
+            rr.entry[r] = x;
+            if (x == RG_INVALID || x >= r1) continue;
+            const u32 off = x - r0;
+            const u32 e = off < RG_ENTRIES ? rr.exits[off][r] : RG_EXIT_UNKNOWN;
+            if (e == RG_EXIT_BROKEN) {
+                x = RG_INVALID;
+            } else if (e != RG_EXIT_UNKNOWN) {
+                x = e;
+            } else {
+                while (x < r1) {
+                    u32 values = 0;
+                    const u32 b = rg_extent<KIND>(st, masks, x, end, values);
+                    if (b == 0u) {
+                        x = RG_INVALID;
+                        break;
+                    }
+                    x += b;
+                }
+            }
+        }
+    }
+    __syncthreads();
+    return true;
+}
+
+// The same by speculation, for streams of short groups of small values, whose bytes read as
+// headers lead back to the real chain within a few groups (TPC-H RLEv1 line numbers: 181 GB/s
+// against 147 by the tables on an H200, stop 32). Each region's own walk marks where it goes;
+// a group that is not valid or longer than RG_SPEC_MAX bytes moves the walk on by one byte
+// instead, and only the walk after the last such move is a chain the real one can join. Then,
+// in rounds, each thread follows the chain from where its left neighbour's walk left the
+// neighbour's region until it meets a position it marked (from there the walks agree) or
+// leaves its own region; when no exit changes in a round, every entry is the real one. False
+// (in every thread) where RG_ROUNDS rounds do not settle.
+template <int KIND>
+__device__ bool rg_entries_rounds(const u8* st, const u16* masks, u32* marks, u32 head, u32 end,
+                                  OrcRgRegions& rr) {
+    const u32 t = threadIdx.x;
+    const RgRegion rg(head, end, t);
+    const u32 s0 = rg.s0, s1 = rg.s1;
     u32 p = s0, chain = s0;
     while (p < s1) {
         u32 values = 0;
-        const u32 b = rg_extent<KIND>(st, p, min(end, p + RG_SPEC_MAX), values);
+        const u32 b = rg_extent<KIND>(st, masks, p, min(end, p + RG_SPEC_MAX), values);
         if (b == 0u) {
             chain = ++p;
             continue;
         }
-        atomicOr(&bits[p >> 5], 1u << (p & 31u));
+        rg_mark(marks, p, 1u);
         p += b;
     }
-    rr.spec_exit[t] = p;
-    rr.spec_chain[t] = chain;
-    rr.exits[0][t] = p;
-    if (t == 0) {
-        rr.n_longs = 0;
-        rr.next_long = 0;
-    }
+    rr.rounds.spec_exit[t] = p;
+    rr.rounds.exits[0][t] = p;
     __syncthreads();
-    // 2. Rounds: follow the chain from the left neighbour's exit until it meets this region's
-    // own walk or leaves the region.
-    u32 entry = head;
     u32 parity = 0;
-    bool settled = false;
     for (u32 r = 0; r < RG_ROUNDS; ++r) {
-        entry = t == 0 ? head : rr.exits[parity][t - 1u];
+        const u32 entry = t == 0 ? head : rr.rounds.exits[parity][t - 1u];
+        rr.entry[t] = entry;
         u32 x = entry;
-        const u32 chain_from = rr.spec_chain[t];
         if (x != RG_INVALID && x < s1) {
             while (true) {
-                if (x >= chain_from && rg_marked(bits, x)) {
-                    x = rr.spec_exit[t];
+                if (x >= chain && rg_mark_of(marks, x) != 0u) {
+                    x = rr.rounds.spec_exit[t];
                     break;
                 }
                 u32 values = 0;
-                const u32 b = rg_extent<KIND>(st, x, end, values);
+                const u32 b = rg_extent<KIND>(st, masks, x, end, values);
                 if (b == 0u) {
                     x = RG_INVALID;
                     break;
@@ -613,21 +702,40 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
                 if (x >= s1) break;
             }
         }
-        rr.exits[parity ^ 1u][t] = x;
-        const bool changed = x != rr.exits[parity][t];
+        rr.rounds.exits[parity ^ 1u][t] = x;
+        const bool changed = x != rr.rounds.exits[parity][t];
         parity ^= 1u;
-        if (!__syncthreads_or(changed)) {
-            settled = true;
-            break;
-        }
+        if (!__syncthreads_or(changed)) return true;
     }
-    if (!settled) return false;
+    return false;
+}
+
+// The fast path for one staged row group (every thread of the block calls it; the result is
+// the same in every thread). `marks` has 4 bits for every staged byte.
+template <typename T, int KIND>
+__device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u8* st,
+                           const u16* masks, u32* marks, u32 head, u32 end, u64 skip,
+                           u64 target, T* __restrict__ dst, CodagSmemWindow window,
+                           OrcRgRegions& rr, bool rounds) {
+    const u32 t = threadIdx.x;
+    const u32 lane = wz_lane();
+    const u32 warp = t / 32u;
+    const u32 s1 = RgRegion(head, end, t).s1;
+    if (t == 0) {
+        rr.n_longs = 0;
+        rr.next_long = 0;
+    }
+    const bool found = rounds ? rg_entries_rounds<KIND>(st, masks, marks, head, end, rr)
+                              : rg_entries_tables<KIND>(st, masks, marks, head, end, rr);
+    if (!found) return false;
+    const u32 entry = rr.entry[t];
     // 3. The region's values, placed by a block scan.
+    u32 p = entry;
     u32 count = 0;
     bool broken = false;
     for (p = entry; p != RG_INVALID && p < s1;) {
         u32 values = 0;
-        const u32 b = rg_extent<KIND>(st, p, end, values);
+        const u32 b = rg_extent<KIND>(st, masks, p, end, values);
         if (b == 0u) {
             broken = true;
             break;
@@ -649,7 +757,7 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     u64 v = before;
     for (p = entry; !bad && p != RG_INVALID && p < s1 && v < target;) {
         u32 values = 0;
-        const u32 b = rg_extent<KIND>(st, p, end, values);
+        const u32 b = rg_extent<KIND>(st, masks, p, end, values);
         if (b == 0u) break;
         if (rg_is_long<KIND>(st, p, values)) {
             if (v + values <= skip) {
@@ -680,7 +788,7 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
         const u32 at = rr.long_at[k];
         const u64 first = rr.long_first[k];
         u32 values = 0;
-        rg_extent<KIND>(st, at, end, values);
+        rg_extent<KIND>(st, masks, at, end, values);
         const u64 from = first > skip ? first : skip;
         const u64 to = first + values < target ? first + values : target;
         CodagOut<T> o(dst + (from - skip), from - first, to - from, false);
@@ -699,8 +807,10 @@ __device__ __forceinline__ void orc_row_group_blocks(
     __shared__ OrcRgRegions rr;
     u8* stage = rg_dynamic;
     u16* masks = reinterpret_cast<u16*>(rg_dynamic + stage_cap);
-    // A bit per staged byte for the regions' walks, after the stage (and RLEv1's masks).
-    u32* bits = reinterpret_cast<u32*>(
+    // Where the host made room for them (RG_FLAG_MARKS), 4 bits per staged byte for the
+    // regions' walks, after the stage (and RLEv1's masks).
+    const bool has_marks = (flags & RG_FLAG_MARKS) != 0u;
+    u32* marks = reinterpret_cast<u32*>(
         rg_dynamic + stage_cap +
         (KIND == ORC_KIND_V1 ? (2u * (stage_cap / 16u + 128u) + 15u) & ~15u : 0u));
     const u32 warp = threadIdx.x / 32u;
@@ -738,7 +848,11 @@ __device__ __forceinline__ void orc_row_group_blocks(
             codag_cp_async16(stage + 16u * k, src + k);
         }
         codag_cp_async_commit();
-        for (u32 k = threadIdx.x; k < (head + span + 31u) / 32u; k += ORC_RG_WARPS * 32u) bits[k] = 0;
+        if (has_marks) {
+            for (u32 k = threadIdx.x; k < (head + span + 7u) / 8u; k += ORC_RG_WARPS * 32u) {
+                marks[k] = 0;
+            }
+        }
         codag_cp_async_wait(0);
         __syncthreads();
         if constexpr (KIND == ORC_KIND_V1) {
@@ -753,34 +867,31 @@ __device__ __forceinline__ void orc_row_group_blocks(
         const bool go = sh.present_status == WZ_STATUS_OK && n > 0;
         const bool spread = orc_spreads<KIND>(g);
         T* dst = spread ? reinterpret_cast<T*>(orc_dense_area(scratch, g)) : out + g.out_row;
-        // The thread regions first; the units where they give up.
-        // The regions pay where the stream is short groups of small values, whose bytes read
-        // as headers lead back to the real chain soon (TPC-H line numbers in RLEv1: 43 -> 180
-        // GB/s on an H100); on sorted keys, dates and long groups the units were faster. So
-        // they are tried where the first 8 groups lie in under 64 bytes and store a value in a
-        // byte each (RLEv1: one-byte varints; RLEv2: one-byte repeats, DIRECT and DELTA steps
-        // of at most 8 bits): not on RLEv1 quantities (1-50), whose literal groups of tens of
-        // values the units decoded 5x faster. Every thread probes alike.
-        bool try_fast = false;
-        if (go && !(flags & 8u) && skip + n <= 0xffffffffull) {
+        // The thread regions first; the units where they give up. They are tried where the
+        // first 8 groups lie in under 96 bytes and hold at most RG_LONG values each (a walk by
+        // one thread would be long: TPC-H keys, RLEv1 line numbers; RLEv1 quantities, 8 groups
+        // in 232-586 bytes, measured 1.7x slower with them). Where those groups are RLEv1, lie
+        // in under 64 bytes and store a value in a byte each (one-byte varints), the regions'
+        // entries are found by the rounds, else by the tables (RLEv2 keys, whose DELTA groups
+        // would pass an RLEv2 version of that rule, measured 98 GB/s with the rounds on some
+        // row groups against 167 with the tables alone). Flags 16 tries the regions everywhere,
+        // 8 nowhere, 4 never by the rounds. Every thread probes alike.
+        bool try_fast = false, small = true;
+        if (go && has_marks && !(flags & 8u) && skip + n <= 0xffffffffull) {
             u32 p = head, k = 0;
-            for (; k < 8u && p < end && p - head < 64u; ++k) {
+            for (; k < 8u && p < end && p - head < 96u; ++k) {
                 u32 values = 0;
-                const u32 b = rg_extent<KIND>(stage, p, end, values);
+                const u32 b = rg_extent<KIND>(stage, masks, p, end, values);
                 if (b == 0u || values > RG_LONG) break;
                 const u32 h = stage[p];
-                const bool small = KIND == ORC_KIND_V1
-                                       ? (h < 0x80u ? b == 3u : b == 1u + values)
-                                       : ((h >> 6) == 0u ? b == 2u
-                                          : (h >> 6) == 2u ? false
-                                                           : b <= 24u + values);
-                if (!small) break;
+                small = small && (h < 0x80u ? b == 3u : b == 1u + values);
                 p += b;
             }
-            try_fast = (k == 8u && p - head < 64u) || (flags & 16u);
+            try_fast = (k == 8u && p - head < 96u) || (flags & 16u);
+            small = KIND == ORC_KIND_V1 && small && k == 8u && p - head < 64u && !(flags & 4u);
         }
-        const bool fast = try_fast && rg_threads<T, KIND>(in, g, stage, bits, head, end,
-                                                                 skip, skip + n, dst, window, rr);
+        const bool fast = try_fast && rg_threads<T, KIND>(in, g, stage, masks, marks, head, end,
+                                                          skip, skip + n, dst, window, rr, small);
         if (threadIdx.x == 0 && go && !fast) {
             const u64 per = (skip + n) / (ORC_RG_WARPS * ORC_RG_UNITS_PER_WARP);
             rg_walk<KIND>(stage, masks, head, end, skip, skip + n,

@@ -133,7 +133,8 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 
 /// Diagnostics for benchmarks and tests, from `WARPZIP_ORC_RG_FLAGS` (a number; 0 when unset),
 /// read when a column is put on the device: 8 skips the thread regions (units only), 16 tries
-/// them on every row group. Results with 0, 8 and 16 equal the CPU's (`gpu_orc_files`).
+/// them on every row group, 4 finds their entries by the tables only (never the rounds).
+/// Results with 0, 8, 16 and 20 equal the CPU's (`gpu_orc_files`).
 fn diagnostic_flags() -> u32 {
     std::env::var("WARPZIP_ORC_RG_FLAGS")
         .ok()
@@ -141,16 +142,35 @@ fn diagnostic_flags() -> u32 {
         .unwrap_or(0)
 }
 
-/// Dynamic shared memory of a block kernel with a stage of `stage` bytes: the stage, for RLEv1
-/// a 16-bit mask per 16 bytes of it plus 128 more (the walk reads 64-byte words of masks, up to
-/// one past the stage's last), and a bit per stage byte for the thread regions' walks.
-fn block_shared_bytes(stage: u32, v1: bool) -> u32 {
-    let masks = if v1 {
+/// Most dynamic shared memory a block kernel's batch may use for the thread regions' marks:
+/// with the kernel's 8.3 KiB of static shared memory, 5 blocks of 128 threads still fit an SM
+/// of 228 KiB.
+const RG_MARKS_MAX_DYNAMIC: u32 = 35 * 1024;
+/// The flag that tells a block kernel its dynamic shared memory holds the regions' marks
+/// (`RG_FLAG_MARKS` in orc_columns.cuh).
+const RG_FLAG_MARKS: u32 = 32;
+
+/// RLEv1's masks after the stage: a 16-bit mask per 16 bytes of it plus 128 more (the walk reads
+/// 64-byte words of masks, up to one past the stage's last).
+fn masks_bytes(stage: u32, v1: bool) -> u32 {
+    if v1 {
         (2 * (stage / 16 + 128)).next_multiple_of(16)
     } else {
         0
-    };
-    stage + masks + stage / 8
+    }
+}
+
+/// Whether a batch with this stage gets the thread regions' marks (4 bits a stage byte, after
+/// the masks): only where they leave 5 blocks an SM.
+fn has_marks(stage: u32, v1: bool) -> bool {
+    stage + masks_bytes(stage, v1) + stage / 2 <= RG_MARKS_MAX_DYNAMIC
+}
+
+/// Dynamic shared memory of a block kernel with a stage of `stage` bytes: the stage, RLEv1's
+/// masks, and where they fit, the regions' marks.
+fn block_shared_bytes(stage: u32, v1: bool) -> u32 {
+    let marks = if has_marks(stage, v1) { stage / 2 } else { 0 };
+    stage + masks_bytes(stage, v1) + marks
 }
 
 /// Output width and kernel for a column type and DATA encoding.
@@ -417,9 +437,13 @@ impl DeviceColumn {
                 .arg(&mut self.scratch)
                 .arg(status)
                 .arg(&mut self.counter);
+            let flags = match block {
+                Some((_, v1)) if has_marks(stage, v1) => self.flags | RG_FLAG_MARKS,
+                _ => self.flags,
+            };
             if block.is_some() {
                 launch.arg(&stage);
-                launch.arg(&self.flags);
+                launch.arg(&flags);
             }
             // SAFETY: the arguments match ORC_COLUMN_PARAMS (ORC_RG_PARAMS: and the stage's
             // bytes, which the launch's dynamic shared memory holds, with RLEv1's masks after
@@ -433,6 +457,35 @@ impl DeviceColumn {
             unsafe { launch.launch(cfg) }?;
         }
         Ok(())
+    }
+
+    /// How many blocks of the block per row group an SM holds at once (the fewest over the
+    /// batches; `None` in the warp per row group or with no block kernel): below
+    /// `RG_BLOCKS_PER_SM`, a stripe of 601 row groups takes two waves on an H100.
+    pub fn blocks_per_sm(&self, gpu: &GpuContext) -> Result<Option<u32>> {
+        let mut fewest: Option<u32> = None;
+        for (b, (kernel, _, n)) in self.batches.iter().enumerate() {
+            let (Some((name, v1)), GroupMode::Block) = (block_kernel(kernel), self.mode) else {
+                continue;
+            };
+            if *n == 0 {
+                continue;
+            }
+            let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
+            let function = gpu.function(&kernels::ORC_RLE, name)?;
+            let shared = block_shared_bytes(stage, v1);
+            function.set_attribute(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared as i32,
+            )?;
+            let blocks = function.occupancy_max_active_blocks_per_multiprocessor(
+                RG_WARPS * 32,
+                shared as usize,
+                None,
+            )?;
+            fewest = Some(fewest.map_or(blocks, |f| f.min(blocks)));
+        }
+        Ok(fewest)
     }
 
     /// The first failed group as an error naming stripe, column and row group.
@@ -634,5 +687,6 @@ mod tests {
         let src = include_str!("../kernels/orc_columns.cuh");
         assert!(src.contains("struct OrcGroup"));
         assert!(src.contains(&format!("#define ORC_RG_WARPS {RG_WARPS}u ")));
+        assert!(src.contains(&format!("#define RG_FLAG_MARKS {RG_FLAG_MARKS}u ")));
     }
 }
