@@ -384,7 +384,7 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 #define RG_LONG 64u          // most values a thread decodes in one RLEv2 group
 #define RG_MAX_LONGS 256u    // long groups a row group may list
 #define RG_ENTRIES 15u       // entries of a region whose exits are tabled (marks 1..15)
-#define RG_TABLE_STEPS 24u   // most groups a tabled walk from a later entry follows
+#define RG_TABLE_STEPS 64u   // most groups a tabled walk from a later entry follows
 #define RG_ROUNDS 8u          // rounds of exit fixing before the rounds give up
 #define RG_SPEC_MAX 64u       // longest group a speculative walk of the rounds follows
 #define RG_EXIT_UNKNOWN 0xfffeu
