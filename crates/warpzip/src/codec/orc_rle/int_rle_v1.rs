@@ -34,18 +34,49 @@ pub fn decode_int_rle_v1<T: OrcInt>(
     signed: bool,
     out: &mut [T],
 ) -> Result<(), ChunkStatus> {
-    if signed {
-        decode_all::<T, true>(input, out)
-    } else {
-        decode_all::<T, false>(input, out)
+    match (signed, starts_wide(input)) {
+        (true, false) => decode_all::<T, true, false>(input, out),
+        (true, true) => decode_all::<T, true, true>(input, out),
+        (false, false) => decode_all::<T, false, false>(input, out),
+        (false, true) => decode_all::<T, false, true>(input, out),
     }
 }
 
-fn decode_all<T: OrcInt, const S: bool>(input: &[u8], out: &mut [T]) -> Result<(), ChunkStatus> {
+/// Whether the stream's first group, or the one after a first run group, is a literal group of
+/// [`BATCH`] or more values whose first varint takes more than a byte (ship dates). Such streams
+/// are decoded by the instance of the decoder that reads [`varint_batches`] (`WIDE`), the others
+/// by one without them, which keeps its registers for runs and short groups (the batches
+/// inline, or a call to them, cost RLE v1 order keys 3-10%, one core). Either instance decodes
+/// every stream, the same way; this only picks the faster, and looks at a few bytes only, as
+/// streams can be short (sub-blocks of 512 values).
+#[inline(always)]
+fn starts_wide(input: &[u8]) -> bool {
+    let wide_at = |pos: usize| {
+        matches!(input.get(pos..pos.saturating_add(2)), Some(&[control, first])
+            if (0x80..=(256 - BATCH) as u8).contains(&control) && first >= 0x80)
+    };
+    if wide_at(0) {
+        return true;
+    }
+    // A run group: its control byte, delta byte and base varint.
+    match input.first() {
+        Some(&control) if control < 0x80 => input
+            .get(2..)
+            .and_then(|rest| rest.iter().take(10).position(|&b| b < 0x80))
+            .is_some_and(|k| wide_at(2 + k + 1)),
+        _ => false,
+    }
+}
+
+#[inline(never)]
+fn decode_all<T: OrcInt, const S: bool, const WIDE: bool>(
+    input: &[u8],
+    out: &mut [T],
+) -> Result<(), ChunkStatus> {
     let mut pos = 0usize;
     let mut at = 0usize;
     while pos < input.len() {
-        pos = decode_group::<T, S, false>(input, pos, out, &mut at)?;
+        pos = decode_group::<T, S, false, WIDE>(input, pos, out, &mut at)?;
     }
     if at < out.len() {
         return Err(ChunkStatus::Underflow);
@@ -59,7 +90,7 @@ fn decode_all<T: OrcInt, const S: bool>(input: &[u8], out: &mut [T]) -> Result<(
 /// `T` is `Corrupt` where it comes before a damaged varint; the row-group reader (`PREFIX`)
 /// reads a group's varints before it checks their values, so there a damaged varint wins.
 #[inline(always)]
-fn decode_group<T: OrcInt, const S: bool, const PREFIX: bool>(
+fn decode_group<T: OrcInt, const S: bool, const PREFIX: bool, const WIDE: bool>(
     input: &[u8],
     mut pos: usize,
     out: &mut [T],
@@ -106,7 +137,7 @@ fn decode_group<T: OrcInt, const S: bool, const PREFIX: bool>(
     } else {
         let len = 256 - usize::from(control);
         let start = claim(out.len(), at, len)?;
-        literals::<T, S, PREFIX>(input, pos, out, start, start + len)
+        literals::<T, S, PREFIX, WIDE>(input, pos, out, start, start + len)
     }
 }
 
@@ -124,9 +155,9 @@ fn claim(len: usize, at: &mut usize, n: usize) -> Result<usize, ChunkStatus> {
 }
 
 /// Reads the literal varints of `out[start..end]` from `input[pos..]`; returns the offset after
-/// them.
+/// them. `WIDE`: runs of short multi-byte varints go through [`varint_batches`].
 #[inline(always)]
-fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
+fn literals<T: OrcInt, const S: bool, const PREFIX: bool, const WIDE: bool>(
     input: &[u8],
     mut pos: usize,
     out: &mut [T],
@@ -185,6 +216,17 @@ fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
                 // Varints of 2 to 4 bytes (ship dates): all that end in the next 32 bytes at
                 // once, where this one ends in its first 4 bytes and 8 or more values are left.
                 if stops & 0x8080_8080 != 0 && end - i >= 8 {
+                    // Eight at a time while the next eight are all that short.
+                    if WIDE {
+                        let (values, used, batch_bad) =
+                            varint_batches::<T, S>(input, pos, &mut out[i..end]);
+                        bad |= batch_bad;
+                        if values != 0 {
+                            i += values;
+                            pos += used;
+                            continue;
+                        }
+                    }
                     if let Some(block) = input.get(pos..pos + VARINT_BLOCK + 4) {
                         let (n, used) = short_varints::<T, S>(block, &mut out[i..end], &mut bad);
                         i += n;
@@ -243,6 +285,157 @@ fn literals<T: OrcInt, const S: bool, const PREFIX: bool>(
         return Err(ChunkStatus::Corrupt);
     }
     Ok(pos)
+}
+
+/// Values one batch of [`varint_batches`] decodes.
+const BATCH: usize = 8;
+/// Bytes [`varint_batches`] needs from a batch's window on: the 64 whose stop bits it holds (and
+/// 4 more, so that each varint starting in them is one 4-byte read), and the 32 after them.
+const BATCH_WINDOW: usize = 96;
+
+/// Decodes varints of at most 4 bytes (ship dates) from `input[pos..]` into `out`, [`BATCH`] at
+/// a time while `out` has room for [`BATCH`] more and the next [`BATCH`] are all that short.
+/// Returns the values made, the bytes they took and whether one of them does not fit `T`.
+///
+/// The varints' ends come from the stop bits of a 64-byte window, those of the varints decoded
+/// cleared: finding them is a chain of bit clears that no load waits on, and the window moves on
+/// by 32 bytes (its next stop bits read one batch ahead) where a batch ends in its second half.
+/// Each varint is then one 4-byte read, and the 8 are squeezed in lanes at once.
+#[inline(always)]
+fn varint_batches<T: OrcInt, const S: bool>(
+    input: &[u8],
+    pos: usize,
+    out: &mut [T],
+) -> (usize, usize, bool) {
+    let Some(first) = input
+        .get(pos..)
+        .and_then(|rest| rest.first_chunk::<BATCH_WINDOW>())
+    else {
+        return (0, 0, false);
+    };
+    let mut stops = stop_bits(first, 0) | stop_bits(first, 32) << 32;
+    // The window is `input[base..base + 64]`; the next varint starts at `base + start`, where
+    // `start <= 32`: the next 8 varints of at most 4 bytes end in the window.
+    let mut base = pos;
+    let mut start = 0usize;
+    let mut made = 0usize;
+    let mut bad = false;
+    while let (Some(window), Some(dst)) = (
+        input
+            .get(base..)
+            .and_then(|rest| rest.first_chunk::<BATCH_WINDOW>()),
+        out.get_mut(made..)
+            .and_then(|rest| rest.first_chunk_mut::<BATCH>()),
+    ) {
+        let next = stop_bits(window, 64);
+        let mut left = stops;
+        let mut words = [0u32; BATCH];
+        // The first varint starts at `start <= 32` (the mask only spares the check), each other
+        // one after the stop before it: past the window (fewer than 8 stops in it) at 65, junk
+        // refused below but inside `window`.
+        let mut at = start & 63;
+        for word in &mut words {
+            let mut le = [0u8; 4];
+            le.copy_from_slice(&window[at..at + 4]);
+            *word = u32::from_le_bytes(le);
+            at = left.trailing_zeros() as usize + 1;
+            left &= left.wrapping_sub(1);
+        }
+        let Some((values, batch_bad)) = squeeze_lanes::<T, S>(&words) else {
+            break;
+        };
+        if at > 64 {
+            break;
+        }
+        *dst = values;
+        bad |= batch_bad;
+        made += BATCH;
+        // Where the batch ends in the window's second half, the window moves on by 32 bytes:
+        // without a branch, which the varints' lengths would make hard to foresee.
+        let moved = usize::from(at >= 32);
+        let keep_next = 0u64.wrapping_sub(moved as u64);
+        base += 32 * moved;
+        start = at - 32 * moved;
+        stops = (left >> (32 * moved)) | (next << 32 & keep_next);
+    }
+    (made, base + start - pos, bad)
+}
+
+/// The stop bits (high bit clear) of `window[from..from + 32]`: bit `k` for byte `from + k`.
+#[inline(always)]
+fn stop_bits(window: &[u8; BATCH_WINDOW], from: usize) -> u64 {
+    let Some(bytes) = window.get(from..).and_then(|rest| rest.first_chunk::<32>()) else {
+        return 0;
+    };
+    #[cfg(target_arch = "x86_64")]
+    let more = {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_movemask_epi8};
+        let p = bytes.as_ptr().cast::<__m128i>();
+        // SAFETY: SSE2 is part of every x86_64 target; the two unaligned 16-byte loads read
+        // the 32 bytes of `bytes`.
+        let (low, high) = unsafe {
+            (
+                _mm_movemask_epi8(_mm_loadu_si128(p)),
+                _mm_movemask_epi8(_mm_loadu_si128(p.add(1))),
+            )
+        };
+        (low as u32 & 0xffff) | (high as u32) << 16
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let more = continuation_bits_swar(bytes);
+    u64::from(!more)
+}
+
+/// The high bits of 32 bytes (bit `k` for byte `k`), 8 bytes at a time in a 64-bit word: the
+/// portable [`stop_bits`].
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline(always)]
+fn continuation_bits_swar(bytes: &[u8; 32]) -> u32 {
+    let mut bits = 0u32;
+    for (k, raw) in bytes.chunks_exact(8).enumerate() {
+        let mut le = [0u8; 8];
+        le.copy_from_slice(raw);
+        // Byte j's high bit, shifted down to bit 8j, moves to bit 56 + j: the products of the
+        // multiply land on distinct bits, so no carry disturbs the top byte.
+        let high = (u64::from_le_bytes(le) & HIGH_BITS) >> 7;
+        bits |= ((high.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32) << (8 * k);
+    }
+    bits
+}
+
+/// The values of [`BATCH`] varints, each read as the 4 bytes from its first; `None` where one
+/// of them has no stop byte in those 4 (it is longer). Also says whether a value does not fit
+/// `T`.
+#[inline(always)]
+fn squeeze_lanes<T: OrcInt, const S: bool>(words: &[u32; BATCH]) -> Option<([T; BATCH], bool)> {
+    // Values from varints of at most 4 bytes (28 bits) fit every type of 32 bits or more but
+    // for the negative ones in unsigned types.
+    let check = T::BYTES < 4 || (S && !T::SIGNED);
+    let (lo, span) = domain_range::<T, S>();
+    let mut long = false;
+    let mut bad = false;
+    let mut values = [T::default(); BATCH];
+    for (value, &word) in values.iter_mut().zip(words) {
+        // The bytes up to the first stop.
+        let stop = !word & 0x8080_8080;
+        long |= stop == 0;
+        let x = word & (stop ^ stop.wrapping_sub(1)) & 0x7f7f_7f7f;
+        let x = (x & 0x007f_007f) | ((x & 0x7f00_7f00) >> 1);
+        let x = (x & 0x0000_3fff) | ((x & 0x3fff_0000) >> 2);
+        let bits = if S {
+            (((x >> 1) as i32) ^ (x & 1).wrapping_neg() as i32) as i64 as u64
+        } else {
+            u64::from(x)
+        };
+        if check {
+            bad |= bits.wrapping_sub(lo) > span;
+        }
+        *value = T::from_bits(bits);
+    }
+    if long {
+        return None;
+    }
+    Some((values, bad))
 }
 
 /// Bytes of input [`short_varints`] reads the varint ends from.
@@ -385,14 +578,16 @@ pub fn decode_int_rle_v1_prefix_end<T: OrcInt>(
     skip: usize,
     out: &mut [T],
 ) -> Result<PrefixEnd, ChunkStatus> {
-    if signed {
-        prefix::<T, true>(input, skip, out)
-    } else {
-        prefix::<T, false>(input, skip, out)
+    match (signed, starts_wide(input)) {
+        (true, false) => prefix::<T, true, false>(input, skip, out),
+        (true, true) => prefix::<T, true, true>(input, skip, out),
+        (false, false) => prefix::<T, false, false>(input, skip, out),
+        (false, true) => prefix::<T, false, true>(input, skip, out),
     }
 }
 
-fn prefix<T: OrcInt, const S: bool>(
+#[inline(never)]
+fn prefix<T: OrcInt, const S: bool, const WIDE: bool>(
     input: &[u8],
     skip: usize,
     out: &mut [T],
@@ -410,12 +605,12 @@ fn prefix<T: OrcInt, const S: bool>(
         };
         // Groups that land whole in `out` are decoded in place, the others through `group`.
         if t.lands_whole(len, out.len()) {
-            pos = decode_group::<T, S, true>(input, pos, out, &mut t.written)?;
+            pos = decode_group::<T, S, true, WIDE>(input, pos, out, &mut t.written)?;
             t.placed(start, pos);
             continue;
         }
         let mut filled = 0usize;
-        pos = decode_group::<T, S, true>(input, pos, &mut group, &mut filled)?;
+        pos = decode_group::<T, S, true, WIDE>(input, pos, &mut group, &mut filled)?;
         t.take(start, pos, &group[..len], out);
     }
     Ok(t.finish())
@@ -484,6 +679,8 @@ fn run_len(v: &[i128], i: usize) -> usize {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use proptest::prelude::{Just, Strategy};
+    use proptest::prop_oneof;
 
     fn sample() -> (Vec<i64>, Vec<u8>) {
         // A run longer than one group, literals, a descending run, large values.
@@ -592,5 +789,405 @@ mod tests {
             decode_int_rle_v1_prefix::<i64>(&[], true, 0, &mut []),
             Ok(0)
         );
+    }
+
+    // The fast paths against a plain byte-by-byte reference, on literal groups of varints of
+    // every length (1 to 10 bytes, and longer ones that are corrupt), with the streams cut short
+    // and bit-flipped, decoded by both instances of the decoder (`WIDE` or not).
+
+    /// A varint byte by byte: `Truncated` where the input ends inside it, `Corrupt` where it
+    /// holds more than 64 bits.
+    fn reference_varint(input: &[u8], pos: &mut usize) -> Result<u64, ChunkStatus> {
+        let mut value = 0u64;
+        for k in 0..10 {
+            let byte = *input.get(*pos).ok_or(ChunkStatus::Truncated)?;
+            *pos += 1;
+            let low = u64::from(byte & 0x7f);
+            if k == 9 && low > 1 {
+                return Err(ChunkStatus::Corrupt);
+            }
+            value |= low << (7 * k);
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(ChunkStatus::Corrupt)
+    }
+
+    /// A raw varint as `T`, `None` where it does not fit (zigzagged where `signed`).
+    fn reference_fit<T: OrcInt>(raw: u64, signed: bool) -> Option<T> {
+        if signed {
+            T::from_i64(zigzag_decode(raw))
+        } else {
+            T::from_u64(raw)
+        }
+    }
+
+    /// The group at `input[*pos]` (which exists), decoded whole, as the module documents it. A
+    /// literal group is claimed (`room` values left, else `Overflow`) before its varints are
+    /// read, a run after its delta and base; in a literal group a damaged varint is `Corrupt`
+    /// where a value before it does not fit `T`, unless `prefix` (there the damage wins).
+    fn reference_group<T: OrcInt>(
+        input: &[u8],
+        pos: &mut usize,
+        signed: bool,
+        room: usize,
+        prefix: bool,
+    ) -> Result<Vec<T>, ChunkStatus> {
+        let control = input[*pos];
+        *pos += 1;
+        if control < 0x80 {
+            let len = usize::from(control) + MIN_RUN;
+            let delta = *input.get(*pos).ok_or(ChunkStatus::Truncated)? as i8;
+            *pos += 1;
+            let raw = reference_varint(input, pos)?;
+            if len > room {
+                return Err(ChunkStatus::Overflow);
+            }
+            let base = if signed {
+                i128::from(zigzag_decode(raw))
+            } else {
+                i128::from(raw)
+            };
+            return (0..len as i128)
+                .map(|k| {
+                    let v = base + k * i128::from(delta);
+                    let fits = if signed {
+                        i64::try_from(v).ok().and_then(T::from_i64)
+                    } else {
+                        u64::try_from(v).ok().and_then(T::from_u64)
+                    };
+                    fits.ok_or(ChunkStatus::Corrupt)
+                })
+                .collect();
+        }
+        let len = 256 - usize::from(control);
+        if len > room {
+            return Err(ChunkStatus::Overflow);
+        }
+        let mut values = Vec::with_capacity(len);
+        let mut bad = false;
+        for _ in 0..len {
+            match reference_varint(input, pos) {
+                Ok(raw) => match reference_fit::<T>(raw, signed) {
+                    Some(v) => values.push(v),
+                    None => {
+                        bad = true;
+                        values.push(T::default());
+                    }
+                },
+                Err(_) if bad && !prefix => return Err(ChunkStatus::Corrupt),
+                Err(e) => return Err(e),
+            }
+        }
+        if bad {
+            return Err(ChunkStatus::Corrupt);
+        }
+        Ok(values)
+    }
+
+    /// [`decode_int_rle_v1`] into `n` values, group by group.
+    fn reference_whole<T: OrcInt>(
+        input: &[u8],
+        signed: bool,
+        n: usize,
+    ) -> Result<Vec<T>, ChunkStatus> {
+        let mut out = Vec::new();
+        let mut pos = 0usize;
+        while pos < input.len() {
+            let group = reference_group::<T>(input, &mut pos, signed, n - out.len(), false)?;
+            out.extend(group);
+        }
+        if out.len() < n {
+            return Err(ChunkStatus::Underflow);
+        }
+        Ok(out)
+    }
+
+    /// [`decode_int_rle_v1_prefix`]: `n` values after `skip`, every group touched decoded whole;
+    /// also the offset after the last group touched.
+    fn reference_prefix<T: OrcInt>(
+        input: &[u8],
+        signed: bool,
+        skip: usize,
+        n: usize,
+    ) -> Result<(Vec<T>, usize), ChunkStatus> {
+        let mut out = Vec::new();
+        let mut skip = skip;
+        let mut pos = 0usize;
+        while out.len() < n || skip > 0 {
+            if pos >= input.len() {
+                return Err(ChunkStatus::Underflow);
+            }
+            let group = reference_group::<T>(input, &mut pos, signed, MAX_RUN, true)?;
+            let skipped = group.len().min(skip);
+            skip -= skipped;
+            let take = (group.len() - skipped).min(n - out.len());
+            out.extend_from_slice(&group[skipped..skipped + take]);
+        }
+        Ok((out, pos))
+    }
+
+    /// How the varints of a generated stream are spread over lengths: weights of 1 to 10 bytes
+    /// and of corrupt ones (11 bytes, or a tenth byte above 1).
+    #[derive(Clone, Debug)]
+    struct Shape {
+        weights: [u32; 11],
+        runs: u32,
+    }
+
+    fn shape() -> impl Strategy<Value = Shape> {
+        prop_oneof![
+            // Ship dates: 2 and 3 bytes.
+            Just(Shape {
+                weights: [0, 1, 15, 0, 0, 0, 0, 0, 0, 0, 0],
+                runs: 0
+            }),
+            // 1 to 4 bytes.
+            Just(Shape {
+                weights: [2, 3, 4, 2, 0, 0, 0, 0, 0, 0, 0],
+                runs: 1
+            }),
+            // Now and then a longer one.
+            Just(Shape {
+                weights: [4, 20, 60, 10, 1, 1, 1, 1, 1, 1, 1],
+                runs: 1
+            }),
+            // Anything.
+            proptest::array::uniform11(0u32..8).prop_map(|mut weights| {
+                weights[2] += 1;
+                Shape { weights, runs: 1 }
+            }),
+        ]
+    }
+
+    /// A stream of groups (mostly literal groups of 128) shaped by `shape`, from `seed`; and the
+    /// values its group headers claim.
+    fn shaped_stream(shape: &Shape, seed: u64, groups: usize) -> (Vec<u8>, usize) {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let total: u32 = shape.weights.iter().sum();
+        let mut stream = Vec::new();
+        let mut values = 0usize;
+        for _ in 0..groups {
+            if shape.runs > 0 && next() % 8 == 0 {
+                let len = 3 + (next() % 128) as usize;
+                stream.push((len - 3) as u8);
+                stream.push(next() as u8);
+                write_varint(&mut stream, next() >> (next() % 64));
+                values += len;
+                continue;
+            }
+            let len = if next() % 2 == 0 {
+                MAX_LITERALS
+            } else {
+                1 + (next() % 128) as usize
+            };
+            stream.push((256 - len) as u8);
+            values += len;
+            for _ in 0..len {
+                let mut pick = (next() % u64::from(total)) as u32;
+                let mut bytes = 0;
+                while pick >= shape.weights[bytes] {
+                    pick -= shape.weights[bytes];
+                    bytes += 1;
+                }
+                // `bytes` 0..=9: a varint of bytes + 1 bytes, its last byte any (a tenth byte
+                // mostly 0 or 1); 10: one of 11 bytes.
+                let last = match bytes {
+                    9 if next() % 4 != 0 => (next() % 2) as u8,
+                    _ => (next() & 0x7f) as u8,
+                };
+                for _ in 0..bytes {
+                    stream.push(next() as u8 | 0x80);
+                }
+                stream.push(last);
+            }
+        }
+        (stream, values)
+    }
+
+    /// The stream whole, cut at `cut` and with bit `flip` flipped (both modulo its length).
+    fn damaged(stream: &[u8], cut: usize, flip: usize) -> Vec<Vec<u8>> {
+        let mut all = vec![stream.to_vec()];
+        if !stream.is_empty() {
+            all.push(stream[..cut % stream.len()].to_vec());
+            let mut flipped = stream.to_vec();
+            let bit = flip % (stream.len() * 8);
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            all.push(flipped);
+        }
+        all
+    }
+
+    /// Both instances of the whole and the prefix decoders against the references.
+    fn check_fast_paths<T: OrcInt + PartialEq + std::fmt::Debug, const S: bool>(
+        stream: &[u8],
+        n: usize,
+        skip: usize,
+        take: usize,
+    ) {
+        let want = reference_whole::<T>(stream, S, n);
+        for wide in [false, true] {
+            let mut out = vec![T::default(); n];
+            let got = if wide {
+                decode_all::<T, S, true>(stream, &mut out)
+            } else {
+                decode_all::<T, S, false>(stream, &mut out)
+            };
+            assert_eq!(
+                got.map(|()| out),
+                want,
+                "{} signed {S} wide {wide} n {n} stream {stream:02x?}",
+                std::any::type_name::<T>()
+            );
+        }
+        let mut out = vec![T::default(); n];
+        assert_eq!(decode_int_rle_v1(stream, S, &mut out).map(|()| out), want);
+        let want = reference_prefix::<T>(stream, S, skip, take);
+        for wide in [false, true] {
+            let mut out = vec![T::default(); take];
+            let got = if wide {
+                prefix::<T, S, true>(stream, skip, &mut out)
+            } else {
+                prefix::<T, S, false>(stream, skip, &mut out)
+            };
+            assert_eq!(
+                got.map(|end| (out, end.end)),
+                want,
+                "prefix {} signed {S} wide {wide} skip {skip} take {take} stream {stream:02x?}",
+                std::any::type_name::<T>()
+            );
+        }
+    }
+
+    fn check_every_type(stream: &[u8], n: usize, skip: usize, take: usize) {
+        check_fast_paths::<i64, true>(stream, n, skip, take);
+        check_fast_paths::<i32, true>(stream, n, skip, take);
+        check_fast_paths::<i16, true>(stream, n, skip, take);
+        check_fast_paths::<u32, true>(stream, n, skip, take);
+        check_fast_paths::<u64, false>(stream, n, skip, take);
+        check_fast_paths::<i32, false>(stream, n, skip, take);
+        check_fast_paths::<u16, false>(stream, n, skip, take);
+        check_fast_paths::<u8, false>(stream, n, skip, take);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        #[test]
+        fn prop_varint_fast_paths_match_the_reference(
+            shape in shape(),
+            seed in proptest::prelude::any::<u64>(),
+            groups in 1usize..6,
+            cut in proptest::prelude::any::<usize>(),
+            flip in proptest::prelude::any::<usize>(),
+            extra in 0usize..3,
+            skip in proptest::prelude::any::<usize>(),
+            take in proptest::prelude::any::<usize>(),
+        ) {
+            let (stream, values) = shaped_stream(&shape, seed, groups);
+            for bytes in damaged(&stream, cut, flip) {
+                // Outputs of the exact length, one short (`Overflow`) or longer (`Underflow`).
+                let n = match extra {
+                    0 => values,
+                    1 => values.saturating_sub(1),
+                    _ => values + 2,
+                };
+                let skip = skip % (values + 1);
+                let take = take % (values + 2 - skip);
+                check_every_type(&bytes, n, skip, take);
+            }
+        }
+    }
+
+    /// Streams of short varints (the batches' shape) with one longer or corrupt varint at every
+    /// offset of a group, and cut at every length: every batch boundary and window end.
+    #[test]
+    fn varint_batches_stop_where_the_reference_does() {
+        let shape = Shape {
+            weights: [1, 6, 10, 2, 0, 0, 0, 0, 0, 0, 0],
+            runs: 0,
+        };
+        let (base, _) = shaped_stream(&shape, 0x0dd5_eed5, 3);
+        // The second group's varints start here; find each one's first byte.
+        let mut starts = Vec::new();
+        let mut pos = 0usize;
+        for _ in 0..2 {
+            let control = base[pos];
+            pos += 1;
+            let len = 256 - usize::from(control);
+            for _ in 0..len {
+                starts.push(pos);
+                reference_varint(&base, &mut pos).unwrap();
+            }
+        }
+        let long: [&[u8]; 4] = [
+            &[0x81, 0x82, 0x83, 0x84, 0x05],
+            &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+            &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02],
+            &[0x80; 11],
+        ];
+        for (k, &at) in starts.iter().enumerate().step_by(3) {
+            // The varint at `at` replaced by a longer one: its group holds as many values.
+            let mut end = at;
+            reference_varint(&base, &mut end).unwrap();
+            let stream = [&base[..at], long[k % 4], &base[end..]].concat();
+            check_every_type(&stream, count_values(&stream), 0, 64);
+        }
+        let n = count_values(&base);
+        for cut in 0..base.len() {
+            check_fast_paths::<i32, true>(&base[..cut], n, cut % 7, n / 2);
+            check_fast_paths::<i16, true>(&base[..cut], n, 0, n);
+        }
+    }
+
+    #[test]
+    fn stop_bits_are_the_bytes_high_bits() {
+        let mut seed = 0x600d_5eed_u64;
+        for _ in 0..2000 {
+            let mut window = [0u8; BATCH_WINDOW];
+            let density = seed % 9;
+            for b in window.iter_mut() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // From all bytes continuing to none, through mixes.
+                *b = (seed as u8 & 0x7f) | if seed >> 60 < density * 2 { 0 } else { 0x80 };
+            }
+            for from in [0, 32, 64] {
+                let want = (0..32).fold(0u32, |acc, k| acc | u32::from(window[from + k] >> 7) << k);
+                assert_eq!(stop_bits(&window, from), u64::from(!want));
+                let bytes: &[u8; 32] = window[from..from + 32].try_into().unwrap();
+                assert_eq!(continuation_bits_swar(bytes), want);
+            }
+        }
+    }
+
+    /// The values a stream's group headers claim, to its end.
+    fn count_values(stream: &[u8]) -> usize {
+        let mut pos = 0usize;
+        let mut n = 0usize;
+        while let Some(&control) = stream.get(pos) {
+            pos += 1;
+            if control < 0x80 {
+                n += usize::from(control) + MIN_RUN;
+                pos += 1;
+                let _ = reference_varint(stream, &mut pos);
+            } else {
+                let len = 256 - usize::from(control);
+                n += len;
+                for _ in 0..len {
+                    if reference_varint(stream, &mut pos).is_err() {
+                        return n;
+                    }
+                }
+            }
+        }
+        n
     }
 }
