@@ -225,12 +225,38 @@ struct OrcRgShared {
     u64 n;
 };
 
-// Moves `q` past the varint there, byte by byte; false where it does not end within ten bytes
-// or before `end`.
+// The 8 stage bytes from offset `q` as a little-endian word. The block stages a row group only
+// where its stage has 16 bytes of room past the group's last byte, so the three aligned words
+// read (q rounded down, up to 11 bytes on) lie inside it; bytes past the group's end are
+// never used.
+__device__ __forceinline__ u64 rg_load8(const u8* st, u32 q) {
+    const u32* w = reinterpret_cast<const u32*>(st + (q & ~3u));
+    const u32 shift = 8u * (q & 3u);
+    const u32 w0 = w[0], w1 = w[1], w2 = w[2];
+    return ((u64)__funnelshift_r(w1, w2, shift) << 32) | __funnelshift_r(w0, w1, shift);
+}
+
+// Moves `q` past the varint there; false where it does not end within ten bytes or before
+// `end`. One byte load for one-byte varints, else one word for up to eight bytes.
 __device__ __forceinline__ bool rg_skip_varint(const u8* st, u32& q, u32 end) {
-    for (u32 i = 0; i < 10u; ++i) {
-        if (q >= end) return false;
-        if (st[q++] < 0x80u) return true;
+    if (q >= end) return false;
+    if (st[q] < 0x80u) {
+        ++q;
+        return true;
+    }
+    const u64 stops = ~rg_load8(st, q) & 0x8080808080808080ull;
+    if (stops != 0ull) {
+        const u32 len = (u32)__ffsll((long long)stops) >> 3;
+        if (len > end - q) return false;
+        q += len;
+        return true;
+    }
+    for (u32 i = 8; i < 10u; ++i) {
+        if (q + i >= end) return false;
+        if (st[q + i] < 0x80u) {
+            q += i + 1u;
+            return true;
+        }
     }
     return false;
 }
@@ -445,12 +471,18 @@ __device__ __forceinline__ void rg_mark(u32* marks, u32 p, u32 id) {
     atomicOr(&marks[p >> 3], id << (4u * (p & 7u)));
 }
 
-// `w` (1..64) bits, most significant first, from bit `bit` of the stage.
+// `w` (1..64) bits, most significant first, from bit `bit` of the stage (of a group that ends
+// before the stage's end, so rg_load8 may read there).
 __device__ __forceinline__ u64 rg_bits_be(const u8* st, u32 bit, u32 w) {
     u32 byte = bit >> 3;
+    if (w <= 56u) {  // (bit & 7) + w <= 63: within the word at `byte`
+        const u64 le = rg_load8(st, byte);
+        const u64 be = ((u64)__byte_perm((u32)le, 0u, 0x0123u) << 32) |
+                       __byte_perm((u32)(le >> 32), 0u, 0x0123u);
+        return (be << (bit & 7u)) >> (64u - w);
+    }
     const u32 avail = 8u - (bit & 7u);
     const u32 first = st[byte++] & (0xffu >> (bit & 7u));
-    if (avail >= w) return first >> (avail - w);
     u64 v = first;
     u32 need = w - avail;
     for (; need >= 8u; need -= 8u) v = (v << 8) | st[byte++];
@@ -458,8 +490,24 @@ __device__ __forceinline__ u64 rg_bits_be(const u8* st, u32 bit, u32 w) {
     return v;
 }
 
-// A varint of at most ten bytes (a tenth byte of at most 1) ending before `end`.
+// A varint of at most ten bytes (a tenth byte of at most 1) ending before `end`. Up to eight
+// bytes from one word: the bytes up to the first below 0x80, their low 7 bits squeezed
+// together in three shift-and-mask steps.
 __device__ __forceinline__ bool rg_varint(const u8* st, u32& q, u32 end, u64& v) {
+    if (q < end) {
+        const u64 word = rg_load8(st, q);
+        const u64 stops = ~word & 0x8080808080808080ull;
+        if (stops != 0ull) {
+            const u32 len = (u32)__ffsll((long long)stops) >> 3;
+            if (len > end - q) return false;
+            u64 x = word & (stops ^ (stops - 1ull)) & 0x7f7f7f7f7f7f7f7full;
+            x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+            x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+            v = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+            q += len;
+            return true;
+        }
+    }
     v = 0;
     for (u32 i = 0; i < 10u; ++i) {
         if (q >= end) return false;
