@@ -4,9 +4,9 @@
 //! every varint value.
 
 use super::{
-    domain_range, negative_for_unsigned, put_linear, read_varint, read_varint_window, squeeze7,
-    stream_value, window16, write_varint, zigzag_decode, zigzag_encode, OrcInt, PrefixEnd,
-    PrefixTracker,
+    domain_range, fill_linear, negative_for_unsigned, put_linear, read_varint, read_varint_window,
+    squeeze7, stream_value, window16, write_varint, zigzag_decode, zigzag_encode, OrcInt,
+    PrefixEnd, PrefixTracker,
 };
 use crate::error::{ChunkStatus, Result};
 
@@ -34,11 +34,13 @@ pub fn decode_int_rle_v1<T: OrcInt>(
     signed: bool,
     out: &mut [T],
 ) -> Result<(), ChunkStatus> {
-    match (signed, starts_wide(input)) {
-        (true, false) => decode_all::<T, true, false>(input, out),
-        (true, true) => decode_all::<T, true, true>(input, out),
-        (false, false) => decode_all::<T, false, false>(input, out),
-        (false, true) => decode_all::<T, false, true>(input, out),
+    match (signed, starts_wide(input), starts_short(input)) {
+        (true, true, _) => decode_all::<T, true, true, false>(input, out),
+        (true, false, true) => decode_all::<T, true, false, true>(input, out),
+        (true, false, false) => decode_all::<T, true, false, false>(input, out),
+        (false, true, _) => decode_all::<T, false, true, false>(input, out),
+        (false, false, true) => decode_all::<T, false, false, true>(input, out),
+        (false, false, false) => decode_all::<T, false, false, false>(input, out),
     }
 }
 
@@ -68,20 +70,141 @@ fn starts_wide(input: &[u8]) -> bool {
     }
 }
 
+/// Whether the stream's first group is a run with a one-byte base or a literal group of at
+/// most 8 values whose first varint is one byte (line numbers). Such streams are decoded by the
+/// instance of the decoder that runs [`short_groups`] before each group it decodes (`SHORT`);
+/// the others (order keys, whose runs have bases of several bytes and whose literal groups
+/// would leave [`short_groups`] at every one; ship dates) by one without it. As with
+/// [`starts_wide`], either instance decodes every stream the same way.
+#[inline(always)]
+fn starts_short(input: &[u8]) -> bool {
+    match input.first() {
+        Some(&control) if control < 0x80 => input.get(2).is_some_and(|&base| base < 0x80),
+        Some(&control) => control >= 248 && input.get(1).is_some_and(|&first| first < 0x80),
+        None => false,
+    }
+}
+
 #[inline(never)]
-fn decode_all<T: OrcInt, const S: bool, const WIDE: bool>(
+fn decode_all<T: OrcInt, const S: bool, const WIDE: bool, const SHORT: bool>(
     input: &[u8],
     out: &mut [T],
 ) -> Result<(), ChunkStatus> {
     let mut pos = 0usize;
     let mut at = 0usize;
     while pos < input.len() {
+        if SHORT {
+            (pos, at) = short_groups::<T, S>(input, pos, out, at);
+            if pos >= input.len() {
+                break;
+            }
+        }
         pos = decode_group::<T, S, false, WIDE>(input, pos, out, &mut at)?;
     }
     if at < out.len() {
         return Err(ChunkStatus::Underflow);
     }
     Ok(())
+}
+
+/// Decodes the short groups from `input[pos]` on into `out` from `at`, while each is one
+/// [`short_groups`] takes: a run whose base varint takes at most 8 bytes, or a literal group of
+/// at most 8 one-byte varints, that decodes without error where 16 input bytes remain from its
+/// first and `out` has room for its values and for 8 (TPC-H line numbers: runs of 3 to 7 values,
+/// 3 bytes each, and literal groups of 1 or 2 values; order keys: runs of 3 to 7 keys). Returns
+/// the offset and output index after the last group decoded: the group there (if any) is one
+/// for [`decode_group`], which decodes it or says what is wrong with it.
+///
+/// Each group writes a block of 8 values, past the group's end where it is shorter (those slots
+/// belong to values not decoded yet, or to the next group, which overwrites them).
+#[inline(always)]
+fn short_groups<T: OrcInt, const S: bool>(
+    input: &[u8],
+    mut pos: usize,
+    out: &mut [T],
+    mut at: usize,
+) -> (usize, usize) {
+    let (lo, span) = domain_range::<T, S>();
+    // One-byte varints hold -64..=63 (signed streams) or 0..=127: every type holds them but for
+    // the negative ones in unsigned types.
+    let small_can_fail = S && !T::SIGNED;
+    while let Some(window) = window16(input, pos) {
+        let word = |k: usize| {
+            let mut raw = [0u8; 8];
+            raw.copy_from_slice(&window[k..k + 8]);
+            u64::from_le_bytes(raw)
+        };
+        let head = word(0);
+        let control = head as u8;
+        let (len, used) = if control < 0x80 {
+            let len = usize::from(control) + MIN_RUN;
+            let delta = i64::from((head >> 8) as u8 as i8);
+            let one_byte = head & 0x80_0000 == 0;
+            // The base: one byte, or up to 8 (longer ones are left to `decode_group`).
+            let (raw, varint_len) = if one_byte {
+                ((head >> 16) & 0x7f, 1)
+            } else {
+                let varint = word(2);
+                let stops = !varint & HIGH_BITS;
+                if stops == 0 {
+                    break;
+                }
+                let keep = stops ^ (stops - 1);
+                (
+                    squeeze7(varint & keep & !HIGH_BITS),
+                    (stops.trailing_zeros() / 8 + 1) as usize,
+                )
+            };
+            let base = stream_bits::<S>(raw);
+            // Bases of one byte are -64..=63 (or 0..=127), 129 deltas at most +-128 * 129 away:
+            // in i32 and i64 every such run fits.
+            if !(one_byte && S && T::SIGNED && T::BYTES >= 4) {
+                let first = base.wrapping_sub(lo);
+                let last = first.checked_add_signed(delta * (len as i64 - 1));
+                if first > span || last.is_none_or(|last| last > span) {
+                    break;
+                }
+            }
+            let Some(dst) = out
+                .get_mut(at..)
+                .filter(|rest| len <= rest.len())
+                .and_then(|rest| rest.first_chunk_mut::<8>())
+            else {
+                break;
+            };
+            let step = delta as u64;
+            for (k, d) in dst.iter_mut().enumerate() {
+                *d = T::from_bits(base.wrapping_add(step.wrapping_mul(k as u64)));
+            }
+            if len > 8 {
+                if let Some(rest) = out.get_mut(at + 8..at + len) {
+                    fill_linear(rest, base.wrapping_add(step.wrapping_mul(8)), step);
+                }
+            }
+            (len, 2 + varint_len)
+        } else {
+            let len = 256 - usize::from(control);
+            let body = word(1);
+            let lanes = u64::MAX >> (64 - 8 * len.min(8));
+            if len > 8
+                || body & HIGH_BITS & lanes != 0
+                || (small_can_fail && body & LOW_BITS & lanes != 0)
+            {
+                break;
+            }
+            let Some(dst) = out
+                .get_mut(at..)
+                .and_then(|rest| rest.first_chunk_mut::<8>())
+            else {
+                break;
+            };
+            put_one_bytes::<T, S>(body, dst);
+            (len, 1 + len)
+        };
+        pos += used;
+        at += len;
+    }
+    (pos, at)
 }
 
 /// Decodes the group at `input[pos]` (`pos < input.len()`) into `out` from `*at`; returns the
@@ -578,16 +701,18 @@ pub fn decode_int_rle_v1_prefix_end<T: OrcInt>(
     skip: usize,
     out: &mut [T],
 ) -> Result<PrefixEnd, ChunkStatus> {
-    match (signed, starts_wide(input)) {
-        (true, false) => prefix::<T, true, false>(input, skip, out),
-        (true, true) => prefix::<T, true, true>(input, skip, out),
-        (false, false) => prefix::<T, false, false>(input, skip, out),
-        (false, true) => prefix::<T, false, true>(input, skip, out),
+    match (signed, starts_wide(input), starts_short(input)) {
+        (true, true, _) => prefix::<T, true, true, false>(input, skip, out),
+        (true, false, true) => prefix::<T, true, false, true>(input, skip, out),
+        (true, false, false) => prefix::<T, true, false, false>(input, skip, out),
+        (false, true, _) => prefix::<T, false, true, false>(input, skip, out),
+        (false, false, true) => prefix::<T, false, false, true>(input, skip, out),
+        (false, false, false) => prefix::<T, false, false, false>(input, skip, out),
     }
 }
 
 #[inline(never)]
-fn prefix<T: OrcInt, const S: bool, const WIDE: bool>(
+fn prefix<T: OrcInt, const S: bool, const WIDE: bool, const SHORT: bool>(
     input: &[u8],
     skip: usize,
     out: &mut [T],
@@ -596,6 +721,17 @@ fn prefix<T: OrcInt, const S: bool, const WIDE: bool>(
     let mut pos = 0usize;
     let mut t = PrefixTracker::new(skip);
     while t.wants_more(out.len()) {
+        if SHORT && t.skip == 0 {
+            let (next, written) = short_groups::<T, S>(input, pos, out, t.written);
+            if next != pos {
+                t.written = written;
+                t.placed(pos, next);
+                pos = next;
+                if !t.wants_more(out.len()) {
+                    break;
+                }
+            }
+        }
         let start = pos;
         let control = *input.get(pos).ok_or(ChunkStatus::Underflow)?;
         let len = if control < 0x80 {
@@ -1033,34 +1169,35 @@ mod tests {
         take: usize,
     ) {
         let want = reference_whole::<T>(stream, S, n);
-        for wide in [false, true] {
+        // The instances: plain, `WIDE`, `SHORT`.
+        for wide in ["plain", "wide", "short"] {
             let mut out = vec![T::default(); n];
-            let got = if wide {
-                decode_all::<T, S, true>(stream, &mut out)
-            } else {
-                decode_all::<T, S, false>(stream, &mut out)
+            let got = match wide {
+                "wide" => decode_all::<T, S, true, false>(stream, &mut out),
+                "short" => decode_all::<T, S, false, true>(stream, &mut out),
+                _ => decode_all::<T, S, false, false>(stream, &mut out),
             };
             assert_eq!(
                 got.map(|()| out),
                 want,
-                "{} signed {S} wide {wide} n {n} stream {stream:02x?}",
+                "{} signed {S} {wide} n {n} stream {stream:02x?}",
                 std::any::type_name::<T>()
             );
         }
         let mut out = vec![T::default(); n];
         assert_eq!(decode_int_rle_v1(stream, S, &mut out).map(|()| out), want);
         let want = reference_prefix::<T>(stream, S, skip, take);
-        for wide in [false, true] {
+        for wide in ["plain", "wide", "short"] {
             let mut out = vec![T::default(); take];
-            let got = if wide {
-                prefix::<T, S, true>(stream, skip, &mut out)
-            } else {
-                prefix::<T, S, false>(stream, skip, &mut out)
+            let got = match wide {
+                "wide" => prefix::<T, S, true, false>(stream, skip, &mut out),
+                "short" => prefix::<T, S, false, true>(stream, skip, &mut out),
+                _ => prefix::<T, S, false, false>(stream, skip, &mut out),
             };
             assert_eq!(
                 got.map(|end| (out, end.end)),
                 want,
-                "prefix {} signed {S} wide {wide} skip {skip} take {take} stream {stream:02x?}",
+                "prefix {} signed {S} {wide} skip {skip} take {take} stream {stream:02x?}",
                 std::any::type_name::<T>()
             );
         }
@@ -1093,6 +1230,82 @@ mod tests {
             let (stream, values) = shaped_stream(&shape, seed, groups);
             for bytes in damaged(&stream, cut, flip) {
                 // Outputs of the exact length, one short (`Overflow`) or longer (`Underflow`).
+                let n = match extra {
+                    0 => values,
+                    1 => values.saturating_sub(1),
+                    _ => values + 2,
+                };
+                let skip = skip % (values + 1);
+                let take = take % (values + 2 - skip);
+                check_every_type(&bytes, n, skip, take);
+            }
+        }
+    }
+
+    /// A stream of many short groups (the shape of `short_groups`, TPC-H line numbers) from
+    /// `seed`: runs of 3 to 10 values (now and then up to 130) with any delta and bases of mostly
+    /// one byte (sometimes large, up to 10 bytes), literal groups of 1 to 10 varints of mostly one
+    /// byte; and the values its group headers claim.
+    fn short_stream(seed: u64, groups: usize) -> (Vec<u8>, usize) {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut stream = Vec::new();
+        let mut values = 0usize;
+        for _ in 0..groups {
+            let varint = |stream: &mut Vec<u8>, pick: u64, bits: u64| match pick % 16 {
+                0 => write_varint(stream, bits),
+                1 => write_varint(stream, bits >> (bits % 64)),
+                2 => write_varint(stream, bits & 0xffff),
+                _ => write_varint(stream, bits & 0x7f),
+            };
+            if next() % 3 != 0 {
+                let len = if next() % 16 == 0 {
+                    3 + (next() % 128) as usize
+                } else {
+                    3 + (next() % 8) as usize
+                };
+                stream.push((len - 3) as u8);
+                // Mostly small deltas (+-1, 0), sometimes any.
+                let delta = match next() % 4 {
+                    0 => next() as u8,
+                    1 => 0,
+                    2 => 0xff,
+                    _ => 1,
+                };
+                stream.push(delta);
+                varint(&mut stream, next(), next());
+                values += len;
+            } else {
+                let len = 1 + (next() % 10) as usize;
+                stream.push((256 - len) as u8);
+                for _ in 0..len {
+                    varint(&mut stream, next(), next());
+                }
+                values += len;
+            }
+        }
+        (stream, values)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        #[test]
+        fn prop_short_groups_match_the_reference(
+            seed in proptest::prelude::any::<u64>(),
+            groups in 1usize..60,
+            cut in proptest::prelude::any::<usize>(),
+            flip in proptest::prelude::any::<usize>(),
+            extra in 0usize..3,
+            skip in proptest::prelude::any::<usize>(),
+            take in proptest::prelude::any::<usize>(),
+        ) {
+            let (stream, values) = short_stream(seed, groups);
+            for bytes in damaged(&stream, cut, flip) {
                 let n = match extra {
                     0 => values,
                     1 => values.saturating_sub(1),
