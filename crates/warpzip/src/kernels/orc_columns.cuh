@@ -398,9 +398,11 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 // starts before it ends), so each thread tables where the chain would leave its region for
 // each of the first RG_ENTRIES entries: each walk marks the positions it visits with its entry,
 // and a walk stops at the first position an earlier walk marked (from there it is that walk,
-// so it leaves where that one left) or, past the first, after RG_TABLE_STEPS groups (unknown). One thread then follows the
-// real chain through the regions by the tables, walking a region itself only where its entry is
-// past the table or unknown (long groups: few steps). Each thread then counts its region's
+// so it leaves where that one left) or, past the first, after RG_TABLE_STEPS groups (unknown).
+// One thread then follows the real chain through the regions by the tables, walking a region
+// itself only where its entry is past the table or unknown (long groups: few steps). For RLEv1
+// streams of one-byte values the entries come from speculative rounds instead
+// (rg_entries_rounds). Each thread then counts its region's
 // values, a block scan places them, and each thread decodes the groups that start in its
 // region alone; RLEv2 groups of more than RG_LONG values (and PATCHED_BASE) are listed for the
 // warps, which decode them with the warp decoders. Anything unexpected (a chain broken before
@@ -437,9 +439,9 @@ struct OrcRgRegions {
 
 // The group at `p` for one thread: its bytes (0 where it is not valid or runs past `end`) and
 // values. RLEv1 literal groups of more than 8 values are sized by the masks of varint ends
-// (a few 64-byte steps); shorter ones and run bases byte by byte (on short groups of small
-// values one byte load a varint beats the masks: RLEv1 line numbers 176 -> 156 GB/s with them,
-// stop 31).
+// (a few 64-byte steps); shorter ones and run bases varint by varint (rg_skip_varint: on short
+// groups of small values one byte load a varint beats the masks, RLEv1 line numbers 176 -> 156
+// GB/s with them in stop 31).
 template <int KIND>
 __device__ __forceinline__ u32 rg_extent(const u8* st, const u16* masks, u32 p, u32 end,
                                          u32& values) {
@@ -519,7 +521,7 @@ __device__ __forceinline__ bool rg_varint(const u8* st, u32& q, u32 end, u64& v)
 }
 
 // Whether the group at `p` goes to a warp: an RLEv2 group of many values, or PATCHED_BASE.
-// RLEv1 groups (at most 130 values, literal varints read byte by byte) stay with their thread.
+// RLEv1 groups (at most 130 values) stay with their thread.
 template <int KIND>
 __device__ __forceinline__ bool rg_is_long(const u8* st, u32 p, u32 values) {
     if constexpr (KIND == ORC_KIND_V2) {
@@ -918,7 +920,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
         // The thread regions first; the units where they give up. They are tried where the
         // first 8 groups lie in under 96 bytes and hold at most RG_LONG values each (a walk by
         // one thread would be long: TPC-H keys, RLEv1 line numbers; RLEv1 quantities, 8 groups
-        // in 232-586 bytes, measured 1.7x slower with them). Where those groups are RLEv1, lie
+        // in 232-586 bytes, measured 2x slower with them). Where those groups are RLEv1, lie
         // in under 64 bytes and store a value in a byte each (one-byte varints), the regions'
         // entries are found by the rounds, else by the tables (RLEv2 keys, whose DELTA groups
         // would pass an RLEv2 version of that rule, measured 98 GB/s with the rounds on some
