@@ -1097,21 +1097,26 @@ mod tests {
         ]
     }
 
-    /// A stream of groups (mostly literal groups of 128) shaped by `shape`, from `seed`; and the
-    /// values its group headers claim.
-    fn shaped_stream(shape: &Shape, seed: u64, groups: usize) -> (Vec<u8>, usize) {
+    /// A xorshift generator from `seed` (the test streams' source of bytes).
+    fn xorshift(seed: u64) -> impl FnMut() -> u64 {
         let mut state = seed | 1;
-        let mut next = move || {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
-        };
+        }
+    }
+
+    /// A stream of groups (mostly literal groups of 128) shaped by `shape`, from `seed`; and the
+    /// values its group headers claim.
+    fn shaped_stream(shape: &Shape, seed: u64, groups: usize) -> (Vec<u8>, usize) {
+        let mut next = xorshift(seed);
         let total: u32 = shape.weights.iter().sum();
         let mut stream = Vec::new();
         let mut values = 0usize;
         for _ in 0..groups {
-            if shape.runs > 0 && next() % 8 == 0 {
+            if shape.runs > 0 && next().is_multiple_of(8) {
                 let len = 3 + (next() % 128) as usize;
                 stream.push((len - 3) as u8);
                 stream.push(next() as u8);
@@ -1119,7 +1124,7 @@ mod tests {
                 values += len;
                 continue;
             }
-            let len = if next() % 2 == 0 {
+            let len = if next().is_multiple_of(2) {
                 MAX_LITERALS
             } else {
                 1 + (next() % 128) as usize
@@ -1136,7 +1141,7 @@ mod tests {
                 // `bytes` 0..=9: a varint of bytes + 1 bytes, its last byte any (a tenth byte
                 // mostly 0 or 1); 10: one of 11 bytes.
                 let last = match bytes {
-                    9 if next() % 4 != 0 => (next() % 2) as u8,
+                    9 if !next().is_multiple_of(4) => (next() % 2) as u8,
                     _ => (next() & 0x7f) as u8,
                 };
                 for _ in 0..bytes {
@@ -1214,6 +1219,30 @@ mod tests {
         check_fast_paths::<u8, false>(stream, n, skip, take);
     }
 
+    /// `stream` (holding `values` values), whole, cut and bit-flipped, through every type with
+    /// outputs of the exact length, one short (`Overflow`) or longer (`Underflow`) as `extra`
+    /// picks, and a prefix of `take` values after `skip` (both taken modulo what fits).
+    fn check_damaged(
+        stream: &[u8],
+        values: usize,
+        cut: usize,
+        flip: usize,
+        extra: usize,
+        skip: usize,
+        take: usize,
+    ) {
+        for bytes in damaged(stream, cut, flip) {
+            let n = match extra {
+                0 => values,
+                1 => values.saturating_sub(1),
+                _ => values + 2,
+            };
+            let skip = skip % (values + 1);
+            let take = take % (values + 2 - skip);
+            check_every_type(&bytes, n, skip, take);
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
         #[test]
@@ -1228,17 +1257,7 @@ mod tests {
             take in proptest::prelude::any::<usize>(),
         ) {
             let (stream, values) = shaped_stream(&shape, seed, groups);
-            for bytes in damaged(&stream, cut, flip) {
-                // Outputs of the exact length, one short (`Overflow`) or longer (`Underflow`).
-                let n = match extra {
-                    0 => values,
-                    1 => values.saturating_sub(1),
-                    _ => values + 2,
-                };
-                let skip = skip % (values + 1);
-                let take = take % (values + 2 - skip);
-                check_every_type(&bytes, n, skip, take);
-            }
+            check_damaged(&stream, values, cut, flip, extra, skip, take);
         }
     }
 
@@ -1247,13 +1266,7 @@ mod tests {
     /// one byte (sometimes large, up to 10 bytes), literal groups of 1 to 10 varints of mostly one
     /// byte; and the values its group headers claim.
     fn short_stream(seed: u64, groups: usize) -> (Vec<u8>, usize) {
-        let mut state = seed | 1;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(seed);
         let mut stream = Vec::new();
         let mut values = 0usize;
         for _ in 0..groups {
@@ -1263,8 +1276,8 @@ mod tests {
                 2 => write_varint(stream, bits & 0xffff),
                 _ => write_varint(stream, bits & 0x7f),
             };
-            if next() % 3 != 0 {
-                let len = if next() % 16 == 0 {
+            if !next().is_multiple_of(3) {
+                let len = if next().is_multiple_of(16) {
                     3 + (next() % 128) as usize
                 } else {
                     3 + (next() % 8) as usize
@@ -1305,16 +1318,7 @@ mod tests {
             take in proptest::prelude::any::<usize>(),
         ) {
             let (stream, values) = short_stream(seed, groups);
-            for bytes in damaged(&stream, cut, flip) {
-                let n = match extra {
-                    0 => values,
-                    1 => values.saturating_sub(1),
-                    _ => values + 2,
-                };
-                let skip = skip % (values + 1);
-                let take = take % (values + 2 - skip);
-                check_every_type(&bytes, n, skip, take);
-            }
+            check_damaged(&stream, values, cut, flip, extra, skip, take);
         }
     }
 
