@@ -25,7 +25,7 @@ use arrow_array::{
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{Field, Schema};
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaStream, DeviceRepr};
+use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -171,6 +171,23 @@ fn has_marks(stage: u32, v1: bool) -> bool {
 fn block_shared_bytes(stage: u32, v1: bool) -> u32 {
     let marks = if has_marks(stage, v1) { stage / 2 } else { 0 };
     stage + masks_bytes(stage, v1) + marks
+}
+
+/// The block kernel `name` for a batch with this stage, allowed the dynamic shared memory it
+/// needs (past 48 KiB in all, a launch must ask for it), and that many bytes.
+fn block_function(
+    gpu: &GpuContext,
+    name: &str,
+    stage: u32,
+    v1: bool,
+) -> Result<(CudaFunction, u32)> {
+    let function = gpu.function(&kernels::ORC_RLE, name)?;
+    let shared = block_shared_bytes(stage, v1);
+    function.set_attribute(
+        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        shared as i32,
+    )?;
+    Ok((function, shared))
 }
 
 /// Output width and kernel for a column type and DATA encoding.
@@ -400,17 +417,12 @@ impl DeviceColumn {
             let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
             let (function, cfg) = match block {
                 Some((name, v1)) => {
+                    let (function, shared) = block_function(gpu, name, stage, v1)?;
                     let cfg = LaunchConfig {
                         grid_dim: ((*n).min(gpu.sm_count() * RG_BLOCKS_PER_SM).max(1), 1, 1),
                         block_dim: (RG_WARPS * 32, 1, 1),
-                        shared_mem_bytes: block_shared_bytes(stage, v1),
+                        shared_mem_bytes: shared,
                     };
-                    let function = gpu.function(&kernels::ORC_RLE, name)?;
-                    // Past 48 KiB of shared memory in all, a launch must ask for it.
-                    function.set_attribute(
-                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        cfg.shared_mem_bytes as i32,
-                    )?;
                     (function, cfg)
                 }
                 None => {
@@ -472,12 +484,7 @@ impl DeviceColumn {
                 continue;
             }
             let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
-            let function = gpu.function(&kernels::ORC_RLE, name)?;
-            let shared = block_shared_bytes(stage, v1);
-            function.set_attribute(
-                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                shared as i32,
-            )?;
+            let (function, shared) = block_function(gpu, name, stage, v1)?;
             let blocks = function.occupancy_max_active_blocks_per_multiprocessor(
                 RG_WARPS * 32,
                 shared as usize,
