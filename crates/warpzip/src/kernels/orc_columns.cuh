@@ -420,6 +420,8 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 #define RG_INVALID 0xffffffffu
 #define RG_MAX_THREADS (ORC_RG_WARPS * 32u)
 #define RG_FLAG_MARKS 32u    // the host's flag: the dynamic shared memory holds the marks
+#define RG_FLAG_NO_SPLIT 64u  // diagnostics: RLEv1 row groups of long groups go to the units
+#define RG_SPLIT_GROUPS 479u  // most RLE groups the split walk lists (the table fills `exits`)
 
 struct OrcRgRegions {
     union {
@@ -428,7 +430,13 @@ struct OrcRgRegions {
             u32 exits[2][RG_MAX_THREADS];  // rounds: each region's exit, by round parity
             u32 spec_exit[RG_MAX_THREADS];  // where the region's own walk left it
         } rounds;
+        struct {
+            u32 at[RG_SPLIT_GROUPS + 1u];     // stage offset of each group; then the chain's end
+            u32 first[RG_SPLIT_GROUPS + 1u];  // its first value; then the values in all
+        } split;
     };
+    u32 n_split;   // groups the split walk listed
+    u32 split_ok;  // whether the walk reached the row group's last value
     u32 entry[RG_MAX_THREADS];  // where the real chain enters each region (RG_INVALID: broken)
     u32 warp_sums[ORC_RG_WARPS];
     u32 long_at[RG_MAX_LONGS];
@@ -847,6 +855,277 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     return !__syncthreads_or(bad);
 }
 
+// ---- Split groups: RLEv1 row groups of long groups ----
+// Where a row group's RLE groups are long (TPC-H RLEv1 quantities: 259 groups of 44 bytes a
+// row group; ship dates: 117 of 261), one thread walks the group headers by the masks of
+// varint ends (a few 64-byte steps a group) and lists every group's offset and first value.
+// Then every thread of the block takes an equal byte range of the listed chain and decodes
+// what starts there: the runs whose control byte lies in it, and the literal varints whose
+// first byte does, also where their literal group began in an earlier range. Inside a literal
+// group the masks mark exactly the varints' ends, so a varint's number in its group is the
+// count of ends before it. False (in every thread) where the walk does not reach the row
+// group's last value, lists more than RG_SPLIT_GROUPS groups, or a value fails a check: the
+// units then decode the row group again and give the exact status.
+
+// The varint ends (mask bits) among stage bytes [a, b), a < b: four 64-byte words a step,
+// loaded at once (the masks have 32 words of room past the stage's).
+__device__ __forceinline__ u32 rg_ends_between(const u16* masks, u32 a, u32 b) {
+    const u64* m64 = reinterpret_cast<const u64*>(masks);
+    const u32 first = a >> 6, last = (b - 1u) >> 6;
+    u32 c = 0;
+    for (u32 w = first; w <= last; w += 4u) {
+        u64 m[4];
+#pragma unroll
+        for (u32 j = 0; j < 4u; ++j) m[j] = m64[w + j];
+#pragma unroll
+        for (u32 j = 0; j < 4u; ++j) {
+            u64 x = w + j <= last ? m[j] : 0ull;
+            if (w + j == first) x &= ~0ull << (a & 63u);
+            if (w + j == last && (b & 63u) != 0u) x &= (1ull << (b & 63u)) - 1ull;
+            c += __popcll(x);
+        }
+    }
+    return c;
+}
+
+// The first stage offset at or past `q` (> 0) that follows a varint end, searched up to
+// `limit` (a literal group's end, whose last byte is an end).
+__device__ __forceinline__ u32 rg_next_start(const u16* masks, u32 q, u32 limit) {
+    const u64* m64 = reinterpret_cast<const u64*>(masks);
+    const u32 e = q - 1u;
+    for (u32 w = e >> 6; 64u * w < limit; ++w) {
+        u64 m = m64[w];
+        if (64u * w < e) m &= ~0ull << (e & 63u);
+        if (m != 0ull) return min(64u * w + (u32)__ffsll((long long)m), limit);
+    }
+    return limit;
+}
+
+// Whether the RLEv1 literal group at `p` of `left` varints is `bytes` bytes long: its
+// payload's last byte ends a varint, and the bytes before it end left - 1.
+__device__ __forceinline__ bool rg_literal_is(const u16* masks, u32 p, u32 bytes, u32 left) {
+    const u32 last = p + bytes - 1u;
+    return rg_ends_between(masks, p + 1u, last) == left - 1u &&
+           ((reinterpret_cast<const u64*>(masks)[last >> 6] >> (last & 63u)) & 1ull);
+}
+
+template <typename T>
+__device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 skip,
+                         u64 target, T* __restrict__ dst, OrcRgRegions& rr) {
+    const u32 t = threadIdx.x;
+    // 1. Warp 0 lists the groups up to the row group's last value, up to 32 a round. Every
+    // lane follows the same guessed chain (a literal group of `left` varints taken to be
+    // 1 + width * left bytes, a run 2 + width, `width` the last literal group's bytes a
+    // value); lane j keeps the chain's j-th group and sizes it truly. The groups up to the
+    // first wrong guess stand, that one too with its true size; the next round starts after
+    // it. One thread walking alone spent about 700 cycles a group (TPC-H RLEv1 quantities,
+    // Nsight Compute, stop 33): each step waits on the last.
+    if (t < 32u) {
+        const u32 lane = t;
+        u32 p = head, k = 0, width = 1, span = 32;
+        u64 v = 0;
+        bool ok = true;
+        while (v < target) {
+            u32 x = p, mine = end, guess = 0;
+            for (u32 j = 0; j < span && x < end; ++j) {
+                const u32 c = st[x];
+                const u32 g = c >= 0x80u ? 1u + width * (256u - c) : 2u + width;
+                if (j == lane) {
+                    mine = x;
+                    guess = g;
+                }
+                x += g;
+            }
+            u32 values = 0, bytes = 0, new_width = width;
+            if (mine < end) {
+                const u32 c = st[mine];
+                const u32 left = 256u - c;
+                if (c >= 0x80u && guess < end - mine &&
+                    rg_literal_is(masks, mine, guess, left)) {
+                    values = left;
+                    bytes = guess;
+                } else {
+                    bytes = rg_extent<ORC_KIND_V1>(st, masks, mine, end, values);
+                    if (c >= 0x80u && bytes > 1u) new_width = max(1u, (bytes - 1u) / left);
+                }
+            }
+            const u32 rights = __ballot_sync(WZ_FULL_MASK, mine < end && bytes == guess);
+            const u32 f = rights == WZ_FULL_MASK ? 32u : (u32)__ffs(~rights) - 1u;
+            u32 n = f;
+            if (f < 32u) {
+                const bool known = __shfl_sync(WZ_FULL_MASK, mine < end && bytes != 0u, f);
+                width = __shfl_sync(WZ_FULL_MASK, new_width, f);
+                if (known) n = f + 1u;
+            }
+            const u32 vals = lane < n ? values : 0u;
+            const u32 incl = wz_warp_inclusive_sum(vals);
+            const u64 first = v + (incl - vals);
+            const u32 m = __popc(__ballot_sync(WZ_FULL_MASK, lane < n && first < target));
+            if (m == 0u || k + m > RG_SPLIT_GROUPS) {
+                ok = false;
+                break;
+            }
+            if (lane < m) {
+                rr.split.at[k + lane] = mine;
+                rr.split.first[k + lane] = (u32)first;
+            }
+            p = __shfl_sync(WZ_FULL_MASK, mine + bytes, m - 1u);
+            v += __shfl_sync(WZ_FULL_MASK, incl, m - 1u);
+            k += m;
+            if (m < 4u) break;  // guesses that seldom hold: lane 0 walks on alone
+            span = m == span ? 32u : max(4u, m + 1u);
+        }
+        // Lane 0 alone, where the guesses seldom hold (RLEv1 ship dates: literal varints of two
+        // and three bytes mixed in most groups; rounds of one or two groups cost more than
+        // the walk itself).
+        if (lane == 0 && ok) {
+            while (v < target) {
+                u32 values = 0, bytes = 0;
+                if (p < end && k < RG_SPLIT_GROUPS) {
+                    const u32 c = st[p];
+                    const u32 left = 256u - c, guess = 1u + width * left;
+                    if (c >= 0x80u && guess < end - p &&
+                        rg_literal_is(masks, p, guess, left)) {
+                        values = left;
+                        bytes = guess;
+                    } else {
+                        bytes = rg_extent<ORC_KIND_V1>(st, masks, p, end, values);
+                        if (c >= 0x80u && bytes > 1u) width = max(1u, (bytes - 1u) / left);
+                    }
+                }
+                if (bytes == 0u) {
+                    ok = false;
+                    break;
+                }
+                rr.split.at[k] = p;
+                rr.split.first[k] = (u32)v;
+                ++k;
+                p += bytes;
+                v += values;
+            }
+        }
+        if (lane == 0) {
+            rr.split.at[k] = p;
+            rr.split.first[k] = (u32)v;
+            rr.n_split = k;
+            rr.split_ok = ok;
+        }
+    }
+    __syncthreads();
+    if (!rr.split_ok) return false;
+    // 2. Each thread decodes what starts in its byte range of the chain, one value a step. The
+    // steps are counted by the warp (a vote at each), so its lanes stay together: lanes left
+    // to go their own ways each ran alone, 7.5 lanes active a step (Nsight Compute, stop 33).
+    const u32 groups = rr.n_split;
+    const RgRegion rg(head, rr.split.at[groups], t);
+    const u32 s0 = rg.s0, s1 = rg.s1;
+    bool bad = false, active = s0 < s1;
+    u32 k = 0, q = 0, i = 0, stop = 0, count = 0;  // group, next byte, next value, its bounds
+    bool lit = false, have = false;
+    u64 v0 = 0;
+    i64 base = 0, delta = 0;
+    if (active) {
+        // The last group that starts at or before s0 (the first starts at head <= s0), and
+        // where this thread's part of it begins.
+        u32 lo = 0, hi = groups;
+        while (hi - lo > 1u) {
+            const u32 mid = (lo + hi) / 2u;
+            if (rr.split.at[mid] <= s0) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        k = lo;
+        const u32 gs = rr.split.at[k];
+        const u32 control = st[gs];
+        if (control >= 0x80u) {
+            const u32 payload = gs + 1u, ge = rr.split.at[k + 1u];
+            lit = true;
+            v0 = rr.split.first[k];
+            count = 256u - control;
+            stop = min(s1, ge);
+            q = payload;
+            if (s0 > payload) {
+                q = rg_next_start(masks, s0, ge);
+                i = rg_ends_between(masks, payload, q);
+            }
+            have = q < stop && i < count;
+        } else if (gs == s0) {
+            // A run belongs to the thread of its control byte; the first step enters it, as
+            // it enters every later group (k wraps to ~0 for the first group).
+            k = lo - 1u;
+        }
+    }
+    while (__any_sync(WZ_FULL_MASK, active)) {
+        if (!active) continue;
+        if (have) {
+            u64 value;
+            if (lit) {
+                u64 raw = 0;
+                if (!rg_varint(st, q, end, raw)) {
+                    bad = true;
+                    active = false;
+                    continue;
+                }
+                value = (u64)orc_unzigzag(raw);
+                if (!orc_fits<T, true>(value)) {
+                    bad = true;
+                    active = false;
+                    continue;
+                }
+            } else {
+                value = (u64)base + (u64)delta * i;
+            }
+            const u64 vi = v0 + i;
+            if (vi >= skip && vi < target) dst[vi - skip] = (T)value;
+            ++i;
+            have = lit ? q < stop && i < count : i < count;
+        } else {
+            // The next group, if it starts in this thread's range.
+            ++k;
+            const u32 gs = k < groups ? rr.split.at[k] : s1;
+            if (gs >= s1) {
+                active = false;
+                continue;
+            }
+            v0 = rr.split.first[k];
+            const u32 control = st[gs];
+            lit = control >= 0x80u;
+            i = 0;
+            if (lit) {
+                count = 256u - control;
+                q = gs + 1u;
+                stop = min(s1, rr.split.at[k + 1u]);
+                have = q < stop;
+            } else {
+                const u32 len = control + 3u;
+                delta = (i64)(signed char)st[gs + 1u];
+                u32 qb = gs + 2u;
+                u64 raw = 0;
+                if (!rg_varint(st, qb, end, raw)) {
+                    bad = true;
+                    active = false;
+                    continue;
+                }
+                const i128 b = orc_stream_value<true>(raw);
+                if (!orc_fits_wide<T, true>(b) ||
+                    !orc_fits_wide<T, true>(b + (i128)delta * (i128)(len - 1u))) {
+                    bad = true;
+                    active = false;
+                    continue;
+                }
+                base = (i64)b;
+                // Only the values in [skip, target) are written.
+                i = skip > v0 ? (u32)min(skip - v0, (u64)len) : 0u;
+                count = target > v0 ? (u32)min(target - v0, (u64)len) : 0u;
+                have = i < count;
+            }
+        }
+    }
+    return !__syncthreads_or(bad);
+}
+
 template <typename T, int KIND>
 __device__ __forceinline__ void orc_row_group_blocks(
     const u8* __restrict__ in, const OrcGroup* __restrict__ groups, u32 n_groups,
@@ -942,13 +1221,21 @@ __device__ __forceinline__ void orc_row_group_blocks(
         }
         const bool fast = try_fast && rg_threads<T, KIND>(in, g, stage, masks, marks, head, end,
                                                           skip, skip + n, dst, window, rr, small);
-        if (threadIdx.x == 0 && go && !fast) {
+        // RLEv1 row groups the regions do not take: split groups (flags 8 or 64: never).
+        bool split = false;
+        if constexpr (KIND == ORC_KIND_V1) {
+            if (go && !fast && !(flags & (8u | RG_FLAG_NO_SPLIT)) && skip + n <= 0xffffff00ull) {
+                split = rg_split<T>(stage, masks, head, end, skip, skip + n, dst, rr);
+            }
+        }
+        const bool done = fast || split;
+        if (threadIdx.x == 0 && go && !done) {
             const u64 per = (skip + n) / (ORC_RG_WARPS * ORC_RG_UNITS_PER_WARP);
             rg_walk<KIND>(stage, masks, head, end, skip, skip + n,
                           per > ORC_RG_MIN_UNIT ? per : ORC_RG_MIN_UNIT, sh);
         }
         __syncthreads();
-        if (go && !fast) {
+        if (go && !done) {
             const u32 units = sh.units;
             for (;;) {
                 u32 k = 0;
@@ -968,7 +1255,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
             // The group's status: PRESENT's, else the first failed unit's (the units lie in
             // stream order, and each starts where the stream holds a group in every reading).
             u32 st = sh.present_status;
-            if (go && !fast) {
+            if (go && !done) {
                 const u32 units = sh.units;
                 for (u32 k0 = 0; k0 < units && st == WZ_STATUS_OK; k0 += 32u) {
                     const u32 s = k0 + lane < units ? sh.unit_status[k0 + lane] : WZ_STATUS_OK;

@@ -132,9 +132,10 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 }
 
 /// Diagnostics for benchmarks and tests, from `WARPZIP_ORC_RG_FLAGS` (a number; 0 when unset),
-/// read when a column is put on the device: 8 skips the thread regions (units only), 16 tries
-/// them on every row group, 4 finds their entries by the tables only (never the rounds).
-/// Results with 0, 8, 16 and 20 equal the CPU's (`gpu_orc_files`).
+/// read when a column is put on the device: 8 skips the thread regions and the RLEv1 split
+/// groups (units only), 16 tries the regions on every row group, 4 finds their entries by the
+/// tables only (never the rounds), 64 skips the split groups. Results with 0, 8, 16, 20 and 64
+/// equal the CPU's (`gpu_orc_files`).
 fn diagnostic_flags() -> u32 {
     std::env::var("WARPZIP_ORC_RG_FLAGS")
         .ok()
