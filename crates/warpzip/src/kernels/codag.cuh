@@ -60,9 +60,12 @@ __device__ __forceinline__ u64 codag_bswap64(u64 x) {
 //   word(i)                              absolute word i, which an earlier ensure covered.
 // A block that holds no byte of [start, end) is never loaded: its words read as zeros.
 
-// Lane l's word of block k, or zero when the block holds no byte of the chunk.
+// Lane l's word of block k, or zero when the block holds no byte of the chunk. From a chunk
+// staged in shared memory (`buf` there), also zero where the word starts at or past the
+// chunk's end: a stage may end anywhere in a block, and nothing lies past it.
 __device__ __forceinline__ u32 codag_block_word(const u8* buf, u64 start, u64 end, u64 k) {
-    if (k * CODAG_BLOCK < end && (k + 1) * CODAG_BLOCK > start) {
+    if (k * CODAG_BLOCK < end && (k + 1) * CODAG_BLOCK > start &&
+        (k * CODAG_BLOCK + 4u * wz_lane() < end || !__isShared(buf))) {
         return reinterpret_cast<const u32*>(buf + k * CODAG_BLOCK)[wz_lane()];
     }
     return 0;
