@@ -27,6 +27,21 @@ fn stream_bits<const S: bool>(raw: u64) -> u64 {
     }
 }
 
+/// Calls `f::<T, SIGNED, WIDE, SHORT>(args)` for the decoder instance the stream's first bytes
+/// pick ([`starts_wide`], [`starts_short`]); every instance decodes every stream alike.
+macro_rules! by_instance {
+    ($f:ident::<$t:ty>($($arg:expr),*), $signed:expr, $input:expr) => {
+        match ($signed, starts_wide($input), starts_short($input)) {
+            (true, true, _) => $f::<$t, true, true, false>($($arg),*),
+            (true, false, true) => $f::<$t, true, false, true>($($arg),*),
+            (true, false, false) => $f::<$t, true, false, false>($($arg),*),
+            (false, true, _) => $f::<$t, false, true, false>($($arg),*),
+            (false, false, true) => $f::<$t, false, false, true>($($arg),*),
+            (false, false, false) => $f::<$t, false, false, false>($($arg),*),
+        }
+    };
+}
+
 /// Decodes an Integer RLE v1 stream (`signed` says whether its values are zigzag-encoded i64 or
 /// plain u64) into exactly `out.len()` values.
 pub fn decode_int_rle_v1<T: OrcInt>(
@@ -34,14 +49,7 @@ pub fn decode_int_rle_v1<T: OrcInt>(
     signed: bool,
     out: &mut [T],
 ) -> Result<(), ChunkStatus> {
-    match (signed, starts_wide(input), starts_short(input)) {
-        (true, true, _) => decode_all::<T, true, true, false>(input, out),
-        (true, false, true) => decode_all::<T, true, false, true>(input, out),
-        (true, false, false) => decode_all::<T, true, false, false>(input, out),
-        (false, true, _) => decode_all::<T, false, true, false>(input, out),
-        (false, false, true) => decode_all::<T, false, false, true>(input, out),
-        (false, false, false) => decode_all::<T, false, false, false>(input, out),
-    }
+    by_instance!(decode_all::<T>(input, out), signed, input)
 }
 
 /// Whether the stream's first group, or the one after a first run group, is a literal group of
@@ -701,14 +709,7 @@ pub fn decode_int_rle_v1_prefix_end<T: OrcInt>(
     skip: usize,
     out: &mut [T],
 ) -> Result<PrefixEnd, ChunkStatus> {
-    match (signed, starts_wide(input), starts_short(input)) {
-        (true, true, _) => prefix::<T, true, true, false>(input, skip, out),
-        (true, false, true) => prefix::<T, true, false, true>(input, skip, out),
-        (true, false, false) => prefix::<T, true, false, false>(input, skip, out),
-        (false, true, _) => prefix::<T, false, true, false>(input, skip, out),
-        (false, false, true) => prefix::<T, false, false, true>(input, skip, out),
-        (false, false, false) => prefix::<T, false, false, false>(input, skip, out),
-    }
+    by_instance!(prefix::<T>(input, skip, out), signed, input)
 }
 
 #[inline(never)]
