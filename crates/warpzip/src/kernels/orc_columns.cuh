@@ -9,9 +9,11 @@
 // - a block per row group (`orc_rg_*`, RLE v1 and v2 integers): the group's DATA bytes are
 //   staged in shared memory, one thread walks the RLE group headers there (lengths only, no
 //   values) and cuts the row group at group boundaries into units of a few hundred values, and
-//   the block's warps decode the units at once with the same warp decoders. A file of 601 row
-//   groups (TPC-H SF 1 lineitem) is 601 warps one way and 601 blocks of 8 the other: ORC keeps
-//   no index below the row group, so the walk is what finds work for more warps.
+//   the block's warps decode the units at once with the same warp decoders, reading the stage.
+//   Streams of short groups go to thread regions instead, and RLEv1 streams of long groups to
+//   split groups (both below). A file of 601 row groups (TPC-H SF 1 lineitem) is 601 warps one
+//   way and 601 blocks of 4 the other: ORC keeps no index below the row group, so the walk is
+//   what finds work for more warps.
 // Both give every row group the status the CPU reader gives it.
 #pragma once
 
