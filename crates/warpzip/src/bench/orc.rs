@@ -114,7 +114,7 @@ fn chosen(opts: &BenchOptions, bytes: usize) -> Result<Vec<Column>> {
     }
     Ok(all
         .into_iter()
-        .filter(|c| opts.columns.is_empty() || opts.columns.iter().any(|n| n == c.name))
+        .filter(|c| opts.wants_column(c.name))
         .collect())
 }
 
