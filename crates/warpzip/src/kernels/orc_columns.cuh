@@ -423,11 +423,7 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 #define RG_MAX_THREADS (ORC_RG_WARPS * 32u)
 #define RG_FLAG_MARKS 32u    // the host's flag: the dynamic shared memory holds the marks
 #define RG_FLAG_NO_SPLIT 64u  // diagnostics: RLEv1 row groups of long groups go to the units
-#define RG_FLAG_SPLIT_THREADS 128u  // diagnostics: the split groups always decoded by threads
 #define RG_FLAG_UNITS_GLOBAL 256u   // diagnostics: the units' warps read global memory
-#define RG_SPLIT_FAILED 0u   // rg_split: the units decode the row group, cut by rg_walk
-#define RG_SPLIT_DONE 1u     // decoded
-#define RG_SPLIT_LISTED 2u   // listed only: the units decode it, cut from the list
 #define RG_SPLIT_GROUPS 479u  // most RLE groups the split walk lists (the table fills `exits`)
 
 struct OrcRgRegions {
@@ -442,9 +438,9 @@ struct OrcRgRegions {
             u32 first[RG_SPLIT_GROUPS + 1u];  // its first value; then the values in all
         } split;
     };
-    u32 n_split;       // groups the split walk listed
-    u32 split_ok;      // whether the walk reached the row group's last value
-    u32 split_serial;  // whether lane 0 walked alone (the guesses seldom held)
+    u32 n_split;       // groups listed with their ends so far (warp 0 counts them up)
+    u32 split_state;   // RG_SPLIT_LISTING, then RG_SPLIT_LISTED or RG_SPLIT_BROKEN
+    u32 next_split;    // the next listed group a warp takes to decode
     u32 entry[RG_MAX_THREADS];  // where the real chain enters each region (RG_INVALID: broken)
     u32 warp_sums[ORC_RG_WARPS];
     u32 long_at[RG_MAX_LONGS];
@@ -865,15 +861,14 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
 
 // ---- Split groups: RLEv1 row groups of long groups ----
 // Where a row group's RLE groups are long (TPC-H RLEv1 quantities: 259 groups of 44 bytes a
-// row group; ship dates: 117 of 261), one thread walks the group headers by the masks of
-// varint ends (a few 64-byte steps a group) and lists every group's offset and first value.
-// Then every thread of the block takes an equal byte range of the listed chain and decodes
-// what starts there: the runs whose control byte lies in it, and the literal varints whose
-// first byte does, also where their literal group began in an earlier range. Inside a literal
-// group the masks mark exactly the varints' ends, so a varint's number in its group is the
-// count of ends before it. False (in every thread) where the walk does not reach the row
-// group's last value, lists more than RG_SPLIT_GROUPS groups, or a value fails a check: the
-// units then decode the row group again and give the exact status.
+// row group; ship dates: 117 of 261), warp 0 lists every group's offset and first value, and
+// then the block's warps decode the listed groups, a warp a group: a run's values a lane each,
+// and a literal group's varints a lane each, each lane finding its varint's end among the
+// masks of varint ends (inside a literal group the masks mark exactly the varints' ends) and
+// its start from the lane before. Every value is written by its own lane, so a warp's stores
+// are whole. Where the list does not reach the row group's last value, holds more than
+// RG_SPLIT_GROUPS groups, or a value fails a check, the units decode the row group again and
+// give the exact status.
 
 // The varint ends (mask bits) among stage bytes [a, b), a < b: four 64-byte words a step,
 // loaded at once (the masks have 32 words of room past the stage's).
@@ -896,19 +891,6 @@ __device__ __forceinline__ u32 rg_ends_between(const u16* masks, u32 a, u32 b) {
     return c;
 }
 
-// The first stage offset at or past `q` (> 0) that follows a varint end, searched up to
-// `limit` (a literal group's end, whose last byte is an end).
-__device__ __forceinline__ u32 rg_next_start(const u16* masks, u32 q, u32 limit) {
-    const u64* m64 = reinterpret_cast<const u64*>(masks);
-    const u32 e = q - 1u;
-    for (u32 w = e >> 6; 64u * w < limit; ++w) {
-        u64 m = m64[w];
-        if (64u * w < e) m &= ~0ull << (e & 63u);
-        if (m != 0ull) return min(64u * w + (u32)__ffsll((long long)m), limit);
-    }
-    return limit;
-}
-
 // Whether the RLEv1 literal group at `p` of `left` varints is `bytes` bytes long: its
 // payload's last byte ends a varint, and the bytes before it end left - 1.
 __device__ __forceinline__ bool rg_literal_is(const u16* masks, u32 p, u32 bytes, u32 left) {
@@ -917,23 +899,171 @@ __device__ __forceinline__ bool rg_literal_is(const u16* masks, u32 p, u32 bytes
            ((reinterpret_cast<const u64*>(masks)[last >> 6] >> (last & 63u)) & 1ull);
 }
 
+// The offset of the `r`-th set bit (1-based, r <= its popcount) of `m`.
+__device__ __forceinline__ u32 rg_select64(u64 m, u32 r) {
+    const u32 lo = (u32)m, lo_count = __popc(lo);
+    return r <= lo_count ? __fns(lo, 0u, (int)r) : 32u + __fns((u32)(m >> 32), 0u, (int)(r - lo_count));
+}
+
+// rg_v1_extent by the whole warp (every lane passes the same `p` and gets the same result): a
+// literal group's varint ends are counted in 32 mask words (2 KiB of stage) at once, a word a
+// lane, instead of a word after another.
+__device__ __forceinline__ u32 rg_v1_extent_warp(const u8* st, const u16* masks, u32 p, u32 end,
+                                                 u32& values) {
+    const u32 control = st[p];
+    if (control < 0x80u) {
+        values = control + 3u;
+        const u32 e = p + 2u < end ? rg_varint_end(st, masks, p + 2u, end) : 0u;
+        return e != 0u ? e - p : 0u;
+    }
+    const u64* m64 = reinterpret_cast<const u64*>(masks);
+    const u32 lane = wz_lane();
+    u32 left = 256u - control;
+    values = left;
+    for (u32 q = p + 1u; q < end; q = 64u * ((q >> 6) + 32u)) {
+        const u32 w = (q >> 6) + lane;
+        u64 m = 64u * w < end ? m64[w] : 0ull;
+        if (lane == 0u) m &= ~0ull << (q & 63u);
+        const u32 c = __popcll(m);
+        const u32 incl = wz_warp_inclusive_sum(c);
+        const u32 hit = __ballot_sync(WZ_FULL_MASK, incl >= left);
+        if (hit != 0u) {
+            const u32 f = (u32)__ffs(hit) - 1u;
+            const u32 e = 64u * w + rg_select64(m, left - (incl - c)) + 1u;
+            const u32 at = __shfl_sync(WZ_FULL_MASK, e, f);
+            return at <= end ? at - p : 0u;
+        }
+        left -= __shfl_sync(WZ_FULL_MASK, incl, 31);
+    }
+    return 0u;
+}
+
+// Decodes listed group `k` by the calling warp (every lane; the result is the same in each):
+// the values of the row group's stream in [skip, target) go to dst[j - skip]. Every value of
+// the group is checked as the warp decoders check it, also those outside [skip, target). A
+// literal group's varint i ends at the (i + 1)-th end in its payload's masks: the payload's
+// mask words are spread over the lanes, a word a lane, and lane i of a step finds its word by
+// a binary search over the counts of ends before each word, its varint's end inside the word,
+// and the varint's start from the lane before. True where every value passed.
 template <typename T>
-__device__ u32 rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 skip,
-                        u64 target, T* __restrict__ dst, OrcRgRegions& rr, bool threads) {
-    const u32 t = threadIdx.x;
-    // 1. Warp 0 lists the groups up to the row group's last value, up to 32 a round. Every
-    // lane follows the same guessed chain (a literal group of `left` varints taken to be
-    // 1 + width * left bytes, a run 2 + width, `width` the last literal group's bytes a
-    // value); lane j keeps the chain's j-th group and sizes it truly. The groups up to the
-    // first wrong guess stand, that one too with its true size; the next round starts after
-    // it. One thread walking alone spent about 700 cycles a group (TPC-H RLEv1 quantities,
-    // Nsight Compute, stop 33): each step waits on the last.
-    if (t < 32u) {
-        const u32 lane = t;
+__device__ bool rg_split_group(const u8* st, const u64* m64, u32 k, u64 skip, u64 target,
+                               T* __restrict__ dst, const OrcRgRegions& rr) {
+    const u32 lane = wz_lane();
+    const u32 at = rr.split.at[k], ge = rr.split.at[k + 1u];
+    const u64 v0 = rr.split.first[k];
+    const u32 control = st[at];
+    const u32 count = control < 0x80u ? control + 3u : 256u - control;
+    // The group's values to write: i in [lo, hi), to dst[v0 + i - skip].
+    const u32 lo = skip > v0 ? (u32)min(skip - v0, (u64)count) : 0u;
+    const u32 hi = target > v0 ? (u32)min(target - v0, (u64)count) : 0u;
+    if (control < 0x80u) {
+        // A run: control, delta, the base's varint (which the list ends the group after).
+        u32 q = at + 2u;
+        u64 raw = 0;
+        const bool read = rg_varint(st, q, ge, raw) && q == ge;
+        const i128 b = orc_stream_value<true>(raw);
+        const i64 delta = (i64)(signed char)st[at + 1u];
+        if (!read || !orc_fits_wide<T, true>(b) ||
+            !orc_fits_wide<T, true>(b + (i128)delta * (i128)(count - 1u))) {
+            return false;
+        }
+        for (u32 i = lo + lane; i < hi; i += 32u) {
+            dst[v0 + i - skip] = (T)((u64)(i64)b + (u64)delta * i);
+        }
+        return true;
+    }
+    const u32 payload = at + 1u;
+    if (ge - payload == count) {
+        // A varint a byte (each byte ends one): values of -64..63, which every T holds.
+        for (u32 i = lo + lane; i < hi; i += 32u) {
+            dst[v0 + i - skip] = (T)(u64)orc_unzigzag(st[payload + i]);
+        }
+        return true;
+    }
+    const u32 w0 = payload >> 6, words = ((ge - 1u) >> 6) - w0 + 1u;
+    if (words > 32u) return false;  // over 2 KiB: not a group of at most 128 varints
+    u64 m = 0;
+    if (lane < words) {
+        m = m64[w0 + lane];
+        if (lane == 0u) m &= ~0ull << (payload & 63u);
+        if (lane == words - 1u && (ge & 63u) != 0u) m &= (1ull << (ge & 63u)) - 1ull;
+    }
+    const u32 c = __popcll(m);
+    const u32 before = wz_warp_inclusive_sum(c) - c;  // the ends before this lane's word
+    u32 prev = payload - 1u;  // the last byte of the varint before the step's first
+    bool bad = false;
+    for (u32 base = 0; base < count; base += 32u) {
+        const u32 i = base + lane;
+        u32 j = 0;  // the last word with at most i ends before it
+#pragma unroll
+        for (u32 s = 16u; s > 0u; s >>= 1) {
+            const u32 b = __shfl_sync(WZ_FULL_MASK, before, j + s);
+            if (j + s < words && b <= i) j += s;
+        }
+        const u64 mj = __shfl_sync(WZ_FULL_MASK, m, j);
+        const u32 r = i - __shfl_sync(WZ_FULL_MASK, before, j) + 1u;
+        const u32 e = i < count ? 64u * (w0 + j) + rg_select64(mj, r) : 0u;
+        const u32 up = __shfl_up_sync(WZ_FULL_MASK, e, 1);
+        u32 q = (lane == 0u ? prev : up) + 1u;
+        prev = __shfl_sync(WZ_FULL_MASK, e, 31);
+        if (i < count) {
+            u64 raw = 0;
+            const bool read = rg_varint(st, q, ge, raw) && q == e + 1u;
+            const u64 value = (u64)orc_unzigzag(raw);
+            if (!read || !orc_fits<T, true>(value)) {
+                bad = true;
+            } else if (i >= lo && i < hi) {
+                dst[v0 + i - skip] = (T)value;
+            }
+        }
+    }
+    return !__any_sync(WZ_FULL_MASK, bad);
+}
+
+#define RG_SPLIT_LISTING 0u  // rr.split_state: warp 0 is listing
+#define RG_SPLIT_LISTED 1u   // the list reaches the row group's last value
+#define RG_SPLIT_BROKEN 2u   // it does not (or would hold over RG_SPLIT_GROUPS groups)
+
+// Warp 0 publishes that groups [0, k) are listed with their ends (at[k] and first[k] written).
+__device__ __forceinline__ void rg_split_publish(OrcRgRegions& rr, u32 k, u32 state) {
+    __threadfence_block();  // every lane's entries before the count
+    __syncwarp();
+    if (wz_lane() == 0u) {
+        *reinterpret_cast<volatile u32*>(&rr.n_split) = k;
+        if (state != RG_SPLIT_LISTING) {
+            __threadfence_block();
+            *reinterpret_cast<volatile u32*>(&rr.split_state) = state;
+        }
+    }
+}
+
+// Split groups of one row group (every thread of the block calls it; the result is the same in
+// each). Warp 0 lists the groups up to the row group's last value, up to 32 a round: every
+// lane follows the same guessed chain (a literal group of `left` varints taken to be 1 + width
+// * left bytes, a run 2 + width, `width` the last literal group's bytes a value), lane j keeps
+// the chain's j-th group and sizes it truly, and the groups up to the first wrong guess stand,
+// that one too with its true size. Where rounds keep fewer than 4 groups (RLEv1 ship dates:
+// varints of two and three bytes mixed in most literal groups), the warp walks on a group at a
+// time, sizing each by rg_v1_extent_warp. Meanwhile the other warps decode the groups listed so
+// far, a warp a group, and warp 0 joins them when its list is done. True where the list
+// reached the row group's last value and every value passed its checks.
+template <typename T>
+__device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 skip, u64 target,
+                         T* __restrict__ dst, OrcRgRegions& rr) {
+    const u32 lane = wz_lane();
+    if (threadIdx.x == 0) {
+        rr.n_split = 0;
+        rr.split_state = RG_SPLIT_LISTING;
+        rr.next_split = 0;
+        rr.split.at[0] = head;
+        rr.split.first[0] = 0;
+    }
+    __syncthreads();
+    if (threadIdx.x < 32u) {
         u32 p = head, k = 0, width = 1, span = 32;
         u64 v = 0;
-        bool ok = true, serial = false;
-        while (v < target) {
+        bool ok = true, rounds = true;
+        while (rounds && v < target) {
             u32 x = p, mine = end, guess = 0;
             for (u32 j = 0; j < span && x < end; ++j) {
                 const u32 c = st[x];
@@ -980,188 +1110,61 @@ __device__ u32 rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 s
             p = __shfl_sync(WZ_FULL_MASK, mine + bytes, m - 1u);
             v += __shfl_sync(WZ_FULL_MASK, incl, m - 1u);
             k += m;
-            if (m < 4u) {  // guesses that seldom hold: lane 0 walks on alone
-                serial = v < target;
-                break;
-            }
-            span = m == span ? 32u : max(4u, m + 1u);
-        }
-        // Lane 0 alone, where the guesses seldom hold (RLEv1 ship dates: literal varints of two
-        // and three bytes mixed in most groups; rounds of one or two groups cost more than
-        // the walk itself).
-        if (lane == 0 && ok) {
-            while (v < target) {
-                u32 values = 0, bytes = 0;
-                if (p < end && k < RG_SPLIT_GROUPS) {
-                    const u32 c = st[p];
-                    const u32 left = 256u - c, guess = 1u + width * left;
-                    if (c >= 0x80u && guess < end - p &&
-                        rg_literal_is(masks, p, guess, left)) {
-                        values = left;
-                        bytes = guess;
-                    } else {
-                        bytes = rg_extent<ORC_KIND_V1>(st, masks, p, end, values);
-                        if (c >= 0x80u && bytes > 1u) width = max(1u, (bytes - 1u) / left);
-                    }
-                }
-                if (bytes == 0u) {
-                    ok = false;
-                    break;
-                }
+            if (lane == 0u) {
                 rr.split.at[k] = p;
                 rr.split.first[k] = (u32)v;
-                ++k;
-                p += bytes;
-                v += values;
             }
+            rg_split_publish(rr, k, RG_SPLIT_LISTING);
+            rounds = m >= 4u;
+            span = m == span ? 32u : max(4u, m + 1u);
         }
-        if (lane == 0) {
-            rr.split.at[k] = p;
-            rr.split.first[k] = (u32)v;
-            rr.n_split = k;
-            rr.split_ok = ok;
-            rr.split_serial = serial;
-        }
-    }
-    __syncthreads();
-    if (!rr.split_ok) return RG_SPLIT_FAILED;
-    // Where the guesses held (varints of one width: quantities), the warp decoders do better
-    // on the listed groups (cut into units, read from the stage): RLEv1 quantities 185.4 ->
-    // 205.9 GB/s on an H200, stop 33. Where lane 0 walked alone (ship dates), the threads do
-    // (110.1 against 92.6).
-    if (!threads && !rr.split_serial) return RG_SPLIT_LISTED;
-    // 2. Each thread decodes what starts in its byte range of the chain, one value a step. The
-    // steps are counted by the warp (a vote at each), so its lanes stay together: lanes left
-    // to go their own ways each ran alone, 7.5 lanes active a step (Nsight Compute, stop 33).
-    const u32 groups = rr.n_split;
-    const RgRegion rg(head, rr.split.at[groups], t);
-    const u32 s0 = rg.s0, s1 = rg.s1;
-    bool bad = false, active = s0 < s1;
-    u32 k = 0, q = 0, i = 0, stop = 0, count = 0;  // group, next byte, next value, its bounds
-    bool lit = false, have = false;
-    u64 v0 = 0;
-    i64 base = 0, delta = 0;
-    if (active) {
-        // The last group that starts at or before s0 (the first starts at head <= s0), and
-        // where this thread's part of it begins.
-        u32 lo = 0, hi = groups;
-        while (hi - lo > 1u) {
-            const u32 mid = (lo + hi) / 2u;
-            if (rr.split.at[mid] <= s0) {
-                lo = mid;
-            } else {
-                hi = mid;
+        // The walk a group at a time (p, v, k and ok are the same in every lane).
+        while (ok && v < target) {
+            u32 values = 0, bytes = 0;
+            if (p < end && k < RG_SPLIT_GROUPS) {
+                bytes = rg_v1_extent_warp(st, masks, p, end, values);
             }
-        }
-        k = lo;
-        const u32 gs = rr.split.at[k];
-        const u32 control = st[gs];
-        if (control >= 0x80u) {
-            const u32 payload = gs + 1u, ge = rr.split.at[k + 1u];
-            lit = true;
-            v0 = rr.split.first[k];
-            count = 256u - control;
-            stop = min(s1, ge);
-            q = payload;
-            if (s0 > payload) {
-                q = rg_next_start(masks, s0, ge);
-                i = rg_ends_between(masks, payload, q);
+            if (bytes == 0u) {
+                ok = false;
+                break;
             }
-            have = q < stop && i < count;
-        } else if (gs == s0) {
-            // A run belongs to the thread of its control byte; the first step enters it, as
-            // it enters every later group (k wraps to ~0 for the first group).
-            k = lo - 1u;
-        }
-    }
-    while (__any_sync(WZ_FULL_MASK, active)) {
-        if (!active) continue;
-        if (have) {
-            u64 value;
-            if (lit) {
-                u64 raw = 0;
-                if (!rg_varint(st, q, end, raw)) {
-                    bad = true;
-                    active = false;
-                    continue;
-                }
-                value = (u64)orc_unzigzag(raw);
-                if (!orc_fits<T, true>(value)) {
-                    bad = true;
-                    active = false;
-                    continue;
-                }
-            } else {
-                value = (u64)base + (u64)delta * i;
-            }
-            const u64 vi = v0 + i;
-            if (vi >= skip && vi < target) dst[vi - skip] = (T)value;
-            ++i;
-            have = lit ? q < stop && i < count : i < count;
-        } else {
-            // The next group, if it starts in this thread's range.
             ++k;
-            const u32 gs = k < groups ? rr.split.at[k] : s1;
-            if (gs >= s1) {
-                active = false;
-                continue;
+            p += bytes;
+            v += values;
+            if (lane == 0u) {
+                rr.split.at[k] = p;
+                rr.split.first[k] = (u32)v;
             }
-            v0 = rr.split.first[k];
-            const u32 control = st[gs];
-            lit = control >= 0x80u;
-            i = 0;
-            if (lit) {
-                count = 256u - control;
-                q = gs + 1u;
-                stop = min(s1, rr.split.at[k + 1u]);
-                have = q < stop;
-            } else {
-                const u32 len = control + 3u;
-                delta = (i64)(signed char)st[gs + 1u];
-                u32 qb = gs + 2u;
-                u64 raw = 0;
-                if (!rg_varint(st, qb, end, raw)) {
-                    bad = true;
-                    active = false;
-                    continue;
-                }
-                const i128 b = orc_stream_value<true>(raw);
-                if (!orc_fits_wide<T, true>(b) ||
-                    !orc_fits_wide<T, true>(b + (i128)delta * (i128)(len - 1u))) {
-                    bad = true;
-                    active = false;
-                    continue;
-                }
-                base = (i64)b;
-                // Only the values in [skip, target) are written.
-                i = skip > v0 ? (u32)min(skip - v0, (u64)len) : 0u;
-                count = target > v0 ? (u32)min(target - v0, (u64)len) : 0u;
-                have = i < count;
+            rg_split_publish(rr, k, RG_SPLIT_LISTING);
+        }
+        rg_split_publish(rr, k, ok ? RG_SPLIT_LISTED : RG_SPLIT_BROKEN);
+    }
+    // Every warp decodes listed groups, taking the next as soon as it is listed.
+    const u64* m64 = reinterpret_cast<const u64*>(masks);
+    bool bad = false;
+    for (;;) {
+        u32 k = 0, state = RG_SPLIT_LISTING, listed = 0;
+        if (lane == 0u) {
+            k = atomicAdd(&rr.next_split, 1u);
+            for (;;) {
+                state = *reinterpret_cast<volatile u32*>(&rr.split_state);
+                __threadfence_block();  // the count read after the state is the final one
+                listed = *reinterpret_cast<volatile u32*>(&rr.n_split);
+                if (k < listed || state != RG_SPLIT_LISTING) break;
+                __nanosleep(100);
             }
         }
-    }
-    return __syncthreads_or(bad) ? RG_SPLIT_FAILED : RG_SPLIT_DONE;
-}
-
-// Units cut from the split walk's list of groups by rg_walk's rule (one thread).
-__device__ void rg_units_from_list(const OrcRgRegions& rr, u64 skip, u64 target,
-                                   u64 unit_values, OrcRgShared& sh) {
-    u32 units = 1;
-    u64 last = 0;
-    sh.unit_at[0] = rr.split.at[0];
-    sh.unit_first[0] = 0;
-    for (u32 k = 1; k < rr.n_split && units < ORC_RG_UNITS; ++k) {
-        const u64 v = rr.split.first[k];
-        if (v > skip && v - last >= unit_values) {
-            sh.unit_at[units] = rr.split.at[k];
-            sh.unit_first[units] = v;
-            last = v;
-            ++units;
+        k = __shfl_sync(WZ_FULL_MASK, k, 0);
+        state = __shfl_sync(WZ_FULL_MASK, state, 0);
+        listed = __shfl_sync(WZ_FULL_MASK, listed, 0);
+        __threadfence_block();  // the entries after the count
+        if (state == RG_SPLIT_BROKEN || k >= listed) break;
+        if (!rg_split_group<T>(st, m64, k, skip, target, dst, rr)) {
+            bad = true;
+            break;
         }
     }
-    sh.unit_first[units] = target;
-    sh.units = units;
-    sh.next_unit = 0;
+    return !__syncthreads_or(bad) && rr.split_state == RG_SPLIT_LISTED;
 }
 
 // The same as rg_decode_warp from the stage in shared memory ([at, end) of it), whose refills
@@ -1275,24 +1278,17 @@ __device__ __forceinline__ void orc_row_group_blocks(
         const bool fast = try_fast && rg_threads<T, KIND>(in, g, stage, masks, marks, head, end,
                                                           skip, skip + n, dst, window, rr, small);
         // RLEv1 row groups the regions do not take: split groups (flags 8 or 64: never).
-        bool split = false, listed = false;
+        bool split = false;
         if constexpr (KIND == ORC_KIND_V1) {
             if (go && !fast && !(flags & (8u | RG_FLAG_NO_SPLIT)) && skip + n <= 0xffffff00ull) {
-                const u32 r = rg_split<T>(stage, masks, head, end, skip, skip + n, dst, rr,
-                                          (flags & RG_FLAG_SPLIT_THREADS) != 0u);
-                split = r == RG_SPLIT_DONE;
-                listed = r == RG_SPLIT_LISTED;
+                split = rg_split<T>(stage, masks, head, end, skip, skip + n, dst, rr);
             }
         }
         const bool done = fast || split;
         const u64 per = (skip + n) / (ORC_RG_WARPS * ORC_RG_UNITS_PER_WARP);
         const u64 unit_values = per > ORC_RG_MIN_UNIT ? per : ORC_RG_MIN_UNIT;
         if (threadIdx.x == 0 && go && !done) {
-            if (listed) {
-                rg_units_from_list(rr, skip, skip + n, unit_values, sh);
-            } else {
-                rg_walk<KIND>(stage, masks, head, end, skip, skip + n, unit_values, sh);
-            }
+            rg_walk<KIND>(stage, masks, head, end, skip, skip + n, unit_values, sh);
         }
         __syncthreads();
         // The units' warps read the staged bytes (shared memory): RLEv2 ship dates 407.0 ->
