@@ -899,10 +899,26 @@ __device__ __forceinline__ bool rg_literal_is(const u16* masks, u32 p, u32 bytes
            ((reinterpret_cast<const u64*>(masks)[last >> 6] >> (last & 63u)) & 1ull);
 }
 
-// The offset of the `r`-th set bit (1-based, r <= its popcount) of `m`.
+// The offset of the `r`-th set bit (1-based, 1 <= r <= its popcount) of `m`: a binary search
+// by population counts of halves, without branches (`__fns` is no single instruction).
 __device__ __forceinline__ u32 rg_select64(u64 m, u32 r) {
+    u32 bit = 0;
     const u32 lo = (u32)m, lo_count = __popc(lo);
-    return r <= lo_count ? __fns(lo, 0u, (int)r) : 32u + __fns((u32)(m >> 32), 0u, (int)(r - lo_count));
+    u32 x = lo;
+    if (r > lo_count) {
+        x = (u32)(m >> 32);
+        r -= lo_count;
+        bit = 32u;
+    }
+#pragma unroll
+    for (u32 step = 16u; step > 0u; step >>= 1) {
+        const u32 c = __popc(x & ((1u << step) - 1u));
+        const bool up = r > c;
+        r = up ? r - c : r;
+        x = up ? x >> step : x;
+        bit += up ? step : 0u;
+    }
+    return bit;
 }
 
 // rg_v1_extent by the whole warp (every lane passes the same `p` and gets the same result): a
