@@ -1155,18 +1155,19 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
         }
         rg_split_publish(rr, k, ok ? RG_SPLIT_LISTED : RG_SPLIT_BROKEN);
     }
-    // Every warp decodes listed groups, taking the next as soon as it is listed.
+    // Every warp decodes listed groups, taking the next two as soon as they are listed (one
+    // take, wait and fence for two groups).
     const u64* m64 = reinterpret_cast<const u64*>(masks);
     bool bad = false;
     for (;;) {
         u32 k = 0, state = RG_SPLIT_LISTING, listed = 0;
         if (lane == 0u) {
-            k = atomicAdd(&rr.next_split, 1u);
+            k = atomicAdd(&rr.next_split, 2u);
             for (;;) {
                 state = *reinterpret_cast<volatile u32*>(&rr.split_state);
                 __threadfence_block();  // the count read after the state is the final one
                 listed = *reinterpret_cast<volatile u32*>(&rr.n_split);
-                if (k < listed || state != RG_SPLIT_LISTING) break;
+                if (k + 1u < listed || state != RG_SPLIT_LISTING) break;
                 __nanosleep(100);
             }
         }
@@ -1175,7 +1176,8 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
         listed = __shfl_sync(WZ_FULL_MASK, listed, 0);
         __threadfence_block();  // the entries after the count
         if (state == RG_SPLIT_BROKEN || k >= listed) break;
-        if (!rg_split_group<T>(st, m64, k, skip, target, dst, rr)) {
+        if (!rg_split_group<T>(st, m64, k, skip, target, dst, rr) ||
+            (k + 1u < listed && !rg_split_group<T>(st, m64, k + 1u, skip, target, dst, rr))) {
             bad = true;
             break;
         }
