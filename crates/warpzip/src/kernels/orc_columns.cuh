@@ -862,11 +862,11 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
 // ---- Split groups: RLEv1 row groups of long groups ----
 // Where a row group's RLE groups are long (TPC-H RLEv1 quantities: 259 groups of 44 bytes a
 // row group; ship dates: 117 of 261), warp 0 lists every group's offset and first value, and
-// then the block's warps decode the listed groups, a warp a group: a run's values a lane each,
-// and a literal group's varints a lane each, each lane finding its varint's end among the
-// masks of varint ends (inside a literal group the masks mark exactly the varints' ends) and
-// its start from the lane before. Every value is written by its own lane, so a warp's stores
-// are whole. Where the list does not reach the row group's last value, holds more than
+// meanwhile the block's warps decode the listed groups, a warp a group: a run's values a lane
+// each, and a literal group's varints a lane each, each lane finding its varint's end among
+// the masks of varint ends (inside a literal group the masks mark exactly the varints' ends)
+// and its start from the lane before. Every value is written by its own lane, so a warp's
+// stores are whole. Where the list does not reach the row group's last value, holds more than
 // RG_SPLIT_GROUPS groups, or a value fails a check, the units decode the row group again and
 // give the exact status.
 
