@@ -1,0 +1,52 @@
+//! Times the block-per-row-group decode of an ORC file's integer columns on the GPU under one or
+//! more values of `WARPZIP_ORC_RG_FLAGS` (the kernels' diagnostic paths), for A/B runs of two
+//! binaries in one device call. Row-group statuses are checked (a failed check prints `(x)`);
+//! the values are not (`warpzip bench --codec orc FILE` checks them against the CPU reader).
+//!
+//! `cargo run --release -p warpzip --example orc_rg_time -- FILE 0,64 [COLUMN...]` prints, per
+//! column, GB/s of decoded values (median of 15 launches after 3) and `[blocks an SM]`.
+use std::path::Path;
+use warpzip::orc::gpu::{DeviceColumn, PreparedColumn};
+use warpzip::orc::row_groups::plan_file_column;
+use warpzip::orc::OrcFile;
+use warpzip::{Error, Result};
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let usage =
+        || Error::InvalidArgument("usage: orc_rg_time FILE FLAGS[,FLAGS...] [COLUMN...]".into());
+    let path = args.get(1).ok_or_else(usage)?;
+    let flags = args
+        .get(2)
+        .ok_or_else(usage)?
+        .split(',')
+        .map(|f| f.parse::<u32>().map_err(|_| usage()))
+        .collect::<Result<Vec<u32>>>()?;
+    let wanted = &args[3.min(args.len())..];
+    let file = OrcFile::open(Path::new(path))?;
+    let gpu = warpzip::gpu::GpuContext::open(0)?;
+    let stream = gpu.stream().clone();
+    for column in file.columns().iter().filter(|c| c.is_supported()) {
+        if !wanted.is_empty() && !wanted.contains(&column.name) {
+            continue;
+        }
+        let prepared = PreparedColumn::new(column, &plan_file_column(&file, column)?)?;
+        let bytes = prepared.rows as f64 * prepared.width as f64;
+        let mut line = format!("{:14}", column.name);
+        for &f in &flags {
+            // DeviceColumn::upload reads the flags from the environment.
+            std::env::set_var("WARPZIP_ORC_RG_FLAGS", f.to_string());
+            let mut dev = DeviceColumn::upload(&gpu, &prepared)?;
+            dev.launch(&gpu, &stream)?;
+            let checked = dev.check(&gpu, &prepared).is_ok();
+            let mut times = gpu.time_ms(3, 15, || dev.launch(&gpu, &stream))?;
+            times.sort_by(f64::total_cmp);
+            let ms = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
+            let blocks = dev.blocks_per_sm(&gpu)?.unwrap_or(0);
+            let mark = if checked { "" } else { "(x)" };
+            line += &format!("  f{f}: {:.1}{mark}[{blocks}]", bytes / ms / 1e6);
+        }
+        println!("{line}");
+    }
+    Ok(())
+}
