@@ -315,16 +315,43 @@ __device__ __forceinline__ u32 rg_varint_end(const u8* st, const u16* masks, u32
     return e - q <= 10u && e <= end ? e : 0u;
 }
 
+// The offset of the `r`-th set bit (1-based, 1 <= r <= its popcount) of `m`: a binary search
+// by population counts of halves, without branches (`__fns` is no single instruction).
+__device__ __forceinline__ u32 rg_select64(u64 m, u32 r) {
+    u32 bit = 0;
+    const u32 lo = (u32)m, lo_count = __popc(lo);
+    u32 x = lo;
+    if (r > lo_count) {
+        x = (u32)(m >> 32);
+        r -= lo_count;
+        bit = 32u;
+    }
+#pragma unroll
+    for (u32 step = 16u; step > 0u; step >>= 1) {
+        const u32 c = __popc(x & ((1u << step) - 1u));
+        const bool up = r > c;
+        r = up ? r - c : r;
+        x = up ? x >> step : x;
+        bit += up ? step : 0u;
+    }
+    return bit;
+}
+
+// The bytes of the RLEv1 run at `p` (control < 0x80: control, delta, the base's varint) and
+// its values; 0 where the varint does not end within ten bytes or before `end`.
+__device__ __forceinline__ u32 rg_v1_run_extent(const u8* st, const u16* masks, u32 p, u32 end,
+                                                u32 control, u32& values) {
+    values = control + 3u;
+    const u32 e = p + 2u < end ? rg_varint_end(st, masks, p + 2u, end) : 0u;
+    return e != 0u ? e - p : 0u;
+}
+
 // The same for the RLEv1 group at `p`: a run (control, delta, a varint) or a literal group
 // (control, then varints found by the masks of the bytes below 0x80).
 __device__ __forceinline__ u32 rg_v1_extent(const u8* st, const u16* masks, u32 p, u32 end,
                                             u32& values) {
     const u32 control = st[p];
-    if (control < 0x80u) {
-        values = control + 3u;
-        const u32 e = p + 2u < end ? rg_varint_end(st, masks, p + 2u, end) : 0u;
-        return e != 0u ? e - p : 0u;
-    }
+    if (control < 0x80u) return rg_v1_run_extent(st, masks, p, end, control, values);
     u32 left = 256u - control;
     values = left;
     u32 q = p + 1u;
@@ -336,10 +363,7 @@ __device__ __forceinline__ u32 rg_v1_extent(const u8* st, const u16* masks, u32 
         const u32 c = __popcll(m);
         if (c >= left) {
             // One past the left-th set bit.
-            const u32 lo = (u32)m, lo_count = __popc(lo);
-            const u32 bit = left <= lo_count ? __fns(lo, 0u, (int)left)
-                                             : 32u + __fns((u32)(m >> 32), 0u, (int)(left - lo_count));
-            q = 64u * blk + bit + 1u;
+            q = 64u * blk + rg_select64(m, left) + 1u;
             return q <= end ? q - p : 0u;
         }
         left -= c;
@@ -532,6 +556,22 @@ __device__ __forceinline__ bool rg_varint(const u8* st, u32& q, u32 end, u64& v)
     return false;
 }
 
+// The RLEv1 run at `p` of `len` values: its delta, and its base from the varint after the delta
+// read up to `end` (`q` moves past it). False where the varint does not read or a value at
+// either end of the run does not fit T (every value between then does).
+template <typename T>
+__device__ __forceinline__ bool rg_v1_run(const u8* st, u32 p, u32 end, u32 len, u32& q,
+                                          i64& base, i64& delta) {
+    delta = (i64)(signed char)st[p + 1u];
+    q = p + 2u;
+    u64 raw = 0;
+    if (!rg_varint(st, q, end, raw)) return false;
+    const i128 b = orc_stream_value<true>(raw);
+    base = (i64)b;
+    return orc_fits_wide<T, true>(b) &&
+           orc_fits_wide<T, true>(b + (i128)delta * (i128)(len - 1u));
+}
+
 // Whether the group at `p` goes to a warp: an RLEv2 group of many values, or PATCHED_BASE.
 // RLEv1 groups (at most 130 values) stay with their thread.
 template <int KIND>
@@ -557,15 +597,9 @@ __device__ __forceinline__ bool rg_decode_short(const u8* st, u32 p, u32 end, u6
     if constexpr (KIND == ORC_KIND_V1) {
         if (h < 0x80u) {
             const u32 len = h + 3u;
-            const i64 delta = (i64)(signed char)st[p + 1u];
-            u32 q = p + 2u;
-            u64 raw = 0;
-            if (!rg_varint(st, q, end, raw)) return false;
-            const i128 b = orc_stream_value<true>(raw);
-            if (!orc_fits_wide<T, true>(b) ||
-                !orc_fits_wide<T, true>(b + (i128)delta * (i128)(len - 1u))) {
-                return false;
-            }
+            u32 q = 0;
+            i64 b = 0, delta = 0;
+            if (!rg_v1_run<T>(st, p, end, len, q, b, delta)) return false;
             for (u64 i = lo; i < len && i < hi; ++i) at[i - lo] = (T)((u64)b + (u64)delta * i);
             return true;
         }
@@ -899,39 +933,13 @@ __device__ __forceinline__ bool rg_literal_is(const u16* masks, u32 p, u32 bytes
            ((reinterpret_cast<const u64*>(masks)[last >> 6] >> (last & 63u)) & 1ull);
 }
 
-// The offset of the `r`-th set bit (1-based, 1 <= r <= its popcount) of `m`: a binary search
-// by population counts of halves, without branches (`__fns` is no single instruction).
-__device__ __forceinline__ u32 rg_select64(u64 m, u32 r) {
-    u32 bit = 0;
-    const u32 lo = (u32)m, lo_count = __popc(lo);
-    u32 x = lo;
-    if (r > lo_count) {
-        x = (u32)(m >> 32);
-        r -= lo_count;
-        bit = 32u;
-    }
-#pragma unroll
-    for (u32 step = 16u; step > 0u; step >>= 1) {
-        const u32 c = __popc(x & ((1u << step) - 1u));
-        const bool up = r > c;
-        r = up ? r - c : r;
-        x = up ? x >> step : x;
-        bit += up ? step : 0u;
-    }
-    return bit;
-}
-
 // rg_v1_extent by the whole warp (every lane passes the same `p` and gets the same result): a
 // literal group's varint ends are counted in 32 mask words (2 KiB of stage) at once, a word a
 // lane, instead of a word after another.
 __device__ __forceinline__ u32 rg_v1_extent_warp(const u8* st, const u16* masks, u32 p, u32 end,
                                                  u32& values) {
     const u32 control = st[p];
-    if (control < 0x80u) {
-        values = control + 3u;
-        const u32 e = p + 2u < end ? rg_varint_end(st, masks, p + 2u, end) : 0u;
-        return e != 0u ? e - p : 0u;
-    }
+    if (control < 0x80u) return rg_v1_run_extent(st, masks, p, end, control, values);
     const u64* m64 = reinterpret_cast<const u64*>(masks);
     const u32 lane = wz_lane();
     u32 left = 256u - control;
@@ -974,17 +982,11 @@ __device__ bool rg_split_group(const u8* st, const u64* m64, u32 k, u64 skip, u6
     const u32 hi = target > v0 ? (u32)min(target - v0, (u64)count) : 0u;
     if (control < 0x80u) {
         // A run: control, delta, the base's varint (which the list ends the group after).
-        u32 q = at + 2u;
-        u64 raw = 0;
-        const bool read = rg_varint(st, q, ge, raw) && q == ge;
-        const i128 b = orc_stream_value<true>(raw);
-        const i64 delta = (i64)(signed char)st[at + 1u];
-        if (!read || !orc_fits_wide<T, true>(b) ||
-            !orc_fits_wide<T, true>(b + (i128)delta * (i128)(count - 1u))) {
-            return false;
-        }
+        u32 q = 0;
+        i64 b = 0, delta = 0;
+        if (!rg_v1_run<T>(st, at, ge, count, q, b, delta) || q != ge) return false;
         for (u32 i = lo + lane; i < hi; i += 32u) {
-            dst[v0 + i - skip] = (T)((u64)(i64)b + (u64)delta * i);
+            dst[v0 + i - skip] = (T)((u64)b + (u64)delta * i);
         }
         return true;
     }
