@@ -450,6 +450,18 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 #define RG_FLAG_UNITS_GLOBAL 256u   // diagnostics: the units' warps read global memory
 #define RG_SPLIT_GROUPS 479u  // most RLE groups the split walk lists (the table fills `exits`)
 
+// A short group of a region as a warp's lanes expand it (step 4 of the regions).
+#define RG_DESC_ARITH 0u    // base + delta * i: SHORT_REPEAT, DELTA of a fixed step, RLEv1 runs
+#define RG_DESC_BITS 1u     // DIRECT: value i bit-packed at bit0 + width * i
+#define RG_DESC_BYTES 2u    // an RLEv1 literal group of one-byte varints from `at`
+#define RG_DESC_VARINTS 3u  // an RLEv1 literal group of longer varints from `at` to `ge`
+struct RgDesc {
+    u64 a;      // ARITH: the base; BITS: bit0 | width << 32; BYTES, VARINTS: at | ge << 32
+    u64 delta;  // ARITH: the step
+    u32 v;      // the group's first value in the row group's stream
+    u32 start;  // its first value among the round's expanded values | kind << 30
+};
+
 struct OrcRgRegions {
     union {
         u16 exits[RG_ENTRIES][RG_MAX_THREADS];  // tables: region t's exit from s0 + j
@@ -461,6 +473,7 @@ struct OrcRgRegions {
             u32 at[RG_SPLIT_GROUPS + 1u];     // stage offset of each group; then the chain's end
             u32 first[RG_SPLIT_GROUPS + 1u];  // its first value; then the values in all
         } split;
+        RgDesc desc[ORC_RG_WARPS][32];  // step 4: each lane's group of the round
     };
     u32 n_split;       // groups listed with their ends so far (warp 0 counts them up)
     u32 split_state;   // RG_SPLIT_LISTING, then RG_SPLIT_LISTED or RG_SPLIT_BROKEN
@@ -670,6 +683,186 @@ __device__ __forceinline__ bool rg_decode_short(const u8* st, u32 p, u32 end, u6
     }
 }
 
+// The short group at `p` (`bytes` long, of `values` values, whose first is number `v` of the
+// row group's stream) described for its warp's lanes (rg_expand): its kind, what its values
+// are made of, and `n`, how many the lanes expand. What can be checked once is checked here (a
+// run's values at both ends, a repeated value). A DELTA group of bit-packed steps (each value
+// the sum of those before) is decoded here, by its lane alone (n = 0). False where a check
+// fails.
+template <typename T, int KIND>
+__device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 values, u32 end,
+                                            u64 v, u64 skip, u64 target, T* __restrict__ dst,
+                                            RgDesc& d, u32& kind, u32& n) {
+    const u32 h = st[p];
+    n = values;
+    d.delta = 0;
+    if constexpr (KIND == ORC_KIND_V1) {
+        if (h < 0x80u) {
+            u32 q = 0;
+            i64 b = 0, delta = 0;
+            kind = RG_DESC_ARITH;
+            d.a = 0;
+            if (!rg_v1_run<T>(st, p, end, values, q, b, delta)) return false;
+            d.a = (u64)b;
+            d.delta = (u64)delta;
+            return true;
+        }
+        d.a = (u64)(p + 1u) | ((u64)(p + bytes) << 32);
+        kind = bytes == 1u + values ? RG_DESC_BYTES : RG_DESC_VARINTS;
+        return true;
+    } else {
+        kind = RG_DESC_ARITH;
+        d.a = 0;
+        if ((h >> 6) == 0u) {  // SHORT_REPEAT
+            const u32 width = ((h >> 3) & 7u) + 1u;
+            u64 raw = 0;
+            for (u32 i = 1; i <= width; ++i) raw = (raw << 8) | st[p + i];
+            d.a = (u64)orc_unzigzag(raw);
+            return orc_fits<T, true>(d.a);
+        }
+        if ((h >> 6) == 1u) {  // DIRECT
+            kind = RG_DESC_BITS;
+            d.a = (u64)((p + 2u) * 8u) | ((u64)orc_decode_width(h >> 1) << 32);
+            return true;
+        }
+        // DELTA (PATCHED_BASE groups are long: the warp decoders take them).
+        if (((h >> 1) & 31u) != 0u) {
+            n = 0;
+            return rg_decode_short<T, KIND>(st, p, end, v, skip, target, dst);
+        }
+        u32 q = p + 2u;
+        u64 base_raw = 0, delta_raw = 0;
+        if (!rg_varint(st, q, end, base_raw) || !rg_varint(st, q, end, delta_raw)) return false;
+        const i128 base = orc_stream_value<true>(base_raw);
+        const i128 delta = (i128)orc_unzigzag(delta_raw);
+        d.a = (u64)base;
+        d.delta = (u64)delta;
+        return orc_fits_wide<T, true>(base) &&
+               orc_fits_wide<T, true>(base + delta * (i128)(values - 1u));
+    }
+}
+
+// Value `i` of the group `d` describes (of kind `kind`); false where it does not fit T or its
+// varint does not read. Varint i of an RLEv1 literal group starts after the i-th varint end
+// among its payload's masks (inside a literal group the masks mark exactly the varints' ends).
+template <typename T>
+__device__ __forceinline__ bool rg_expand_value(const u8* st, const u64* m64, const RgDesc& d,
+                                                u32 kind, u32 i, u64& value) {
+    if (kind == RG_DESC_ARITH) {
+        value = d.a + d.delta * i;
+        return true;
+    }
+    if (kind == RG_DESC_BITS) {
+        const u32 width = (u32)(d.a >> 32);
+        value = (u64)orc_unzigzag(rg_bits_be(st, (u32)d.a + i * width, width));
+        return orc_fits<T, true>(value);
+    }
+    const u32 at = (u32)d.a, ge = (u32)(d.a >> 32);
+    if (kind == RG_DESC_BYTES) {
+        value = (u64)orc_unzigzag(st[at + i]);  // -64..63: every T holds it
+        return true;
+    }
+    u32 q = at;
+    if (i > 0u) {
+        u32 w = at >> 6;
+        u64 m = m64[w] & (~0ull << (at & 63u));
+        for (u32 r = i;;) {
+            const u32 c = __popcll(m);
+            if (c >= r) {
+                // The r-th set bit: the lowest r - 1 cleared where r is small (most groups of
+                // keys: 1.9 varints), else a select.
+                if (r <= 4u) {
+                    for (; r > 1u; --r) m &= m - 1ull;
+                    q = 64u * w + (u32)__ffsll((long long)m);
+                } else {
+                    q = 64u * w + rg_select64(m, r) + 1u;
+                }
+                break;
+            }
+            r -= c;
+            if (64u * ++w >= ge) return false;
+            m = m64[w];
+        }
+    }
+    u64 raw = 0;
+    if (!rg_varint(st, q, ge, raw)) return false;
+    value = (u64)orc_unzigzag(raw);
+    return orc_fits<T, true>(value);
+}
+
+// Step 4 of the regions for the calling warp (every lane, `more` where its region has groups
+// from `p` on, the first of them number `v` of the stream): in rounds, each lane takes the
+// next group of its region; long groups are listed for the warp decoders, a DELTA group of
+// bit-packed steps is decoded by its lane, and the others are described (rg_describe). The
+// warp places the round's described values by a scan of their counts, and lane j of each 32
+// of them finds its group by a binary search of the counts and writes value j, so a store
+// instruction writes a few groups' values side by side (TPC-H keys: 4.3 values a group)
+// rather than a value in each of 32 places. False in a lane where a check failed there.
+template <typename T, int KIND>
+__device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool more, u32 s1,
+                          u32 end, u64 skip, u64 target, T* __restrict__ dst, OrcRgRegions& rr) {
+    const u32 lane = wz_lane();
+    RgDesc* const desc = rr.desc[threadIdx.x / 32u];
+    const u64* m64 = reinterpret_cast<const u64*>(masks);
+    bool bad = false;
+    while (__any_sync(WZ_FULL_MASK, more)) {
+        RgDesc d;
+        d.a = 0;
+        d.delta = 0;
+        d.v = (u32)v;
+        u32 kind = RG_DESC_ARITH, n = 0;
+        if (more) {
+            u32 values = 0;
+            const u32 b = rg_extent<KIND>(st, masks, p, end, values);
+            if (b == 0u) {
+                more = false;  // the chain breaks: rg_threads checked it reaches `target` first
+            } else {
+                if (rg_is_long<KIND>(st, p, values)) {
+                    const u32 k = v + values > skip ? atomicAdd(&rr.n_longs, 1u) : RG_MAX_LONGS;
+                    if (k < RG_MAX_LONGS) {  // (a long group wholly before the skip: the units)
+                        rr.long_at[k] = p;
+                        rr.long_first[k] = (u32)v;
+                    } else {
+                        bad = true;
+                    }
+                } else if (!rg_describe<T, KIND>(st, p, b, values, end, v, skip, target, dst, d,
+                                                 kind, n)) {
+                    bad = true;
+                    n = 0;
+                }
+                v += values;
+                p += b;
+                more = !bad && p < s1 && v < target;
+            }
+        }
+        const u32 incl = wz_warp_inclusive_sum(n);
+        const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+        d.start = (incl - n) | (kind << 30);
+        desc[lane] = d;
+        __syncwarp();
+        for (u32 c = 0; c < total; c += 32u) {
+            const u32 j = c + lane;
+            u32 o = 0;  // the lane whose group holds the round's value j
+#pragma unroll
+            for (u32 s = 16u; s > 0u; s >>= 1) {
+                if (__shfl_sync(WZ_FULL_MASK, incl, o + s - 1u) <= j) o += s;
+            }
+            if (j < total) {
+                const RgDesc g = desc[o];
+                const u32 i = j - (g.start & 0x3fffffffu);
+                u64 value = 0;
+                if (!rg_expand_value<T>(st, m64, g, g.start >> 30, i, value)) {
+                    bad = true;
+                } else if ((u64)g.v + i >= skip && (u64)g.v + i < target) {
+                    dst[(u64)g.v + i - skip] = (T)value;
+                }
+            }
+        }
+        __syncwarp();
+    }
+    return !bad;
+}
+
 // A region of the block's thread `t`: [s0, s1) of the staged stream [head, end).
 struct RgRegion {
     u32 size, s0, s1;
@@ -690,31 +883,37 @@ __device__ bool rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
     const u32 t = threadIdx.x;
     const RgRegion rg(head, end, t);
     const u32 size = rg.size, s0 = rg.s0, s1 = rg.s1;
-    // 1. The region's exit table (only this thread marks this region's bytes).
-    for (u32 j = 0; j < RG_ENTRIES; ++j) {
-        u32 x = s0 + j;
-        u32 e = RG_EXIT_UNKNOWN;
-        for (u32 k = 0;; ++k) {
+    // 1. The region's exit table (only this thread marks this region's bytes). The walks go
+    // one after another, a step a loop turn, so a lane whose walk ends starts its next walk
+    // while the others go on (a loop per walk kept each walk's lanes waiting for its longest).
+    {
+        u32 j = 0, x = s0, k = 0;
+        while (j < RG_ENTRIES) {
+            u32 e = RG_INVALID;  // the walk's exit once it ends
             if (x >= s1) {
                 e = x;
-                break;
-            }
-            const u32 m = rg_mark_of(marks, x);
-            if (m != 0u) {
+            } else if (const u32 m = rg_mark_of(marks, x); m != 0u) {
                 e = rr.exits[m - 1u][t];
-                break;
+            } else if (j > 0u && k == RG_TABLE_STEPS) {
+                e = RG_EXIT_UNKNOWN;
+            } else {
+                u32 values = 0;
+                const u32 b = rg_extent<KIND>(st, masks, x, end, values);
+                if (b == 0u) {
+                    e = RG_EXIT_BROKEN;
+                } else {
+                    rg_mark(marks, x, j + 1u);
+                    x += b;
+                    ++k;
+                }
             }
-            if (j > 0u && k == RG_TABLE_STEPS) break;
-            u32 values = 0;
-            const u32 b = rg_extent<KIND>(st, masks, x, end, values);
-            if (b == 0u) {
-                e = RG_EXIT_BROKEN;
-                break;
+            if (e != RG_INVALID) {
+                rr.exits[j][t] = (u16)e;
+                ++j;
+                x = s0 + j;
+                k = 0;
             }
-            rg_mark(marks, x, j + 1u);
-            x += b;
         }
-        rr.exits[j][t] = (u16)e;
     }
     __syncthreads();
     // 2. One thread follows the real chain through the regions by their tables.
@@ -848,34 +1047,16 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     for (u32 w = 0; w < ORC_RG_WARPS; ++w) total += rr.warp_sums[w];
     // The chain must reach the group's last value before it breaks or the stage ends.
     const bool short_chain = (broken && (u64)before + count < target) || (u64)total < target;
-    // 4. Short groups by their region's thread; long ones listed for the warps.
-    bool bad = short_chain;
-    u64 v = before;
-    for (p = entry; !bad && p != RG_INVALID && p < s1 && v < target;) {
-        u32 values = 0;
-        const u32 b = rg_extent<KIND>(st, masks, p, end, values);
-        if (b == 0u) break;
-        if (rg_is_long<KIND>(st, p, values)) {
-            if (v + values <= skip) {
-                bad = true;  // a long group wholly before the skip: leave it to the units
-            } else {
-                const u32 k = atomicAdd(&rr.n_longs, 1u);
-                if (k < RG_MAX_LONGS) {
-                    rr.long_at[k] = p;
-                    rr.long_first[k] = (u32)v;
-                } else {
-                    bad = true;
-                }
-            }
-        } else {
-            bad = !rg_decode_short<T, KIND>(st, p, end, v, skip, target, dst);
-        }
-        v += values;
-        p += b;
-    }
+    // 4. Each warp's regions together (rg_expand): short groups by the lanes, long ones
+    // listed for the warps.
+    const bool more = !short_chain && entry != RG_INVALID && entry < s1 && (u64)before < target;
+    const bool bad =
+        short_chain || !rg_expand<T, KIND>(st, masks, entry, before, more, s1, end, skip, target,
+                                           dst, rr);
     if (__syncthreads_or(bad)) return false;
     // 5. Long groups, a warp each, with the warp decoders (one group: its values in range).
     const u32 longs = rr.n_longs;
+    bool long_bad = false;
     for (;;) {
         u32 k = 0;
         if (lane == 0) k = atomicAdd(&rr.next_long, 1u);
@@ -888,9 +1069,9 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
         const u64 from = first > skip ? first : skip;
         const u64 to = first + values < target ? first + values : target;
         CodagOut<T> o(dst + (from - skip), from - first, to - from, false);
-        bad |= rg_decode_warp<T, KIND>(in, g, head, at, window, o) != WZ_STATUS_OK;
+        long_bad |= rg_decode_warp<T, KIND>(in, g, head, at, window, o) != WZ_STATUS_OK;
     }
-    return !__syncthreads_or(bad);
+    return !__syncthreads_or(long_bad);
 }
 
 // ---- Split groups: RLEv1 row groups of long groups ----
