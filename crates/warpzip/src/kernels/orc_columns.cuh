@@ -429,9 +429,9 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 // itself only where its entry is past the table or unknown (long groups: few steps). For RLEv1
 // streams of one-byte values the entries come from speculative rounds instead
 // (rg_entries_rounds). Each thread then counts its region's
-// values, a block scan places them, and each thread decodes the groups that start in its
-// region alone; RLEv2 groups of more than RG_LONG values (and PATCHED_BASE) are listed for the
-// warps, which decode them with the warp decoders. Anything unexpected (a chain broken before
+// values, a block scan places them, and each warp decodes the groups that start in its 32
+// regions, a group a lane at a time (rg_expand); RLEv2 groups of more than RG_LONG values (and
+// PATCHED_BASE) are listed for the warps, which decode them with the warp decoders. Anything unexpected (a chain broken before
 // the group's last value, a value that does not fit, more long groups than planned) returns
 // false, and the row group is decoded again by the units below, which give the exact status.
 
