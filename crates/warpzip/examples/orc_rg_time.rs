@@ -1,12 +1,13 @@
 //! Times the block-per-row-group decode of an ORC file's integer columns on the GPU under one or
 //! more values of `WARPZIP_ORC_RG_FLAGS` (the kernels' diagnostic paths), for A/B runs of two
-//! binaries in one device call. Row-group statuses are checked (a failed check prints `(x)`);
-//! the values are not (`warpzip bench --codec orc FILE` checks them against the CPU reader).
+//! binaries in one device call. Row-group statuses are checked (a failed check prints `(x)`),
+//! and, after the timed launches, the values of one more block-per-row-group decode under the
+//! same flags against the CPU reader's (values that differ print `(v)`).
 //!
 //! `cargo run --release -p warpzip --example orc_rg_time -- FILE 0,64 [COLUMN...]` prints, per
 //! column, GB/s of decoded values (median of 15 launches after 3) and `[blocks an SM]`.
 use std::path::Path;
-use warpzip::orc::gpu::{DeviceColumn, PreparedColumn};
+use warpzip::orc::gpu::{read_column_in_mode, DeviceColumn, GroupMode, PreparedColumn};
 use warpzip::orc::row_groups::plan_file_column;
 use warpzip::orc::OrcFile;
 use warpzip::{Error, Result};
@@ -31,6 +32,7 @@ fn main() -> Result<()> {
             continue;
         }
         let prepared = PreparedColumn::new(column, &plan_file_column(&file, column)?)?;
+        let cpu = file.read_column(column)?.to_data();
         let bytes = prepared.rows as f64 * prepared.width as f64;
         let mut line = format!("{:14}", column.name);
         for &f in &flags {
@@ -43,7 +45,13 @@ fn main() -> Result<()> {
             times.sort_by(f64::total_cmp);
             let ms = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
             let blocks = dev.blocks_per_sm(&gpu)?.unwrap_or(0);
-            let mark = if checked { "" } else { "(x)" };
+            let same = read_column_in_mode(&gpu, &file, column, GroupMode::Block)
+                .is_ok_and(|a| a.to_data() == cpu);
+            let mark = match (checked, same) {
+                (true, true) => "",
+                (false, _) => "(x)",
+                (true, false) => "(v)",
+            };
             line += &format!("  f{f}: {:.1}{mark}[{blocks}]", bytes / ms / 1e6);
         }
         println!("{line}");
