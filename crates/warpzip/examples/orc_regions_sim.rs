@@ -16,6 +16,7 @@
 //! `cargo run --release -p warpzip --example orc_regions_sim -- FILE [ENTRIES [STEPS]]`
 //! (defaults 15 and 64, the kernel's RG_ENTRIES and RG_TABLE_STEPS).
 use std::path::Path;
+use warpzip::codec::orc_rle::int_rle_v2::{closest_fixed_width, decode_width};
 use warpzip::orc::gpu::PreparedColumn;
 use warpzip::orc::row_groups::plan_file_column;
 use warpzip::orc::OrcFile;
@@ -44,27 +45,6 @@ fn skip_varint(s: &[u8], q: &mut usize, end: usize) -> bool {
     false
 }
 
-fn decode_width(code: u32) -> u32 {
-    match code {
-        0..=23 => code + 1,
-        24 => 26,
-        25 => 28,
-        26 => 30,
-        27 => 32,
-        28 => 40,
-        29 => 48,
-        30 => 56,
-        _ => 64,
-    }
-}
-
-fn closest_fixed(w: u32) -> u32 {
-    [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64]
-        .into_iter()
-        .find(|&c| w <= c)
-        .unwrap_or(64)
-}
-
 /// The RLE group at `p`: (bytes, values); bytes 0 where it is not valid or runs past `end`
 /// (`rg_extent`).
 fn extent(v1: bool, s: &[u8], p: usize, end: usize) -> (usize, usize) {
@@ -90,21 +70,21 @@ fn extent(v1: bool, s: &[u8], p: usize, end: usize) -> (usize, usize) {
         let len = (((h & 1) << 8) | u32::from(s[p + 1])) + 1;
         let packed = |w: u32, n: u32| ((w * n).div_ceil(8)) as usize;
         let bytes = match h >> 6 {
-            1 => 2 + packed(decode_width((h >> 1) & 31), len),
+            1 => 2 + packed(decode_width((h >> 1) as u8), len),
             2 => {
                 if end - p < 4 {
                     return (0, 0);
                 }
                 let (b2, b3) = (u32::from(s[p + 2]), u32::from(s[p + 3]));
-                let patch = decode_width(b2 & 31);
+                let patch = decode_width(b2 as u8);
                 let gap = (b3 >> 5) + 1;
                 if gap + patch > 64 {
                     return (0, 0);
                 }
                 4 + (b2 >> 5) as usize
                     + 1
-                    + packed(decode_width((h >> 1) & 31), len)
-                    + packed(closest_fixed(gap + patch), b3 & 31)
+                    + packed(decode_width((h >> 1) as u8), len)
+                    + packed(closest_fixed_width(gap + patch), b3 & 31)
             }
             _ => {
                 let mut q = p + 2;
@@ -112,7 +92,11 @@ fn extent(v1: bool, s: &[u8], p: usize, end: usize) -> (usize, usize) {
                     return (0, 0);
                 }
                 let code = (h >> 1) & 31;
-                let w = if code == 0 { 0 } else { decode_width(code) };
+                let w = if code == 0 {
+                    0
+                } else {
+                    decode_width(code as u8)
+                };
                 q - p + packed(w, len.saturating_sub(2))
             }
         };
