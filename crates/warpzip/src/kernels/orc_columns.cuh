@@ -346,30 +346,41 @@ __device__ __forceinline__ u32 rg_v1_run_extent(const u8* st, const u16* masks, 
     return e != 0u ? e - p : 0u;
 }
 
+// One past the r-th (r >= 1) varint end at or after stage offset `q`, by the masks of the
+// bytes below 0x80 read 64 bytes a step (four masks as one word: the masks start 16-byte
+// aligned); 0 where fewer than r end before `end`. Inside the word, the r-th set bit is found
+// by clearing the lowest r - 1 where r is small (the keys' literal groups: 1.9 varints), else
+// by rg_select64.
+__device__ __forceinline__ u32 rg_nth_end(const u64* m64, u32 q, u32 r, u32 end) {
+    while (q < end) {
+        const u32 w = q >> 6;
+        u64 m = m64[w] & (~0ull << (q & 63u));
+        const u32 c = __popcll(m);
+        if (c >= r) {
+            u32 e;
+            if (r <= 4u) {
+                for (; r > 1u; --r) m &= m - 1ull;
+                e = 64u * w + (u32)__ffsll((long long)m);
+            } else {
+                e = 64u * w + rg_select64(m, r) + 1u;
+            }
+            return e <= end ? e : 0u;
+        }
+        r -= c;
+        q = 64u * (w + 1u);
+    }
+    return 0u;
+}
+
 // The same for the RLEv1 group at `p`: a run (control, delta, a varint) or a literal group
 // (control, then varints found by the masks of the bytes below 0x80).
 __device__ __forceinline__ u32 rg_v1_extent(const u8* st, const u16* masks, u32 p, u32 end,
                                             u32& values) {
     const u32 control = st[p];
     if (control < 0x80u) return rg_v1_run_extent(st, masks, p, end, control, values);
-    u32 left = 256u - control;
-    values = left;
-    u32 q = p + 1u;
-    // 64 bytes a step: four masks read as one word (the masks start 16-byte aligned).
-    const u64* masks64 = reinterpret_cast<const u64*>(masks);
-    while (q < end) {
-        const u32 blk = q >> 6;
-        const u64 m = masks64[blk] & ~((1ull << (q & 63u)) - 1ull);
-        const u32 c = __popcll(m);
-        if (c >= left) {
-            // One past the left-th set bit.
-            q = 64u * blk + rg_select64(m, left) + 1u;
-            return q <= end ? q - p : 0u;
-        }
-        left -= c;
-        q = 64u * (blk + 1u);
-    }
-    return 0u;
+    values = 256u - control;
+    const u32 e = rg_nth_end(reinterpret_cast<const u64*>(masks), p + 1u, values, end);
+    return e != 0u ? e - p : 0u;
 }
 
 // One thread walks the group headers of the staged stream [head, end) from the row group's
@@ -596,96 +607,33 @@ __device__ __forceinline__ bool rg_is_long(const u8* st, u32 p, u32 values) {
     }
 }
 
-// Decodes the short group at `p`, whose first value is number `v` of the row group's stream,
-// writing the values in [skip, target) to dst[j - skip]. Every value of the group is checked as
-// the warp decoders check it; false where one fails (the caller falls back).
-template <typename T, int KIND>
-__device__ __forceinline__ bool rg_decode_short(const u8* st, u32 p, u32 end, u64 v, u64 skip,
-                                                u64 target, T* __restrict__ dst) {
-    const u32 h = st[p];
-    const u64 lo = skip > v ? skip - v : 0ull;      // the group's first value to write
-    const u64 hi = target > v ? target - v : 0ull;  // one past its last
-    // Value i of the group (lo <= i < hi) goes to dst[v + i - skip].
-    T* const at = dst + (v + lo - skip);
-    if constexpr (KIND == ORC_KIND_V1) {
-        if (h < 0x80u) {
-            const u32 len = h + 3u;
-            u32 q = 0;
-            i64 b = 0, delta = 0;
-            if (!rg_v1_run<T>(st, p, end, len, q, b, delta)) return false;
-            for (u64 i = lo; i < len && i < hi; ++i) at[i - lo] = (T)((u64)b + (u64)delta * i);
-            return true;
+// The values of a DELTA group of `len` values and `width`-bit steps from stage offset `q`,
+// whose first value is number `v` of the row group's stream: value 1 is base + delta, and
+// value i >= 2 is value i - 1 plus step i - 2 (minus where delta < 0). Values in
+// [skip, target) go to dst[j - skip]; every value is checked as the warp decoders check it.
+// False where one does not fit T.
+template <typename T>
+__device__ __forceinline__ bool rg_delta_steps(const u8* st, u32 q, u32 width, u32 len,
+                                               i128 base, i128 delta, u64 v, u64 skip,
+                                               u64 target, T* __restrict__ dst) {
+    const u32 bit0 = q * 8u;
+    i128 value = base;
+    for (u32 i = 0; i < len; ++i) {
+        if (i == 1u) {
+            value += delta;
+        } else if (i >= 2u) {
+            const i128 step = (i128)rg_bits_be(st, bit0 + (i - 2u) * width, width);
+            value = delta < 0 ? value - step : value + step;
         }
-        const u32 len = 256u - h;
-        u32 q = p + 1u;
-        for (u32 i = 0; i < len; ++i) {
-            u64 raw = 0;
-            if (!rg_varint(st, q, end, raw)) return false;
-            const u64 value = (u64)orc_unzigzag(raw);
-            if (!orc_fits<T, true>(value)) return false;
-            if (i >= lo && i < hi) at[i - lo] = (T)value;
-        }
-        return true;
-    } else {
-        const u32 kind = h >> 6;
-        if (kind == 0u) {
-            const u32 width = ((h >> 3) & 7u) + 1u;
-            const u32 len = (h & 7u) + 3u;
-            u64 raw = 0;
-            for (u32 i = 1; i <= width; ++i) raw = (raw << 8) | st[p + i];
-            const u64 value = (u64)orc_unzigzag(raw);
-            if (!orc_fits<T, true>(value)) return false;
-            for (u64 i = lo; i < len && i < hi; ++i) at[i - lo] = (T)value;
-            return true;
-        }
-        const u32 len = v2_len(h, st[p + 1u]);
-        if (kind == 1u) {
-            const u32 width = orc_decode_width(h >> 1);
-            const u32 bit0 = (p + 2u) * 8u;
-            for (u32 i = 0; i < len; ++i) {
-                const u64 value = (u64)orc_unzigzag(rg_bits_be(st, bit0 + i * width, width));
-                if (!orc_fits<T, true>(value)) return false;
-                if (i >= lo && i < hi) at[i - lo] = (T)value;
-            }
-            return true;
-        }
-        if (kind == 2u) return false;  // PATCHED_BASE goes to a warp
-        const u32 code = (h >> 1) & 31u;
-        const u32 width = code == 0u ? 0u : orc_decode_width(code);
-        u32 q = p + 2u;
-        u64 base_raw = 0, delta_raw = 0;
-        if (!rg_varint(st, q, end, base_raw) || !rg_varint(st, q, end, delta_raw)) return false;
-        const i128 base = orc_stream_value<true>(base_raw);
-        const i128 delta = (i128)orc_unzigzag(delta_raw);
-        if (width == 0u) {
-            if (!orc_fits_wide<T, true>(base) ||
-                !orc_fits_wide<T, true>(base + delta * (i128)(len - 1u))) {
-                return false;
-            }
-            for (u64 i = lo; i < len && i < hi; ++i) {
-                at[i - lo] = (T)((u64)base + (u64)delta * i);
-            }
-            return true;
-        }
-        const u32 bit0 = q * 8u;
-        i128 value = base;
-        for (u32 i = 0; i < len; ++i) {
-            if (i == 1u) {
-                value += delta;
-            } else if (i >= 2u) {
-                const i128 step = (i128)rg_bits_be(st, bit0 + (i - 2u) * width, width);
-                value = delta < 0 ? value - step : value + step;
-            }
-            if (!orc_fits_wide<T, true>(value)) return false;
-            if (i >= lo && i < hi) at[i - lo] = (T)(u64)value;
-        }
-        return true;
+        if (!orc_fits_wide<T, true>(value)) return false;
+        if (v + i >= skip && v + i < target) dst[v + i - skip] = (T)(u64)value;
     }
+    return true;
 }
 
 // The short group at `p` (`bytes` long, of `values` values, whose first is number `v` of the
-// row group's stream) described for its warp's lanes (rg_expand): its kind, what its values
-// are made of, and `n`, how many the lanes expand. What can be checked once is checked here (a
+// row group's stream) described for its warp's lanes (rg_expand) in `d` (which arrives
+// zeroed): its kind, what its values are made of, and `n`, how many the lanes expand. What can be checked once is checked here (a
 // run's values at both ends, a repeated value). A DELTA group of bit-packed steps (each value
 // the sum of those before) is decoded here, by its lane alone (n = 0). False where a check
 // fails.
@@ -695,13 +643,11 @@ __device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 
                                             RgDesc& d, u32& kind, u32& n) {
     const u32 h = st[p];
     n = values;
-    d.delta = 0;
     if constexpr (KIND == ORC_KIND_V1) {
         if (h < 0x80u) {
             u32 q = 0;
             i64 b = 0, delta = 0;
             kind = RG_DESC_ARITH;
-            d.a = 0;
             if (!rg_v1_run<T>(st, p, end, values, q, b, delta)) return false;
             d.a = (u64)b;
             d.delta = (u64)delta;
@@ -712,7 +658,6 @@ __device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 
         return true;
     } else {
         kind = RG_DESC_ARITH;
-        d.a = 0;
         if ((h >> 6) == 0u) {  // SHORT_REPEAT
             const u32 width = ((h >> 3) & 7u) + 1u;
             u64 raw = 0;
@@ -725,16 +670,19 @@ __device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 
             d.a = (u64)((p + 2u) * 8u) | ((u64)orc_decode_width(h >> 1) << 32);
             return true;
         }
-        // DELTA (PATCHED_BASE groups are long: the warp decoders take them).
-        if (((h >> 1) & 31u) != 0u) {
-            n = 0;
-            return rg_decode_short<T, KIND>(st, p, end, v, skip, target, dst);
-        }
+        // DELTA (PATCHED_BASE groups are long: the warp decoders take them): its base and
+        // delta, then bit-packed steps unless the step is fixed.
         u32 q = p + 2u;
         u64 base_raw = 0, delta_raw = 0;
         if (!rg_varint(st, q, end, base_raw) || !rg_varint(st, q, end, delta_raw)) return false;
         const i128 base = orc_stream_value<true>(base_raw);
         const i128 delta = (i128)orc_unzigzag(delta_raw);
+        const u32 code = (h >> 1) & 31u;
+        if (code != 0u) {
+            n = 0;
+            return rg_delta_steps<T>(st, q, orc_decode_width(code), values, base, delta, v, skip,
+                                     target, dst);
+        }
         d.a = (u64)base;
         d.delta = (u64)delta;
         return orc_fits_wide<T, true>(base) &&
@@ -762,28 +710,8 @@ __device__ __forceinline__ bool rg_expand_value(const u8* st, const u64* m64, co
         value = (u64)orc_unzigzag(st[at + i]);  // -64..63: every T holds it
         return true;
     }
-    u32 q = at;
-    if (i > 0u) {
-        u32 w = at >> 6;
-        u64 m = m64[w] & (~0ull << (at & 63u));
-        for (u32 r = i;;) {
-            const u32 c = __popcll(m);
-            if (c >= r) {
-                // The r-th set bit: the lowest r - 1 cleared where r is small (most groups of
-                // keys: 1.9 varints), else a select.
-                if (r <= 4u) {
-                    for (; r > 1u; --r) m &= m - 1ull;
-                    q = 64u * w + (u32)__ffsll((long long)m);
-                } else {
-                    q = 64u * w + rg_select64(m, r) + 1u;
-                }
-                break;
-            }
-            r -= c;
-            if (64u * ++w >= ge) return false;
-            m = m64[w];
-        }
-    }
+    u32 q = i > 0u ? rg_nth_end(m64, at, i, ge) : at;  // (at > 0: past the control byte)
+    if (q == 0u) return false;
     u64 raw = 0;
     if (!rg_varint(st, q, ge, raw)) return false;
     value = (u64)orc_unzigzag(raw);
