@@ -489,6 +489,7 @@ struct OrcRgRegions {
     u32 n_split;       // groups listed with their ends so far (warp 0 counts them up)
     u32 split_state;   // RG_SPLIT_LISTING, then RG_SPLIT_LISTED or RG_SPLIT_BROKEN
     u32 next_split;    // the next listed group a warp takes to decode
+    u32 split_take;    // groups a warp takes at once: 32 where the first round listed 32, else 2
     u32 entry[RG_MAX_THREADS];  // where the real chain enters each region (RG_INVALID: broken)
     u32 warp_sums[ORC_RG_WARPS];
     u32 long_at[RG_MAX_LONGS];
@@ -1202,6 +1203,70 @@ __device__ bool rg_split_group(const u8* st, const u64* m64, u32 k, u64 skip, u6
     return !__any_sync(WZ_FULL_MASK, bad);
 }
 
+// Listed groups [k, k + n) (n <= 32) by the calling warp (every lane; the result is the same
+// in each), where they are short (RLEv1 quantities: 259 groups of 39 values a row group, runs
+// and literal groups of one-byte varints): lane j describes group k + j (a run's base and
+// delta, checked at both ends, or a literal group's payload), a warp scan places the groups'
+// values, and lane j of every 32 finds its group by a binary search of the counts and writes
+// value j, so a store writes a few groups' values side by side. Where a group of the batch
+// holds varints longer than a byte, the warp decodes the batch a group at a time
+// (rg_split_group). True where every value passed.
+template <typename T>
+__device__ bool rg_split_batch(const u8* st, const u64* m64, u32 k, u32 n, u64 skip, u64 target,
+                               T* __restrict__ dst, const OrcRgRegions& rr, u8* pos) {
+    const u32 lane = wz_lane();
+    u32 count = 0, v0 = 0, run = 0;
+    u64 a = 0, delta = 0;
+    bool bad = false, longer = false;
+    if (lane < n) {
+        const u32 at = rr.split.at[k + lane], ge = rr.split.at[k + lane + 1u];
+        v0 = rr.split.first[k + lane];
+        const u32 control = st[at];
+        if (control < 0x80u) {
+            count = control + 3u;
+            run = 1u;
+            u32 q = 0;
+            i64 b = 0, d = 0;
+            bad = !rg_v1_run<T>(st, at, ge, count, q, b, d) || q != ge;
+            a = (u64)b;
+            delta = (u64)d;
+        } else {
+            count = 256u - control;
+            a = at + 1u;
+            longer = ge - (at + 1u) != count;
+        }
+    }
+    if (__any_sync(WZ_FULL_MASK, longer)) {
+        bool ok = true;
+        for (u32 j = 0; j < n && ok; ++j) ok = rg_split_group<T>(st, m64, k + j, skip, target, dst, rr, pos);
+        return ok;
+    }
+    if (bad) count = 0;
+    const u32 incl = wz_warp_inclusive_sum(count);
+    const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+    for (u32 c = 0; c < total; c += 32u) {
+        const u32 j = c + lane;
+        u32 o = 0;  // the lane whose group holds the batch's value j
+#pragma unroll
+        for (u32 s = 16u; s > 0u; s >>= 1) {
+            if (__shfl_sync(WZ_FULL_MASK, incl, o + s - 1u) <= j) o += s;
+        }
+        const u32 start = __shfl_sync(WZ_FULL_MASK, incl - count, o);
+        const u64 oa = __shfl_sync(WZ_FULL_MASK, a, o);
+        const u64 od = __shfl_sync(WZ_FULL_MASK, delta, o);
+        const u32 ov = __shfl_sync(WZ_FULL_MASK, v0, o);
+        const u32 orun = __shfl_sync(WZ_FULL_MASK, run, o);
+        if (j < total) {
+            const u32 i = j - start;
+            // A literal byte is a value of -64..63, which every T holds.
+            const u64 value = orun != 0u ? oa + od * i : (u64)orc_unzigzag(st[(u32)oa + i]);
+            const u64 idx = (u64)ov + i;
+            if (idx >= skip && idx < target) dst[idx - skip] = (T)value;
+        }
+    }
+    return !__any_sync(WZ_FULL_MASK, bad);
+}
+
 #define RG_SPLIT_LISTING 0u  // rr.split_state: warp 0 is listing
 #define RG_SPLIT_LISTED 1u   // the list reaches the row group's last value
 #define RG_SPLIT_BROKEN 2u   // it does not (or would hold over RG_SPLIT_GROUPS groups)
@@ -1237,6 +1302,7 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
         rr.n_split = 0;
         rr.split_state = RG_SPLIT_LISTING;
         rr.next_split = 0;
+        rr.split_take = 2;
         rr.split.at[0] = head;
         rr.split.first[0] = 0;
     }
@@ -1295,6 +1361,7 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
             if (lane == 0u) {
                 rr.split.at[k] = p;
                 rr.split.first[k] = (u32)v;
+                if (k == m && m == 32u) rr.split_take = 32u;  // (the first round: before its publish)
             }
             rg_split_publish(rr, k, RG_SPLIT_LISTING);
             rounds = m >= 4u;
@@ -1321,19 +1388,34 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
         }
         rg_split_publish(rr, k, ok ? RG_SPLIT_LISTED : RG_SPLIT_BROKEN);
     }
-    // Every warp decodes listed groups, taking the next two as soon as they are listed (one
-    // take, wait and fence for two groups).
+    // Every warp decodes listed groups, taking the next `take` as soon as they are listed (one
+    // take, wait and fence for them): 32 (rg_split_batch) where warp 0's first round listed 32
+    // groups (short groups: RLEv1 quantities), else 2 (RLEv1 ship dates, listed a group at a time).
     const u64* m64 = reinterpret_cast<const u64*>(masks);
     bool bad = false;
+    u32 take = 2;
+    if (lane == 0u) {
+        for (;;) {
+            const u32 state = *reinterpret_cast<volatile u32*>(&rr.split_state);
+            __threadfence_block();
+            if (*reinterpret_cast<volatile u32*>(&rr.n_split) > 0u || state != RG_SPLIT_LISTING) {
+                break;
+            }
+            __nanosleep(100);
+        }
+        __threadfence_block();  // split_take was written before the first count
+        take = *reinterpret_cast<volatile u32*>(&rr.split_take) == 32u ? 32u : 2u;
+    }
+    take = __shfl_sync(WZ_FULL_MASK, take, 0);
     for (;;) {
         u32 k = 0, state = RG_SPLIT_LISTING, listed = 0;
         if (lane == 0u) {
-            k = atomicAdd(&rr.next_split, 2u);
+            k = atomicAdd(&rr.next_split, take);
             for (;;) {
                 state = *reinterpret_cast<volatile u32*>(&rr.split_state);
                 __threadfence_block();  // the count read after the state is the final one
                 listed = *reinterpret_cast<volatile u32*>(&rr.n_split);
-                if (k + 1u < listed || state != RG_SPLIT_LISTING) break;
+                if (k + take - 1u < listed || state != RG_SPLIT_LISTING) break;
                 __nanosleep(100);
             }
         }
@@ -1342,8 +1424,14 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
         listed = __shfl_sync(WZ_FULL_MASK, listed, 0);
         __threadfence_block();  // the entries after the count
         if (state == RG_SPLIT_BROKEN || k >= listed) break;
-        if (!rg_split_group<T>(st, m64, k, skip, target, dst, rr, pos) ||
-            (k + 1u < listed && !rg_split_group<T>(st, m64, k + 1u, skip, target, dst, rr, pos))) {
+        const u32 n = min(take, listed - k);
+        if (take == 32u) {
+            if (!rg_split_batch<T>(st, m64, k, n, skip, target, dst, rr, pos)) {
+                bad = true;
+                break;
+            }
+        } else if (!rg_split_group<T>(st, m64, k, skip, target, dst, rr, pos) ||
+                   (n > 1u && !rg_split_group<T>(st, m64, k + 1u, skip, target, dst, rr, pos))) {
             bad = true;
             break;
         }
