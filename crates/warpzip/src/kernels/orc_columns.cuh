@@ -1238,7 +1238,9 @@ __device__ bool rg_split_batch(const u8* st, const u64* m64, u32 k, u32 n, u64 s
     }
     if (__any_sync(WZ_FULL_MASK, longer)) {
         bool ok = true;
-        for (u32 j = 0; j < n && ok; ++j) ok = rg_split_group<T>(st, m64, k + j, skip, target, dst, rr, pos);
+        for (u32 j = 0; j < n && ok; ++j) {
+            ok = rg_split_group<T>(st, m64, k + j, skip, target, dst, rr, pos);
+        }
         return ok;
     }
     if (bad) count = 0;
@@ -1361,7 +1363,8 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
             if (lane == 0u) {
                 rr.split.at[k] = p;
                 rr.split.first[k] = (u32)v;
-                if (k == m && m == 32u) rr.split_take = 32u;  // (the first round: before its publish)
+                // (The first round, before its publish.)
+                if (k == m && m == 32u) rr.split_take = 32u;
             }
             rg_split_publish(rr, k, RG_SPLIT_LISTING);
             rounds = m >= 4u;
