@@ -439,10 +439,10 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 // One thread then follows the real chain through the regions by the tables, walking a region
 // itself only where its entry is past the table or unknown (long groups: few steps). For RLEv1
 // streams of one-byte values the entries come from speculative rounds instead
-// (rg_entries_rounds). Each thread then counts its region's
-// values, a block scan places them, and each warp decodes the groups that start in its 32
-// regions, a group a lane at a time (rg_expand); RLEv2 groups of more than RG_LONG values (and
-// PATCHED_BASE) are listed for the warps, which decode them with the warp decoders. Anything unexpected (a chain broken before
+// (rg_entries_rounds). Each thread then counts its region's values, a block scan places them,
+// and each warp decodes the groups that start in its 32 regions, a group a lane at a time
+// (rg_expand); RLEv2 groups of more than RG_LONG values (and PATCHED_BASE) are listed for the
+// warps, which decode them with the warp decoders. Anything unexpected (a chain broken before
 // the group's last value, a value that does not fit, more long groups than planned) returns
 // false, and the row group is decoded again by the units below, which give the exact status.
 
@@ -553,6 +553,15 @@ __device__ __forceinline__ u64 rg_bits_be(const u8* st, u32 bit, u32 w) {
     return v;
 }
 
+// The value of the varint that is the first `len` (1..8) bytes of `word` (little-endian; the
+// caller knows they are one varint): their low 7 bits squeezed together in three steps.
+__device__ __forceinline__ u64 rg_varint_bytes(u64 word, u32 len) {
+    u64 x = word & (len >= 8u ? ~0ull : (1ull << (8u * len)) - 1ull) & 0x7f7f7f7f7f7f7f7full;
+    x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+    x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+    return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+}
+
 // A varint of at most ten bytes (a tenth byte of at most 1) ending before `end`. Up to eight
 // bytes from one word: the bytes up to the first below 0x80, their low 7 bits squeezed
 // together in three shift-and-mask steps.
@@ -563,10 +572,7 @@ __device__ __forceinline__ bool rg_varint(const u8* st, u32& q, u32 end, u64& v)
         if (stops != 0ull) {
             const u32 len = (u32)__ffsll((long long)stops) >> 3;
             if (len > end - q) return false;
-            u64 x = word & (stops ^ (stops - 1ull)) & 0x7f7f7f7f7f7f7f7full;
-            x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-            x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-            v = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+            v = rg_varint_bytes(word, len);
             q += len;
             return true;
         }
@@ -634,10 +640,10 @@ __device__ __forceinline__ bool rg_delta_steps(const u8* st, u32 q, u32 width, u
 
 // The short group at `p` (`bytes` long, of `values` values, whose first is number `v` of the
 // row group's stream) described for its warp's lanes (rg_expand) in `d` (which arrives
-// zeroed): its kind, what its values are made of, and `n`, how many the lanes expand. What can be checked once is checked here (a
-// run's values at both ends, a repeated value). A DELTA group of bit-packed steps (each value
-// the sum of those before) is decoded here, by its lane alone (n = 0). False where a check
-// fails.
+// zeroed): its kind, what its values are made of, and `n`, how many the lanes expand. What can
+// be checked once is checked here (a run's values at both ends, a repeated value). A DELTA
+// group of bit-packed steps (each value the sum of those before) is decoded here, by its lane
+// alone (n = 0). False where a check fails.
 template <typename T, int KIND>
 __device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 values, u32 end,
                                             u64 v, u64 skip, u64 target, T* __restrict__ dst,
@@ -1029,15 +1035,6 @@ __device__ __forceinline__ u32 rg_varint_bytes32(u32 word, u32 len) {
     return (x & 0x00003fffu) | ((x & 0x3fff0000u) >> 2);
 }
 
-// The value of the varint that is the first `len` (1..8) bytes of `word` (little-endian; the
-// caller knows they are one varint): their low 7 bits squeezed together in three steps.
-__device__ __forceinline__ u64 rg_varint_bytes(u64 word, u32 len) {
-    u64 x = word & (len >= 8u ? ~0ull : (1ull << (8u * len)) - 1ull) & 0x7f7f7f7f7f7f7f7full;
-    x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-    x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-    return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
-}
-
 // The varint ends (mask bits) among stage bytes [a, b), a < b: four 64-byte words a step,
 // loaded at once (the masks have 32 words of room past the stage's).
 __device__ __forceinline__ u32 rg_ends_between(const u16* masks, u32 a, u32 b) {
@@ -1286,6 +1283,18 @@ __device__ __forceinline__ void rg_split_publish(OrcRgRegions& rr, u32 k, u32 st
     }
 }
 
+// Waits (one lane) until warp 0 has listed `need` groups or ended its list; the state and, in
+// `listed`, the count read after it (final where the state is not RG_SPLIT_LISTING).
+__device__ __forceinline__ u32 rg_split_wait(const OrcRgRegions& rr, u32 need, u32& listed) {
+    for (;;) {
+        const u32 state = *reinterpret_cast<const volatile u32*>(&rr.split_state);
+        __threadfence_block();  // the count read after the state is the final one
+        listed = *reinterpret_cast<const volatile u32*>(&rr.n_split);
+        if (listed >= need || state != RG_SPLIT_LISTING) return state;
+        __nanosleep(100);
+    }
+}
+
 // Split groups of one row group (every thread of the block calls it; the result is the same in
 // each). Warp 0 lists the groups up to the row group's last value, up to 32 a round: every
 // lane follows the same guessed chain (a literal group of `left` varints taken to be 1 + width
@@ -1398,14 +1407,8 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
     bool bad = false;
     u32 take = 2;
     if (lane == 0u) {
-        for (;;) {
-            const u32 state = *reinterpret_cast<volatile u32*>(&rr.split_state);
-            __threadfence_block();
-            if (*reinterpret_cast<volatile u32*>(&rr.n_split) > 0u || state != RG_SPLIT_LISTING) {
-                break;
-            }
-            __nanosleep(100);
-        }
+        u32 listed = 0;
+        rg_split_wait(rr, 1u, listed);
         __threadfence_block();  // split_take was written before the first count
         take = *reinterpret_cast<volatile u32*>(&rr.split_take) == 32u ? 32u : 2u;
     }
@@ -1414,13 +1417,7 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
         u32 k = 0, state = RG_SPLIT_LISTING, listed = 0;
         if (lane == 0u) {
             k = atomicAdd(&rr.next_split, take);
-            for (;;) {
-                state = *reinterpret_cast<volatile u32*>(&rr.split_state);
-                __threadfence_block();  // the count read after the state is the final one
-                listed = *reinterpret_cast<volatile u32*>(&rr.n_split);
-                if (k + take - 1u < listed || state != RG_SPLIT_LISTING) break;
-                __nanosleep(100);
-            }
+            state = rg_split_wait(rr, k + take, listed);
         }
         k = __shfl_sync(WZ_FULL_MASK, k, 0);
         state = __shfl_sync(WZ_FULL_MASK, state, 0);
