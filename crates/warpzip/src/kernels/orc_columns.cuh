@@ -1013,12 +1013,10 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
 // Where a row group's RLE groups are long (TPC-H RLEv1 quantities: 259 groups of 44 bytes a
 // row group; ship dates: 117 of 261), warp 0 lists every group's offset and first value, and
 // meanwhile the block's warps decode the listed groups, a warp a group: a run's values a lane
-// each, and a literal group's varints a lane each. Inside a literal group the masks of varint
-// ends mark exactly the varints' ends: the warp lists them from the masks (a lane per 4 bytes,
-// 128 bytes a step), and lane k then decodes the varint from one past end k - 1 to end k
-// (stop 36: RLEv1 ship dates 198 -> 253 GB/s on an H200, against a binary search of the mask
-// words for each varint's end). Every value is written by its own lane, so a warp's stores are
-// whole. Where the list does not reach the row group's last value, holds more than
+// each, and a literal group's varints by the lane whose 16-byte block of the payload ends
+// them: inside a literal group the masks of varint ends mark exactly the varints' ends, and a
+// warp scan of the blocks' counts numbers them (stop 37: no list of the ends in shared memory
+// first, as stop 36 had). Where the list does not reach the row group's last value, holds more than
 // RG_SPLIT_GROUPS groups, or a value fails a check, the units decode the row group again and
 // give the exact status.
 
@@ -1096,12 +1094,11 @@ __device__ __forceinline__ u32 rg_v1_extent_warp(const u8* st, const u16* masks,
 // Decodes listed group `k` by the calling warp (every lane; the result is the same in each):
 // the values of the row group's stream in [skip, target) go to dst[j - skip]. Every value of
 // the group is checked as the warp decoders check it, also those outside [skip, target).
-// Inside a literal group the masks mark exactly its varints' ends, so the warp takes its
-// payload 128 bytes a step, the lanes listing its varints' ends (four bytes a lane) in `pos`
-// (256 bytes of the warp's own), then decodes a varint a lane. True where every value passed.
+// Inside a literal group the masks mark exactly its varints' ends, so each lane decodes the
+// varints that end in a 16-byte block of the payload. True where every value passed.
 template <typename T>
 __device__ bool rg_split_group(const u8* st, const u64* m64, u32 k, u64 skip, u64 target,
-                               T* __restrict__ dst, const OrcRgRegions& rr, u8* pos) {
+                               T* __restrict__ dst, const OrcRgRegions& rr) {
     const u32 lane = wz_lane();
     const u32 at = rr.split.at[k], ge = rr.split.at[k + 1u];
     const u64 v0 = rr.split.first[k];
@@ -1128,75 +1125,67 @@ __device__ bool rg_split_group(const u8* st, const u64* m64, u32 k, u64 skip, u6
         }
         return true;
     }
-    // Longer varints. First the lanes list the payload's varint ends in `pos` (128 u16 of the
-    // warp's own: the offset from the payload), 128 bytes (two mask words) a step from the
-    // payload's 128-byte block, lane l listing the ends among the step's bytes [4l, 4l + 4) at
-    // their number: the ends before them in the words, less those before the payload. Ends past
-    // the group are not listed (their numbers are `count` on); the group holds `count` varints
-    // where its last byte ends the last listed.
-    u16* const ends_at = reinterpret_cast<u16*>(pos);
-    const u32 first = payload & ~127u;
-    const u32 o = 4u * lane, quarter = lane >> 3, shift = o & 31u;
-    u32 ends;  // the ends from the payload to the step (less those before the payload at first)
-    {
-        const u32 a = payload - first;  // 1..128 bits of the first step before the payload
-        const u64 lo = m64[first >> 6] & (a >= 64u ? ~0ull : (1ull << a) - 1ull);
-        const u64 hi = a > 64u ? m64[(first >> 6) + 1u] & ((1ull << (a - 64u)) - 1ull) : 0ull;
-        ends = 0u - (u32)(__popcll(lo) + __popcll(hi));
-    }
-    for (u32 base = first; base < ge; base += 128u) {
-        const u32 w = base >> 6;
-        const u64 m0 = m64[w], m1 = m64[w + 1u];
-        const u32 q0 = (u32)m0, q1 = (u32)(m0 >> 32), q2 = (u32)m1, q3 = (u32)(m1 >> 32);
-        const u32 c0 = __popc(q0), c1 = __popc(q1), c2 = __popc(q2);
-        const u32 mine = quarter == 0u ? q0 : quarter == 1u ? q1 : quarter == 2u ? q2 : q3;
-        u32 rank = ends + (quarter > 0u ? c0 : 0u) + (quarter > 1u ? c1 : 0u) +
-                   (quarter > 2u ? c2 : 0u) + __popc(mine & ((1u << shift) - 1u));
-        u32 nib = (mine >> shift) & 15u;
-        if (base + o < payload) {  // (the first step) the ends before the payload, not listed
-            const u32 all = nib;
-            nib = payload - base - o >= 4u ? 0u : nib & (15u << (payload - base - o));
-            rank += __popc(all) - __popc(nib);
-        }
-        for (; nib != 0u && rank < count; nib &= nib - 1u) {
-            ends_at[rank++] = (u16)(base + o + (u32)__ffs(nib) - 1u - payload);
-        }
-        ends += c0 + c1 + c2 + __popc(q3);
-        if (ends >= count && ends < 0x80000000u) break;  // the last end listed
-    }
-    __syncwarp();
-    if (ends >= 0x80000000u || ends < count || payload + ends_at[count - 1u] != ge - 1u) {
-        return false;  // (the same in every lane)
-    }
+    // Longer varints: lane l takes the payload's 16-byte blocks 32 s + l, s = 0, 1, ... (one
+    // step for up to 512 bytes), and decodes the varints that end in its block, from one past
+    // the last end before each (the first: one past the last end of the block before, or the
+    // payload's start). A warp scan of the blocks' ends numbers them. The group holds `count`
+    // varints where the payload holds `count` ends and its last byte is one.
+    const u16* m16 = reinterpret_cast<const u16*>(m64);
+    const u32 b_end = (ge + 15u) >> 4;
+    u32 before = 0;  // the ends of the earlier steps
     bool bad = false;
-    for (u32 i = lane; i < count; i += 32u) {
-        const u32 e = payload + ends_at[i];
-        const u32 q = i > 0u ? payload + ends_at[i - 1u] + 1u : payload;  // the varint: [q, e]
-        u64 value = 0;
-        bool ok = true;
-        if (e - q < 4u) {
-            // At most 28 bits: the value fits 32 bits, signed.
-            const u32 raw = rg_varint_bytes32(rg_load4(st, q), e - q + 1u);
-            value = (u64)(i64)(int)orc_unzigzag32(raw);
-            ok = sizeof(T) >= 4u || orc_fits<T, true>(value);
-        } else {
-            u64 raw = 0;
-            if (e - q < 8u) {
-                raw = rg_varint_bytes(rg_load8(st, q), e - q + 1u);
-            } else {
-                u32 r = q;
-                ok = rg_varint(st, r, ge, raw) && r == e + 1u;
+    for (u32 bs = payload >> 4; bs < b_end; bs += 32u) {
+        const u32 b = bs + lane, lo_byte = 16u * b;
+        u32 m = 0, q = payload;
+        if (b < b_end) {
+            m = m16[b];
+            if (lo_byte < payload) m &= 0xffffu << (payload - lo_byte);
+            if (lo_byte + 16u > ge) m &= (1u << (ge - lo_byte)) - 1u;
+            if (lo_byte > payload) {
+                u32 pm = m16[b - 1u];
+                if (lo_byte - 16u < payload) pm &= 0xffffu << (payload - (lo_byte - 16u));
+                if (pm != 0u) {
+                    q = lo_byte - 16u + 32u - (u32)__clz(pm);
+                } else if (lo_byte - 16u >= payload && m != 0u) {
+                    bad = true;  // the varint that ends first here is over 16 bytes long
+                    m = 0;
+                }
             }
-            value = (u64)orc_unzigzag(raw);
-            ok = ok && orc_fits<T, true>(value);
         }
-        if (!ok) {
-            bad = true;
-        } else if (i >= lo && i < hi) {
-            dst[v0 + i - skip] = (T)value;
+        const u32 c = __popc(m);
+        const u32 incl = wz_warp_inclusive_sum(c);
+        u32 i = before + incl - c;  // the number of the varint ending at the next set bit
+        for (; m != 0u; m &= m - 1u, ++i) {
+            const u32 e = lo_byte + (u32)__ffs(m) - 1u;  // the varint: [q, e]
+            u64 value = 0;
+            bool ok = true;
+            if (e - q < 4u) {
+                // At most 28 bits: the value fits 32 bits, signed.
+                const u32 raw = rg_varint_bytes32(rg_load4(st, q), e - q + 1u);
+                value = (u64)(i64)(int)orc_unzigzag32(raw);
+                ok = sizeof(T) >= 4u || orc_fits<T, true>(value);
+            } else {
+                u64 raw = 0;
+                if (e - q < 8u) {
+                    raw = rg_varint_bytes(rg_load8(st, q), e - q + 1u);
+                } else {
+                    u32 r = q;
+                    ok = rg_varint(st, r, ge, raw) && r == e + 1u;
+                }
+                value = (u64)orc_unzigzag(raw);
+                ok = ok && orc_fits<T, true>(value);
+            }
+            if (!ok) {
+                bad = true;
+            } else if (i >= lo && i < hi) {
+                dst[v0 + i - skip] = (T)value;
+            }
+            q = e + 1u;
         }
+        before += __shfl_sync(WZ_FULL_MASK, incl, 31);
     }
-    __syncwarp();  // every lane has read `pos` before the warp's next group writes it
+    const u32 last = ge - 1u;
+    if (before != count || ((m16[last >> 4] >> (last & 15u)) & 1u) == 0u) return false;
     return !__any_sync(WZ_FULL_MASK, bad);
 }
 
@@ -1210,7 +1199,7 @@ __device__ bool rg_split_group(const u8* st, const u64* m64, u32 k, u64 skip, u6
 // (rg_split_group). True where every value passed.
 template <typename T>
 __device__ bool rg_split_batch(const u8* st, const u64* m64, u32 k, u32 n, u64 skip, u64 target,
-                               T* __restrict__ dst, const OrcRgRegions& rr, u8* pos) {
+                               T* __restrict__ dst, const OrcRgRegions& rr) {
     const u32 lane = wz_lane();
     u32 count = 0, v0 = 0, run = 0;
     u64 a = 0, delta = 0;
@@ -1236,7 +1225,7 @@ __device__ bool rg_split_batch(const u8* st, const u64* m64, u32 k, u32 n, u64 s
     if (__any_sync(WZ_FULL_MASK, longer)) {
         bool ok = true;
         for (u32 j = 0; j < n && ok; ++j) {
-            ok = rg_split_group<T>(st, m64, k + j, skip, target, dst, rr, pos);
+            ok = rg_split_group<T>(st, m64, k + j, skip, target, dst, rr);
         }
         return ok;
     }
@@ -1307,7 +1296,7 @@ __device__ __forceinline__ u32 rg_split_wait(const OrcRgRegions& rr, u32 need, u
 // reached the row group's last value and every value passed its checks.
 template <typename T>
 __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 skip, u64 target,
-                         T* __restrict__ dst, OrcRgRegions& rr, u8* pos) {
+                         T* __restrict__ dst, OrcRgRegions& rr) {
     const u32 lane = wz_lane();
     if (threadIdx.x == 0) {
         rr.n_split = 0;
@@ -1426,12 +1415,12 @@ __device__ bool rg_split(const u8* st, const u16* masks, u32 head, u32 end, u64 
         if (state == RG_SPLIT_BROKEN || k >= listed) break;
         const u32 n = min(take, listed - k);
         if (take == 32u) {
-            if (!rg_split_batch<T>(st, m64, k, n, skip, target, dst, rr, pos)) {
+            if (!rg_split_batch<T>(st, m64, k, n, skip, target, dst, rr)) {
                 bad = true;
                 break;
             }
-        } else if (!rg_split_group<T>(st, m64, k, skip, target, dst, rr, pos) ||
-                   (n > 1u && !rg_split_group<T>(st, m64, k + 1u, skip, target, dst, rr, pos))) {
+        } else if (!rg_split_group<T>(st, m64, k, skip, target, dst, rr) ||
+                   (n > 1u && !rg_split_group<T>(st, m64, k + 1u, skip, target, dst, rr))) {
             bad = true;
             break;
         }
@@ -1553,9 +1542,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
         bool split = false;
         if constexpr (KIND == ORC_KIND_V1) {
             if (go && !fast && !(flags & (8u | RG_FLAG_NO_SPLIT)) && skip + n <= 0xffffff00ull) {
-                // (The warps' windows are free until the units: each lends its 256 bytes.)
-                split = rg_split<T>(stage, masks, head, end, skip, skip + n, dst, rr,
-                                    reinterpret_cast<u8*>(sh.windows[warp]));
+                split = rg_split<T>(stage, masks, head, end, skip, skip + n, dst, rr);
             }
         }
         const bool done = fast || split;
