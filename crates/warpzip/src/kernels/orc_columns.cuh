@@ -831,6 +831,12 @@ __device__ bool rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
                 e = rr.exits[m - 1u][t];
             } else if (j > 0u && k == RG_TABLE_STEPS) {
                 e = RG_EXIT_UNKNOWN;
+            } else if (KIND == ORC_KIND_V1 && st[x] >= 0x80u && st[x] < 256u - 8u) {
+                // A literal group of over 8 varints: most such headers are bytes of varints
+                // met by a walk from a wrong entry, whose sizing would step the masks through
+                // up to 128 varints. Where the real chain enters here, the walk through the
+                // regions sizes it.
+                e = RG_EXIT_UNKNOWN;
             } else {
                 u32 values = 0;
                 const u32 b = rg_extent<KIND>(st, masks, x, end, values);
