@@ -1022,9 +1022,9 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
 // each, and a literal group's varints by the lane whose 16-byte block of the payload ends
 // them: inside a literal group the masks of varint ends mark exactly the varints' ends, and a
 // warp scan of the blocks' counts numbers them (stop 37: no list of the ends in shared memory
-// first, as stop 36 had). Where the list does not reach the row group's last value, holds more than
-// RG_SPLIT_GROUPS groups, or a value fails a check, the units decode the row group again and
-// give the exact status.
+// first, as stop 36 had). Where the list does not reach the row group's last value, holds
+// more than RG_SPLIT_GROUPS groups, or a value fails a check, the units decode the row group
+// again and give the exact status.
 
 // The 4 stage bytes from offset `q` as a little-endian word (the stage has room past the group).
 __device__ __forceinline__ u32 rg_load4(const u8* st, u32 q) {
