@@ -1,11 +1,14 @@
 //! A CPU model of the ORC block kernel's thread regions (`kernels/orc_columns.cuh`, steps 1-4
-//! of `rg_threads`), run on a file's row groups, for choosing what to try on the GPU. Per
-//! column it prints averages over the row groups:
+//! of `rg_threads`), run on a file's row groups, for choosing what to try on the GPU. The
+//! regions lie over `data_starts` (up to the next row group's position), the last thread
+//! walking on to the groups past it that hold the row group's last values. Per column it
+//! prints averages over the row groups:
 //!
 //! - the exit tables' walk steps (most of any thread, mean per thread, and the sum over the 4
 //!   warps of their slowest thread's: the cost of the flat loop of stop 35);
 //! - the serial chain (thread 0 through the 128 tables): regions it must walk itself because
 //!   the entry lies past the table ("far") or the table does not know it, and their steps;
+//!   and the row groups whose chain, so found, falls short of their last value;
 //! - whether warp 0's composition of the tables (branch `wip/chain-compose` of stop 35) gives
 //!   the serial chain's entries;
 //! - the rounds of exits (stop 35, reverted) a row group needs to settle, and the regions whose
@@ -112,6 +115,8 @@ fn extent(v1: bool, s: &[u8], p: usize, end: usize) -> (usize, usize) {
 /// One staged row group as the regions see it.
 struct RowGroup<'a> {
     st: &'a [u8],
+    /// The bytes where the row group's RLE groups start (`data_starts`): the regions' span.
+    reach: usize,
     v1: bool,
     size: usize,
     entries: usize,
@@ -123,17 +128,17 @@ struct RowGroup<'a> {
 
 impl<'a> RowGroup<'a> {
     fn bounds(&self, r: usize) -> (usize, usize) {
-        let end = self.st.len();
-        let r0 = (r * self.size).min(end);
-        (r0, (r0 + self.size).min(end))
+        let r0 = (r * self.size).min(self.reach);
+        (r0, (r0 + self.size).min(self.reach))
     }
 
     /// Step 1: each thread's exit table, walks stopping at bytes earlier walks marked.
-    fn new(st: &'a [u8], v1: bool, entries: usize, step_limit: usize) -> RowGroup<'a> {
+    fn new(st: &'a [u8], reach: usize, v1: bool, entries: usize, step_limit: usize) -> Self {
         let end = st.len();
-        let size = end.div_ceil(THREADS).max(1);
+        let size = reach.div_ceil(THREADS).max(1);
         let mut rg = RowGroup {
             st,
+            reach,
             v1,
             size,
             entries,
@@ -214,6 +219,31 @@ impl<'a> RowGroup<'a> {
             x = self.exit(r, x, &mut walked);
         }
         (entries, misses, walked)
+    }
+
+    /// Step 3 from the entries: whether the regions' values, with the last thread walking on
+    /// past `reach` to the groups that hold the row group's last values, reach `target`.
+    fn reaches(&self, entries: &[usize], target: u64) -> bool {
+        let mut before = 0u64;
+        for (t, &entry) in entries.iter().enumerate() {
+            let (_, s1) = self.bounds(t);
+            let last = t == THREADS - 1;
+            let (mut p, mut count, mut broken) = (entry, 0u64, false);
+            while p != BROKEN && (p < s1 || (last && before + count < target)) {
+                let (b, values) = extent(self.v1, self.st, p, self.st.len());
+                if b == 0 {
+                    broken = true;
+                    break;
+                }
+                count += values as u64;
+                p += b;
+            }
+            if (broken || last) && before + count < target {
+                return false;
+            }
+            before += count;
+        }
+        true
     }
 
     /// Step 2 by warp 0's composition: lane l composes regions l * per.. for each entry.
@@ -297,7 +327,7 @@ impl<'a> RowGroup<'a> {
         let mut groups = vec![0usize; THREADS];
         let mut delta = vec![0usize; warps];
         let mut x = 0;
-        while x < self.st.len() {
+        while x < self.reach {
             let (b, values) = extent(self.v1, self.st, x, self.st.len());
             if b == 0 {
                 break;
@@ -339,6 +369,7 @@ fn main() -> Result<()> {
         let mut n = 0usize;
         let mut sums = [0f64; 12];
         let mut unlike = 0usize;
+        let mut short = 0usize;
         for (kernel, groups) in &prepared.batches {
             let v1 = kernel.contains("v1");
             for g in groups {
@@ -347,8 +378,12 @@ fn main() -> Result<()> {
                 let Some(st) = prepared.input.get(start..start + span) else {
                     continue;
                 };
-                let rg = RowGroup::new(st, v1, entries, step_limit);
+                let reach = (g.data_starts as usize).min(span);
+                let rg = RowGroup::new(st, reach, v1, entries, step_limit);
                 let (serial, misses, walked) = rg.serial_entries();
+                if !rg.reaches(&serial, g.data_skip as u64 + g.rows as u64) {
+                    short += 1;
+                }
                 if rg.composed_entries() != serial {
                     unlike += 1;
                 }
@@ -389,7 +424,7 @@ fn main() -> Result<()> {
             a[0], a[1], a[2]
         );
         println!(
-            "  serial chain: {:.1} regions walked, {:.0} steps; composition unlike it in {unlike} row groups",
+            "  serial chain: {:.1} regions walked, {:.0} steps; composition unlike it in {unlike} row groups, short of the last value in {short}",
             a[3], a[4]
         );
         println!(

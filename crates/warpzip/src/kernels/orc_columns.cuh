@@ -41,7 +41,11 @@ struct OrcGroup {
     // group's position plus the longest RLE group (the stream's end for a stripe's last group).
     // Only where the block kernels stage the DATA stream; decoding never trusts it.
     u32 data_span;
-    u32 reserved2;
+    // Bytes from `data_offset` up to and including the next group's position: where the block
+    // kernels' thread regions lie (the last thread walks on to the groups past it that hold
+    // the group's last values). Decoding never trusts it either: a chain that ends short fails
+    // over to the units.
+    u32 data_starts;
 };
 
 // Bit `i` (most significant first) of packed bytes.
@@ -477,10 +481,6 @@ struct OrcRgRegions {
     union {
         u16 exits[RG_ENTRIES][RG_MAX_THREADS];  // tables: region t's exit from s0 + j
         struct {
-            u32 exits[2][RG_MAX_THREADS];  // rounds: each region's exit, by round parity
-            u32 spec_exit[RG_MAX_THREADS];  // where the region's own walk left it
-        } rounds;
-        struct {
             u32 at[RG_SPLIT_GROUPS + 1u];     // stage offset of each group; then the chain's end
             u32 first[RG_SPLIT_GROUPS + 1u];  // its first value; then the values in all
         } split;
@@ -798,25 +798,26 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
     return !bad;
 }
 
-// A region of the block's thread `t`: [s0, s1) of the staged stream [head, end).
+// A region of the block's thread `t`: [s0, s1) of [head, reach), the staged bytes where the row
+// group's RLE groups start (its last group may run on past `reach`, up to the stage's end).
 struct RgRegion {
     u32 size, s0, s1;
-    __device__ __forceinline__ RgRegion(u32 head, u32 end, u32 t) {
+    __device__ __forceinline__ RgRegion(u32 head, u32 reach, u32 t) {
         const u32 nt = ORC_RG_WARPS * 32u;
-        size = (end - head + nt - 1u) / nt;
-        s0 = min(head + t * size, end);
-        s1 = min(s0 + size, end);
+        size = (reach - head + nt - 1u) / nt;
+        s0 = min(head + t * size, reach);
+        s1 = min(s0 + size, reach);
     }
 };
 
-// Where the real chain enters each region (rr.entry), by the exit tables; true (in every
-// thread).
+// Where the real chain enters each region (rr.entry), by the exit tables (every thread calls
+// it).
 template <int KIND>
-__device__ bool rg_entries_tables(const u8* st, const u16* masks, u32* marks, u32 head, u32 end,
-                                  OrcRgRegions& rr) {
+__device__ void rg_entries_tables(const u8* st, const u16* masks, u32* marks, u32 head, u32 reach,
+                                  u32 end, OrcRgRegions& rr) {
     const u32 nt = ORC_RG_WARPS * 32u;
     const u32 t = threadIdx.x;
-    const RgRegion rg(head, end, t);
+    const RgRegion rg(head, reach, t);
     const u32 size = rg.size, s0 = rg.s0, s1 = rg.s1;
     // 1. The region's exit table (only this thread marks this region's bytes). The walks go
     // one after another, a step a loop turn, so a lane whose walk ends starts its next walk
@@ -861,8 +862,8 @@ __device__ bool rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
     if (t == 0) {
         u32 x = head;
         for (u32 r = 0; r < nt; ++r) {
-            const u32 r0 = min(head + r * size, end);
-            const u32 r1 = min(r0 + size, end);
+            const u32 r0 = min(head + r * size, reach);
+            const u32 r1 = min(r0 + size, reach);
             rr.entry[r] = x;
             if (x == RG_INVALID || x >= r1) continue;
             const u32 off = x - r0;
@@ -885,7 +886,6 @@ __device__ bool rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
         }
     }
     __syncthreads();
-    return true;
 }
 
 // The same by speculation, for streams of short groups of small values, whose bytes read as
@@ -893,15 +893,15 @@ __device__ bool rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
 // against 147 by the tables on an H200, stop 32). Each region's own walk marks where it goes;
 // a group that is not valid or longer than RG_SPEC_MAX bytes moves the walk on by one byte
 // instead, and only the walk after the last such move is a chain the real one can join. Then,
-// in rounds, each thread follows the chain from where its left neighbour's walk left the
-// neighbour's region until it meets a position it marked (from there the walks agree) or
-// leaves its own region; when no exit changes in a round, every entry is the real one. False
-// (in every thread) where RG_ROUNDS rounds do not settle.
+// in rounds, each thread follows the chain from where the region before it was left (below)
+// until it meets a position it marked (from there the walks agree) or leaves its own region;
+// when no exit changes in a round, every entry is the real one. False (in every thread) where
+// RG_ROUNDS rounds do not settle.
 template <int KIND>
-__device__ bool rg_entries_rounds(const u8* st, const u16* masks, u32* marks, u32 head, u32 end,
-                                  OrcRgRegions& rr) {
+__device__ bool rg_entries_rounds(const u8* st, const u16* masks, u32* marks, u32 head, u32 reach,
+                                  u32 end, OrcRgRegions& rr) {
     const u32 t = threadIdx.x;
-    const RgRegion rg(head, end, t);
+    const RgRegion rg(head, reach, t);
     const u32 s0 = rg.s0, s1 = rg.s1;
     u32 p = s0, chain = s0;
     while (p < s1) {
@@ -914,18 +914,41 @@ __device__ bool rg_entries_rounds(const u8* st, const u16* masks, u32* marks, u3
         rg_mark(marks, p, 1u);
         p += b;
     }
-    rr.rounds.spec_exit[t] = p;
-    rr.rounds.exits[0][t] = p;
-    __syncthreads();
-    u32 parity = 0;
+    const u32 spec_exit = p;
+    // Each round, a region enters where the nearest region to its left that its entry lay in
+    // (or whose chain broke) left it in the round before. Regions a group passes over (their
+    // entry past their end: the last few past `reach`, or those inside an RLEv1 literal group
+    // longer than a region) leave where they enter, so they are skipped rather than passing the
+    // exit on a round each, which took more rounds than RG_ROUNDS (TPC-H RLEv1 keys).
+    const u32 lane = wz_lane(), warp = t / 32u;
+    const u32 none = RG_INVALID - 1u;  // a warp with no such region
+    u32 exit = p;
+    bool walked = s0 < s1;
     for (u32 r = 0; r < RG_ROUNDS; ++r) {
-        const u32 entry = t == 0 ? head : rr.rounds.exits[parity][t - 1u];
+        const u32 wb = __ballot_sync(WZ_FULL_MASK, walked);
+        const u32 below = wb & codag_lanemask_lt();
+        const u32 near = __shfl_sync(WZ_FULL_MASK, exit, below ? 31u - __clz(below) : 0u);
+        const u32 last = __shfl_sync(WZ_FULL_MASK, exit, wb ? 31u - __clz(wb) : 0u);
+        if (lane == 0u) rr.warp_sums[warp] = wb ? last : none;
+        __syncthreads();
+        u32 entry = head;
+        if (below) {
+            entry = near;
+        } else {
+            for (u32 w = warp; w-- > 0u;) {
+                if (rr.warp_sums[w] != none) {
+                    entry = rr.warp_sums[w];
+                    break;
+                }
+            }
+        }
         rr.entry[t] = entry;
         u32 x = entry;
+        const bool walks = x == RG_INVALID || x < s1;
         if (x != RG_INVALID && x < s1) {
             while (true) {
                 if (x >= chain && rg_mark_of(marks, x) != 0u) {
-                    x = rr.rounds.spec_exit[t];
+                    x = spec_exit;
                     break;
                 }
                 u32 values = 0;
@@ -938,9 +961,9 @@ __device__ bool rg_entries_rounds(const u8* st, const u16* masks, u32* marks, u3
                 if (x >= s1) break;
             }
         }
-        rr.rounds.exits[parity ^ 1u][t] = x;
-        const bool changed = x != rr.rounds.exits[parity][t];
-        parity ^= 1u;
+        const bool changed = x != exit || walks != walked;
+        exit = x;
+        walked = walks;
         if (!__syncthreads_or(changed)) return true;
     }
     return false;
@@ -956,14 +979,24 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     const u32 t = threadIdx.x;
     const u32 lane = wz_lane();
     const u32 warp = t / 32u;
-    const u32 s1 = RgRegion(head, end, t).s1;
+    // The regions cover only where the row group's RLE groups start (a valid file's; in a
+    // damaged one the chain ends short and the units take over), not the stage's tail past
+    // the next row group's position (TPC-H RLEv2 keys: 28% of the stage).
+    const u32 reach = head + min(g.data_starts, end - head);
+    const u32 s1 = RgRegion(head, reach, t).s1;
     if (t == 0) {
         rr.n_longs = 0;
         rr.next_long = 0;
     }
-    const bool found = rounds ? rg_entries_rounds<KIND>(st, masks, marks, head, end, rr)
-                              : rg_entries_tables<KIND>(st, masks, marks, head, end, rr);
-    if (!found) return false;
+    // Where the rounds do not settle (TPC-H RLEv1 keys: the first row group, whose first
+    // groups hold small values and its later ones long varints), the tables, on clean marks.
+    if (!rounds || !rg_entries_rounds<KIND>(st, masks, marks, head, reach, end, rr)) {
+        if (rounds) {
+            for (u32 k = t; k < (end + 7u) / 8u; k += ORC_RG_WARPS * 32u) marks[k] = 0;
+            __syncthreads();
+        }
+        rg_entries_tables<KIND>(st, masks, marks, head, reach, end, rr);
+    }
     const u32 entry = rr.entry[t];
     // 3. The region's values, placed by a block scan.
     u32 p = entry;
@@ -984,16 +1017,34 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     __syncthreads();
     u32 before = incl - count;
     for (u32 w = 0; w < warp; ++w) before += rr.warp_sums[w];
-    u32 total = 0;
-    for (u32 w = 0; w < ORC_RG_WARPS; ++w) total += rr.warp_sums[w];
-    // The chain must reach the group's last value before it breaks or the stage ends.
-    const bool short_chain = (broken && (u64)before + count < target) || (u64)total < target;
+    // The row group's last values may lie in groups that start past `reach`: a row index
+    // position names the values its writer still held, which it may write as more than one
+    // group (TPC-H RLEv2 keys: 46 of 601 row groups). The last thread, whose region ends at
+    // `reach` (or is empty there), walks on from where the chain leaves it to those groups.
+    const bool last = t == ORC_RG_WARPS * 32u - 1u;
+    if (last && !broken && p != RG_INVALID) {
+        while ((u64)before + count < target) {
+            u32 values = 0;
+            const u32 b = rg_extent<KIND>(st, masks, p, end, values);
+            if (b == 0u) {
+                broken = true;
+                break;
+            }
+            count += values;
+            p += b;
+        }
+    }
+    // The chain must reach the group's last value before it breaks or the stage ends (the
+    // last thread's count ends the chain's).
+    const bool short_chain = (broken || last) && (u64)before + count < target;
     // 4. Each warp's regions together (rg_expand): short groups by the lanes, long ones
-    // listed for the warps.
-    const bool more = !short_chain && entry != RG_INVALID && entry < s1 && (u64)before < target;
-    const bool bad =
-        short_chain || !rg_expand<T, KIND>(st, masks, entry, before, more, s1, end, skip, target,
-                                           dst, rr);
+    // listed for the warps (the last thread's region up to where its walk went on to).
+    const u32 stop = last && p != RG_INVALID && p > s1 ? p : s1;
+    const bool more = !short_chain && entry != RG_INVALID && entry < stop && (u64)before < target;
+    // Every lane calls rg_expand (its warp shuffles), also where the chain is short.
+    const bool expanded =
+        rg_expand<T, KIND>(st, masks, entry, before, more, stop, end, skip, target, dst, rr);
+    const bool bad = short_chain || !expanded;
     if (__syncthreads_or(bad)) return false;
     // 5. Long groups, a warp each, with the warp decoders (one group: its values in range).
     const u32 longs = rr.n_longs;

@@ -54,7 +54,12 @@ pub struct OrcGroup {
     /// Bytes from `data_offset` that hold the group's values in a valid file (what the block
     /// kernels stage; decoding never trusts it).
     pub data_span: u32,
-    pub reserved2: u32,
+    /// Bytes from `data_offset` up to and including the next group's position (`data_span` for
+    /// a stripe's last group): where the block kernels' thread regions lie. The group's last
+    /// values may lie in RLE groups that start past it (a position names the values its writer
+    /// still held, which it may write as more than one group); the kernels walk on to them.
+    /// Decoding never trusts it either.
+    pub data_starts: u32,
 }
 
 // SAFETY: `OrcGroup` is `#[repr(C)]` plain data laid out as the CUDA struct: u64, u32, u32, u64,
@@ -300,12 +305,15 @@ impl PreparedColumn {
                     .map_err(|_| too_big("a DATA stream"))?;
                 // The group's values end at most one RLE group past the next group's position
                 // (in a valid file; the kernels check every read against `data_len`).
-                group.data_span = match plan.groups.get(gi + 1) {
+                // Its RLE groups start before the next group's position, but for those that
+                // hold the values the writer still held there.
+                (group.data_span, group.data_starts) = match plan.groups.get(gi + 1) {
                     Some(next) if next.data.byte >= g.data.byte => {
-                        (next.data.byte - g.data.byte + longest_group(plan.kind))
-                            .min(group.data_len as u64) as u32
+                        let to_next = next.data.byte - g.data.byte;
+                        let span = (to_next + longest_group(plan.kind)).min(group.data_len as u64);
+                        (span as u32, (to_next + 1).min(span) as u32)
                     }
-                    _ => group.data_len,
+                    _ => (group.data_len, group.data_len),
                 };
                 let need = ((group.data_offset & 15) + group.data_span as u64 + 16)
                     .next_multiple_of(16)
