@@ -462,6 +462,7 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 #define RG_MAX_THREADS (ORC_RG_WARPS * 32u)
 #define RG_FLAG_MARKS 32u    // the host's flag: the dynamic shared memory holds the marks
 #define RG_FLAG_NO_SPLIT 64u  // diagnostics: RLEv1 row groups of long groups go to the units
+#define RG_FLAG_NO_LIST 128u  // diagnostics: step 4 of the regions without the list of groups
 #define RG_FLAG_UNITS_GLOBAL 256u   // diagnostics: the units' warps read global memory
 #define RG_SPLIT_GROUPS 479u  // most RLE groups the split walk lists (the table fills `exits`)
 
@@ -492,6 +493,8 @@ struct OrcRgRegions {
     u32 split_take;    // groups a warp takes at once: 32 where the first round listed 32, else 2
     u32 entry[RG_MAX_THREADS];  // where the real chain enters each region (RG_INVALID: broken)
     u32 warp_sums[ORC_RG_WARPS];
+    u32 warp_groups[ORC_RG_WARPS];
+    u32 n_list;  // groups in the regions' list (step 4), written by the block's last thread
     u32 long_at[RG_MAX_LONGS];
     u32 long_first[RG_MAX_LONGS];
     u32 n_longs;
@@ -725,6 +728,17 @@ __device__ __forceinline__ bool rg_expand_value(const u8* st, const u64* m64, co
     return orc_fits<T, true>(value);
 }
 
+// The values of the RLE group at `p` (a header the walks sized, so valid).
+template <int KIND>
+__device__ __forceinline__ u32 rg_values(const u8* st, u32 p) {
+    const u32 h = st[p];
+    if constexpr (KIND == ORC_KIND_V2) {
+        return (h >> 6) == 0u ? (h & 7u) + 3u : v2_len(h, st[p + 1u]);
+    } else {
+        return h < 0x80u ? h + 3u : 256u - h;
+    }
+}
+
 // Step 4 of the regions for the calling warp (every lane, `more` where its region has groups
 // from `p` on, the first of them number `v` of the stream): in rounds, each lane takes the
 // next group of its region; long groups are listed for the warp decoders, a DELTA group of
@@ -733,38 +747,58 @@ __device__ __forceinline__ bool rg_expand_value(const u8* st, const u64* m64, co
 // of them finds its group by a binary search of the counts and writes value j, so a store
 // instruction writes a few groups' values side by side (TPC-H keys: 4.3 values a group)
 // rather than a value in each of 32 places. False in a lane where a check failed there.
-template <typename T, int KIND>
+//
+// LISTED: the lanes take the block's list of groups instead (`list`: the stage offset of each
+// of `n_list` groups, then the chain's end; `batch_first`: the first value of every 32nd), the
+// warps 32 groups a round in turn, so no lane and no warp waits on a longer region.
+template <typename T, int KIND, bool LISTED>
 __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool more, u32 s1,
-                          u32 end, u64 skip, u64 target, T* __restrict__ dst, OrcRgRegions& rr) {
+                          u32 end, u64 skip, u64 target, T* __restrict__ dst, OrcRgRegions& rr,
+                          const u16* list, const u32* batch_first, u32 n_list) {
     const u32 lane = wz_lane();
     RgDesc* const desc = rr.desc[threadIdx.x / 32u];
     const u64* m64 = reinterpret_cast<const u64*>(masks);
     bool bad = false;
-    while (__any_sync(WZ_FULL_MASK, more)) {
+    u32 batch = threadIdx.x / 32u;
+    while (LISTED ? batch * 32u < n_list : __any_sync(WZ_FULL_MASK, more)) {
         RgDesc d;
         d.a = 0;
         d.delta = 0;
-        d.v = (u32)v;
         u32 kind = RG_DESC_ARITH, n = 0;
-        if (more) {
-            u32 values = 0;
-            const u32 b = rg_extent<KIND>(st, masks, p, end, values);
-            if (b == 0u) {
-                more = false;  // the chain breaks: rg_threads checked it reaches `target` first
-            } else {
-                if (rg_is_long<KIND>(st, p, values)) {
-                    const u32 k = v + values > skip ? atomicAdd(&rr.n_longs, 1u) : RG_MAX_LONGS;
-                    if (k < RG_MAX_LONGS) {  // (a long group wholly before the skip: the units)
-                        rr.long_at[k] = p;
-                        rr.long_first[k] = (u32)v;
-                    } else {
-                        bad = true;
-                    }
-                } else if (!rg_describe<T, KIND>(st, p, b, values, end, v, skip, target, dst, d,
-                                                 kind, n)) {
+        u32 b = 0, values = 0;
+        bool take = false;
+        if constexpr (LISTED) {
+            const u32 k = batch * 32u + lane;
+            if (k < n_list) {
+                p = list[k];
+                b = list[k + 1u] - p;
+                values = rg_values<KIND>(st, p);
+            }
+            const u32 incl_v = wz_warp_inclusive_sum(values);
+            v = (u64)batch_first[batch] + incl_v - values;
+            take = k < n_list && v < target;
+            batch += ORC_RG_WARPS;
+        } else if (more) {
+            b = rg_extent<KIND>(st, masks, p, end, values);
+            take = b != 0u;
+            more = take;  // the chain breaks: rg_threads checked it reaches `target` first
+        }
+        d.v = (u32)v;
+        if (take) {
+            if (rg_is_long<KIND>(st, p, values)) {
+                const u32 k = v + values > skip ? atomicAdd(&rr.n_longs, 1u) : RG_MAX_LONGS;
+                if (k < RG_MAX_LONGS) {  // (a long group wholly before the skip: the units)
+                    rr.long_at[k] = p;
+                    rr.long_first[k] = (u32)v;
+                } else {
                     bad = true;
-                    n = 0;
                 }
+            } else if (!rg_describe<T, KIND>(st, p, b, values, end, v, skip, target, dst, d, kind,
+                                             n)) {
+                bad = true;
+                n = 0;
+            }
+            if constexpr (!LISTED) {
                 v += values;
                 p += b;
                 more = !bad && p < s1 && v < target;
@@ -975,7 +1009,7 @@ template <typename T, int KIND>
 __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u8* st,
                            const u16* masks, u32* marks, u32 head, u32 end, u64 skip,
                            u64 target, T* __restrict__ dst, CodagSmemWindow window,
-                           OrcRgRegions& rr, bool rounds) {
+                           OrcRgRegions& rr, bool rounds, bool listed) {
     const u32 t = threadIdx.x;
     const u32 lane = wz_lane();
     const u32 warp = t / 32u;
@@ -1000,7 +1034,7 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     const u32 entry = rr.entry[t];
     // 3. The region's values, placed by a block scan.
     u32 p = entry;
-    u32 count = 0;
+    u32 count = 0, groups = 0;
     bool broken = false;
     for (p = entry; p != RG_INVALID && p < s1;) {
         u32 values = 0;
@@ -1010,13 +1044,27 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
             break;
         }
         count += values;
+        ++groups;
         p += b;
     }
     const u32 incl = wz_warp_inclusive_sum(count);
-    if (lane == 31u) rr.warp_sums[warp] = incl;
-    __syncthreads();
-    u32 before = incl - count;
-    for (u32 w = 0; w < warp; ++w) before += rr.warp_sums[w];
+    const u32 groups_incl = wz_warp_inclusive_sum(groups);
+    if (lane == 31u) {
+        rr.warp_sums[warp] = incl;
+        rr.warp_groups[warp] = groups_incl;
+    }
+    // (Whether the chain runs whole through the regions: the list needs it.)
+    const bool whole = !__syncthreads_or(broken || entry == RG_INVALID);
+    u32 before = incl - count, groups_before = groups_incl - groups;
+    u32 all_values = 0, all_groups = 0;
+    for (u32 w = 0; w < ORC_RG_WARPS; ++w) {
+        if (w < warp) {
+            before += rr.warp_sums[w];
+            groups_before += rr.warp_groups[w];
+        }
+        all_values += rr.warp_sums[w];
+        all_groups += rr.warp_groups[w];
+    }
     // The row group's last values may lie in groups that start past `reach`: a row index
     // position names the values its writer still held, which it may write as more than one
     // group (TPC-H RLEv2 keys: 46 of 601 row groups). The last thread, whose region ends at
@@ -1031,6 +1079,7 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
                 break;
             }
             count += values;
+            ++groups;
             p += b;
         }
     }
@@ -1041,10 +1090,45 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     // listed for the warps (the last thread's region up to where its walk went on to).
     const u32 stop = last && p != RG_INVALID && p > s1 ? p : s1;
     const bool more = !short_chain && entry != RG_INVALID && entry < stop && (u64)before < target;
-    // Every lane calls rg_expand (its warp shuffles), also where the chain is short.
-    const bool expanded =
-        rg_expand<T, KIND>(st, masks, entry, before, more, stop, end, skip, target, dst, rr);
-    const bool bad = short_chain || !expanded;
+    // RLEv2: the block's list of groups, in the marks (no longer needed): a u16 stage offset a
+    // group and the chain's end, then the first value of every 32nd group, where it has room
+    // for every group (those the last thread's walk adds hold a value each at least). TPC-H
+    // RLEv2 keys 316-318 GB/s with it against 294-295 without (same binary, H200, stop 38);
+    // RLEv1 keys 228-232 against 234-236, so not for RLE v1.
+    const u32 marks_words = (end + 7u) / 8u;
+    const u32 cap = (marks_words * 15u / 8u) & ~31u;
+    const u64 more_groups = (u64)all_groups + (target > all_values ? target - all_values : 0u);
+    bool bad;
+    if (KIND == ORC_KIND_V2 && listed && whole && more_groups + 1u <= cap) {
+        u16* const list = reinterpret_cast<u16*>(marks);
+        u32* const batch_first = marks + cap / 2u;
+        if (!short_chain) {
+            u32 q = entry, k = groups_before;
+            u64 v = before;
+            while (q < stop) {
+                u32 values = 0;
+                const u32 b = rg_extent<KIND>(st, masks, q, end, values);
+                if (b == 0u) break;  // (step 3 walked it)
+                list[k] = (u16)q;
+                if ((k & 31u) == 0u) batch_first[k >> 5] = (u32)v;
+                ++k;
+                v += values;
+                q += b;
+            }
+            if (last) {
+                list[k] = (u16)q;
+                rr.n_list = k;
+            }
+        }
+        if (__syncthreads_or(short_chain)) return false;
+        bad = !rg_expand<T, KIND, true>(st, masks, 0u, 0u, false, 0u, end, skip, target, dst, rr,
+                                        list, batch_first, rr.n_list);
+    } else {
+        // Every lane calls rg_expand (its warp shuffles), also where the chain is short.
+        const bool expanded = rg_expand<T, KIND, false>(st, masks, entry, before, more, stop, end,
+                                                        skip, target, dst, rr, nullptr, nullptr, 0u);
+        bad = short_chain || !expanded;
+    }
     if (__syncthreads_or(bad)) return false;
     // 5. Long groups, a warp each, with the warp decoders (one group: its values in range).
     const u32 longs = rr.n_longs;
@@ -1594,7 +1678,8 @@ __device__ __forceinline__ void orc_row_group_blocks(
             small = KIND == ORC_KIND_V1 && small && k == 8u && p - head < 64u && !(flags & 4u);
         }
         const bool fast = try_fast && rg_threads<T, KIND>(in, g, stage, masks, marks, head, end,
-                                                          skip, skip + n, dst, window, rr, small);
+                                                          skip, skip + n, dst, window, rr, small,
+                                                          !(flags & RG_FLAG_NO_LIST));
         // RLEv1 row groups the regions do not take: split groups (flags 8 or 64: never).
         bool split = false;
         if constexpr (KIND == ORC_KIND_V1) {
