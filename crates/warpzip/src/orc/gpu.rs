@@ -139,9 +139,10 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 /// Diagnostics for benchmarks and tests, from `WARPZIP_ORC_RG_FLAGS` (a number; 0 when unset),
 /// read when a column is put on the device: 8 skips the thread regions and the RLEv1 split
 /// groups (units only), 16 tries the regions on every row group, 4 finds their entries by the
-/// tables only (never the rounds), 64 skips the split groups, 256 has the units' warps read
-/// global memory rather than the stage. Results with 0, 8, 20, 64 and 256 equal the CPU's
-/// (`gpu_orc_files`, stop 33; 0, 16 and 64 in stop 34).
+/// tables only (never the rounds), 64 skips the split groups, 128 has RLEv2 regions decode
+/// without their list of groups (stop 38), 256 has the units' warps read global memory rather
+/// than the stage. Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop
+/// 33; 0, 16 and 64 in stop 34).
 fn diagnostic_flags() -> u32 {
     std::env::var("WARPZIP_ORC_RG_FLAGS")
         .ok()
