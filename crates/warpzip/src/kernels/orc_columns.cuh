@@ -434,21 +434,24 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 }
 
 // ---- Thread regions: the fast path of a staged row group ----
-// Every thread of the block takes an equal byte range (a region) of the staged stream. The real
-// chain of RLE groups enters a region at one of its first bytes (where the last group that
-// starts before it ends), so each thread tables where the chain would leave its region for
-// each of the first RG_ENTRIES entries: each walk marks the positions it visits with its entry,
-// and a walk stops at the first position an earlier walk marked (from there it is that walk,
-// so it leaves where that one left) or, past the first, after RG_TABLE_STEPS groups (unknown).
-// One thread then follows the real chain through the regions by the tables, walking a region
-// itself only where its entry is past the table or unknown (long groups: few steps). For RLEv1
-// streams of one-byte values the entries come from speculative rounds instead
-// (rg_entries_rounds). Each thread then counts its region's values, a block scan places them,
-// and each warp decodes the groups that start in its 32 regions, a group a lane at a time
-// (rg_expand); RLEv2 groups of more than RG_LONG values (and PATCHED_BASE) are listed for the
-// warps, which decode them with the warp decoders. Anything unexpected (a chain broken before
-// the group's last value, a value that does not fit, more long groups than planned) returns
-// false, and the row group is decoded again by the units below, which give the exact status.
+// Every thread of the block takes an equal byte range (a region) of the staged bytes where the row
+// group's RLE groups start (up to the next row group's position: `data_starts`). The real chain of
+// RLE groups enters a region at one of its first bytes (where the last group that starts before it
+// ends), so each thread tables where the chain would leave its region for each of the first
+// RG_ENTRIES entries: each walk marks the positions it visits with its entry, and a walk stops at
+// the first position an earlier walk marked (from there it is that walk, so it leaves where that
+// one left) or, past the first, after RG_TABLE_STEPS groups (unknown). One thread then follows the
+// real chain through the regions by the tables, walking a region itself only where its entry is
+// past the table or unknown (long groups: few steps). For RLEv1 streams of one-byte values the
+// entries come from speculative rounds instead (rg_entries_rounds). Each thread then counts its
+// region's values, a block scan places them, and each warp decodes the groups that start in its 32
+// regions, a group a lane at a time (rg_expand; RLE v2: 32 groups a round of a block-wide list
+// instead, the warps in turn); the last thread also takes the groups past the regions that hold the
+// row group's last values. RLEv2 groups of more than RG_LONG values (and PATCHED_BASE) are listed
+// for the warps, which decode them with the warp decoders. Anything unexpected (a chain broken
+// before the group's last value, a value that does not fit, more long groups than planned) returns
+// false, and the row group is decoded again by the split groups (RLE v1) or the units below, which
+// give the exact status.
 
 #define RG_LONG 64u          // most values a thread decodes in one RLEv2 group
 #define RG_MAX_LONGS 256u    // long groups a row group may list
