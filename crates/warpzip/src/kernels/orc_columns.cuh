@@ -531,6 +531,28 @@ __device__ __forceinline__ u32 rg_extent(const u8* st, const u16* masks, u32 p, 
     }
 }
 
+// The real chain's walk by one thread, from the group at `p` while `keep(p)` holds: each group
+// it passes is handed to `visit(p, values)`, and `p` ends where the walk stopped. False where a
+// group does not size (the chain breaks there, at `p`). Step 2's walks through a region, and
+// rg_threads' count, last-thread walk and list, differ only in `keep` and `visit`.
+template <int KIND, typename Keep, typename Visit>
+__device__ __forceinline__ bool rg_chain(const u8* st, const u16* masks, u32& p, u32 end,
+                                         Keep keep, Visit visit) {
+    while (keep(p)) {
+        u32 values = 0;
+        const u32 b = rg_extent<KIND>(st, masks, p, end, values);
+        if (b == 0u) return false;
+        visit(p, values);
+        p += b;
+    }
+    return true;
+}
+
+// Zeroes the marks of the staged bytes [0, end) (every thread of the block calls it).
+__device__ __forceinline__ void rg_clear_marks(u32* marks, u32 end) {
+    for (u32 k = threadIdx.x; k < (end + 7u) / 8u; k += ORC_RG_WARPS * 32u) marks[k] = 0;
+}
+
 // The walk that marked stage byte `p` (1 + its entry), or 0: 4 bits a byte.
 __device__ __forceinline__ u32 rg_mark_of(const u32* marks, u32 p) {
     return (marks[p >> 3] >> (4u * (p & 7u))) & 15u;
@@ -909,16 +931,10 @@ __device__ void rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
                 x = RG_INVALID;
             } else if (e != RG_EXIT_UNKNOWN) {
                 x = e;
-            } else {
-                while (x < r1) {
-                    u32 values = 0;
-                    const u32 b = rg_extent<KIND>(st, masks, x, end, values);
-                    if (b == 0u) {
-                        x = RG_INVALID;
-                        break;
-                    }
-                    x += b;
-                }
+            } else if (!rg_chain<KIND>(
+                           st, masks, x, end, [&](u32 q) { return q < r1; },
+                           [](u32, u32) {})) {
+                x = RG_INVALID;
             }
         }
     }
@@ -1029,35 +1045,36 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     // groups hold small values and its later ones long varints), the tables, on clean marks.
     if (!rounds || !rg_entries_rounds<KIND>(st, masks, marks, head, reach, end, rr)) {
         if (rounds) {
-            for (u32 k = t; k < (end + 7u) / 8u; k += ORC_RG_WARPS * 32u) marks[k] = 0;
+            rg_clear_marks(marks, end);
             __syncthreads();
         }
         rg_entries_tables<KIND>(st, masks, marks, head, reach, end, rr);
     }
     const u32 entry = rr.entry[t];
-    // 3. The region's values, placed by a block scan.
+    // 3. The region's values, placed by a block scan (and for the RLEv2 list, its groups).
+    const bool listing = KIND == ORC_KIND_V2 && listed;
     u32 p = entry;
     u32 count = 0, groups = 0;
-    bool broken = false;
-    for (p = entry; p != RG_INVALID && p < s1;) {
-        u32 values = 0;
-        const u32 b = rg_extent<KIND>(st, masks, p, end, values);
-        if (b == 0u) {
-            broken = true;
-            break;
-        }
+    const auto add = [&](u32, u32 values) {
         count += values;
         ++groups;
-        p += b;
-    }
+    };
+    bool broken = !rg_chain<KIND>(
+        st, masks, p, end, [&](u32 q) { return q != RG_INVALID && q < s1; }, add);
     const u32 incl = wz_warp_inclusive_sum(count);
-    const u32 groups_incl = wz_warp_inclusive_sum(groups);
+    const u32 groups_incl = listing ? wz_warp_inclusive_sum(groups) : 0u;
     if (lane == 31u) {
         rr.warp_sums[warp] = incl;
         rr.warp_groups[warp] = groups_incl;
     }
-    // (Whether the chain runs whole through the regions: the list needs it.)
-    const bool whole = !__syncthreads_or(broken || entry == RG_INVALID);
+    // (Whether the chain runs whole through the regions: the list needs it; RLE v1, which has
+    // no list, takes the plain barrier.)
+    bool whole = false;
+    if (listing) {
+        whole = !__syncthreads_or(broken || entry == RG_INVALID);
+    } else {
+        __syncthreads();
+    }
     u32 before = incl - count, groups_before = groups_incl - groups;
     u32 all_values = 0, all_groups = 0;
     for (u32 w = 0; w < ORC_RG_WARPS; ++w) {
@@ -1074,17 +1091,8 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     // `reach` (or is empty there), walks on from where the chain leaves it to those groups.
     const bool last = t == ORC_RG_WARPS * 32u - 1u;
     if (last && !broken && p != RG_INVALID) {
-        while ((u64)before + count < target) {
-            u32 values = 0;
-            const u32 b = rg_extent<KIND>(st, masks, p, end, values);
-            if (b == 0u) {
-                broken = true;
-                break;
-            }
-            count += values;
-            ++groups;
-            p += b;
-        }
+        broken = !rg_chain<KIND>(
+            st, masks, p, end, [&](u32) { return (u64)before + count < target; }, add);
     }
     // The chain must reach the group's last value before it breaks or the stage ends (the
     // last thread's count ends the chain's).
@@ -1102,22 +1110,21 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     const u32 cap = (marks_words * 15u / 8u) & ~31u;
     const u64 more_groups = (u64)all_groups + (target > all_values ? target - all_values : 0u);
     bool bad;
-    if (KIND == ORC_KIND_V2 && listed && whole && more_groups + 1u <= cap) {
+    if (listing && whole && more_groups + 1u <= cap) {
         u16* const list = reinterpret_cast<u16*>(marks);
         u32* const batch_first = marks + cap / 2u;
         if (!short_chain) {
             u32 q = entry, k = groups_before;
             u64 v = before;
-            while (q < stop) {
-                u32 values = 0;
-                const u32 b = rg_extent<KIND>(st, masks, q, end, values);
-                if (b == 0u) break;  // (step 3 walked it)
-                list[k] = (u16)q;
-                if ((k & 31u) == 0u) batch_first[k >> 5] = (u32)v;
-                ++k;
-                v += values;
-                q += b;
-            }
+            // (Step 3 walked this chain, so it does not break.)
+            rg_chain<KIND>(
+                st, masks, q, end, [&](u32 x) { return x < stop; },
+                [&](u32 x, u32 values) {
+                    list[k] = (u16)x;
+                    if ((k & 31u) == 0u) batch_first[k >> 5] = (u32)v;
+                    ++k;
+                    v += values;
+                });
             if (last) {
                 list[k] = (u16)q;
                 rr.n_list = k;
@@ -1638,11 +1645,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
             codag_cp_async16(stage + 16u * k, src + k);
         }
         codag_cp_async_commit();
-        if (has_marks) {
-            for (u32 k = threadIdx.x; k < (head + span + 7u) / 8u; k += ORC_RG_WARPS * 32u) {
-                marks[k] = 0;
-            }
-        }
+        if (has_marks) rg_clear_marks(marks, head + span);
         codag_cp_async_wait(0);
         __syncthreads();
         if constexpr (KIND == ORC_KIND_V1) {
