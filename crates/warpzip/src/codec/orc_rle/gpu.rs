@@ -463,9 +463,13 @@ pub fn plan_sub_blocks(
 /// in lockstep (discounts, 63 values a group: 462.5 against 423.9; dates, 4 values a group:
 /// 382.3 against 282.8; H200, stop 24).
 pub const LONG_MEAN_GROUP: f64 = 128.0;
-/// Stream bytes per value at or above which a warp per sub-block beats the lanes in lockstep on
-/// 8-byte RLEv2 values (random values, 8 bytes a value: 1186.4 GB/s against 669.6 on an H100;
-/// sorted keys, 1 byte a value, the other way round: 996.3 against 645.8 on an H200; stop 24).
+/// Stream bytes per value at or above which the walk-and-expand decoder beats the lanes in
+/// lockstep on 8-byte RLEv2 values: random values, 8 bytes a value, whose DIRECT groups of 512
+/// it writes 16 bytes a lane (1304.3 GB/s against 575.6, and 1004.9 for a warp per sub-block, on
+/// an H200 in stop 39, nvCOMP Cascaded 1160.1 in the same call; stop 24 had the warp at
+/// 1000-1342 between calls of the H200 against the walk's 1264-1290, and on an H100 the warp
+/// 1174-1186 against 979-1055, nvCOMP 963-968). Sorted keys, 1 byte a value, stay with the lanes
+/// in lockstep (996.3 against 645.8 for the warp on an H200; stop 24).
 pub const V2_WIDE_COMPRESSED: f64 = 4.0;
 /// Stream bytes per value at or above which a warp per sub-block beats the lanes in lockstep on
 /// 8-byte RLEv1 values: literal groups of long varints, which the warp decodes from its staged
@@ -633,8 +637,9 @@ pub fn arrange(
 ///   ([`V1_WIDE_VARINTS`] bytes a value or more; stop 28, H100), else the lanes in lockstep;
 /// - RLEv1 into narrower values: the lanes in lockstep (363.2-847.5 GB/s there, against
 ///   192.4-615.0 for the walk-and-expand decoder);
-/// - RLEv2 into 8-byte values: a warp per sub-block where values hardly compress
-///   ([`V2_WIDE_COMPRESSED`] bytes a value or more), else the lanes in lockstep;
+/// - RLEv2 into 8-byte values: the walk-and-expand decoder where values hardly compress
+///   ([`V2_WIDE_COMPRESSED`] bytes a value or more: 1264-1304 GB/s on the H200 in stops 24 and
+///   39, where the warp per sub-block ranged from 1000 to 1342), else the lanes in lockstep;
 /// - RLEv2 into narrower values: the walk-and-expand decoder for groups of
 ///   [`LONG_MEAN_GROUP`] values or more, else the lanes in lockstep.
 pub fn pick_decoder(version: RleVersion, shape: StreamShape, wide: bool) -> Parallelism {
@@ -644,7 +649,7 @@ pub fn pick_decoder(version: RleVersion, shape: StreamShape, wide: bool) -> Para
         }
         RleVersion::V1 => Parallelism::Lockstep,
         RleVersion::V2 if wide && shape.bytes_per_value >= V2_WIDE_COMPRESSED => {
-            Parallelism::WarpPerChunk
+            Parallelism::WalkExpand
         }
         RleVersion::V2 if !wide && shape.mean_group >= LONG_MEAN_GROUP => Parallelism::WalkExpand,
         RleVersion::V2 => Parallelism::Lockstep,
@@ -741,7 +746,8 @@ mod tests {
     }
 
     /// The picker's choices on the bench's columns: the fastest of the four sub-block decoders
-    /// on an H200 in stop 24 (call 14), and RLEv1 random values' staged warps (H100, stop 28).
+    /// on an H200 in stop 24 (call 14), RLEv1 random values' staged warps (H100, stop 28), and
+    /// RLEv2 random values' walk and expand (H200, stop 39).
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
@@ -753,7 +759,7 @@ mod tests {
             ("lo_orderdate", [(Step, true), (Step, true)]),
             ("l_quantity", [(Step, false), (Expand, false)]),
             ("lo_discount", [(Step, true), (Step, false)]),
-            ("random", [(Warps, false), (Warps, false)]),
+            ("random", [(Warps, false), (Expand, false)]),
         ];
         for col in crate::bench::orc::columns(2 << 20) {
             let Some((_, picks)) = want.iter().find(|(n, _)| *n == col.name) else {
