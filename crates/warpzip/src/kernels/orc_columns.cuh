@@ -769,9 +769,10 @@ __device__ __forceinline__ u32 rg_values(const u8* st, u32 p) {
 // next group of its region; long groups are listed for the warp decoders, a DELTA group of
 // bit-packed steps is decoded by its lane, and the others are described (rg_describe). The
 // warp places the round's described values by a scan of their counts, and lane j of each 32
-// of them finds its group by a binary search of the counts and writes value j, so a store
-// instruction writes a few groups' values side by side (TPC-H keys: 4.3 values a group)
-// rather than a value in each of 32 places. False in a lane where a check failed there.
+// of them finds its group among the groups that start in those 32 (a bit each, gathered by one
+// warp reduction) and writes value j, so a store instruction writes a few groups' values side
+// by side (TPC-H keys: 4.3 values a group) rather than a value in each of 32 places. False in a
+// lane where a check failed there.
 //
 // LISTED: the lanes take the block's list of groups instead (`list`: the stage offset of each
 // of `n_list` groups, then the chain's end; `batch_first`: the first value of every 32nd), the
@@ -831,16 +832,21 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
         }
         const u32 incl = wz_warp_inclusive_sum(n);
         const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
-        d.start = (incl - n) | (kind << 30);
-        desc[lane] = d;
+        const u32 start = incl - n;
+        // The groups the lanes expand (n > 0), in lane order: each is described at its rank.
+        const u32 expanded = __ballot_sync(WZ_FULL_MASK, n != 0u);
+        d.start = start | (kind << 30);
+        if (n != 0u) desc[__popc(expanded & codag_lanemask_lt())] = d;
         __syncwarp();
+        u32 before = 0;  // the described groups that start before value c
         for (u32 c = 0; c < total; c += 32u) {
             const u32 j = c + lane;
-            u32 o = 0;  // the lane whose group holds the round's value j
-#pragma unroll
-            for (u32 s = 16u; s > 0u; s >>= 1) {
-                if (__shfl_sync(WZ_FULL_MASK, incl, o + s - 1u) <= j) o += s;
-            }
+            // The groups that start among values c .. c + 31, a bit each; value j's group is the
+            // last that starts at or before it.
+            const u32 starts =
+                __reduce_or_sync(WZ_FULL_MASK, n != 0u && start - c < 32u ? 1u << (start - c) : 0u);
+            const u32 o = before + __popc(starts & (0xffffffffu >> (31u - lane))) - 1u;
+            before += __popc(starts);
             if (j < total) {
                 const RgDesc g = desc[o];
                 const u32 i = j - (g.start & 0x3fffffffu);
@@ -1344,10 +1350,10 @@ __device__ bool rg_split_group(const u8* st, const u64* m64, u32 k, u64 skip, u6
 // in each), where they are short (RLEv1 quantities: 259 groups of 39 values a row group, runs
 // and literal groups of one-byte varints): lane j describes group k + j (a run's base and
 // delta, checked at both ends, or a literal group's payload), a warp scan places the groups'
-// values, and lane j of every 32 finds its group by a binary search of the counts and writes
-// value j, so a store writes a few groups' values side by side. Where a group of the batch
-// holds varints longer than a byte, the warp decodes the batch a group at a time
-// (rg_split_group). True where every value passed.
+// values, and lane j of every 32 finds its group among the groups that start in those 32 (a
+// bit each, one warp reduction) and writes value j, so a store writes a few groups' values side
+// by side. Where a group of the batch holds varints longer than a byte, the warp decodes the
+// batch a group at a time (rg_split_group). True where every value passed.
 template <typename T>
 __device__ bool rg_split_batch(const u8* st, const u64* m64, u32 k, u32 n, u64 skip, u64 target,
                                T* __restrict__ dst, const OrcRgRegions& rr) {
@@ -1380,17 +1386,21 @@ __device__ bool rg_split_batch(const u8* st, const u64* m64, u32 k, u32 n, u64 s
         }
         return ok;
     }
-    if (bad) count = 0;
+    // (A failed check: the row group is decoded again by the units.)
+    if (__any_sync(WZ_FULL_MASK, bad)) return false;
     const u32 incl = wz_warp_inclusive_sum(count);
     const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
+    const u32 first = incl - count;
+    u32 before = 0;  // the groups that start before value c
     for (u32 c = 0; c < total; c += 32u) {
         const u32 j = c + lane;
-        u32 o = 0;  // the lane whose group holds the batch's value j
-#pragma unroll
-        for (u32 s = 16u; s > 0u; s >>= 1) {
-            if (__shfl_sync(WZ_FULL_MASK, incl, o + s - 1u) <= j) o += s;
-        }
-        const u32 start = __shfl_sync(WZ_FULL_MASK, incl - count, o);
+        // Lanes below n hold a group of at least one value each, so value j's lane is the last
+        // whose group starts at or before it: one bit a start among values c .. c + 31.
+        const u32 starts = __reduce_or_sync(
+            WZ_FULL_MASK, lane < n && first - c < 32u ? 1u << (first - c) : 0u);
+        const u32 o = before + __popc(starts & (0xffffffffu >> (31u - lane))) - 1u;
+        before += __popc(starts);
+        const u32 start = __shfl_sync(WZ_FULL_MASK, first, o);
         const u64 oa = __shfl_sync(WZ_FULL_MASK, a, o);
         const u64 od = __shfl_sync(WZ_FULL_MASK, delta, o);
         const u32 ov = __shfl_sync(WZ_FULL_MASK, v0, o);
@@ -1403,7 +1413,7 @@ __device__ bool rg_split_batch(const u8* st, const u64* m64, u32 k, u32 n, u64 s
             if (idx >= skip && idx < target) dst[idx - skip] = (T)value;
         }
     }
-    return !__any_sync(WZ_FULL_MASK, bad);
+    return true;
 }
 
 #define RG_SPLIT_LISTING 0u  // rr.split_state: warp 0 is listing
