@@ -279,8 +279,11 @@ __device__ __forceinline__ u32 rg_v2_extent(const u8* st, u32 p, u32 end, u32& v
     }
     if (end - p < 2u) return 0u;
     const u32 len = v2_len(h, st[p + 1u]);
+    // The width the other three kinds code in the header (DELTA: 0 where the code is 0), once
+    // before they part.
+    const u32 width = orc_decode_width(h >> 1);
     values = len;
-    if (kind == 1u) return 2u + (orc_decode_width(h >> 1) * len + 7u) / 8u;  // DIRECT
+    if (kind == 1u) return 2u + (width * len + 7u) / 8u;  // DIRECT
     if (kind == 2u) {  // PATCHED_BASE
         if (end - p < 4u) return 0u;
         const u32 b2 = st[p + 2u], b3 = st[p + 3u];
@@ -288,16 +291,14 @@ __device__ __forceinline__ u32 rg_v2_extent(const u8* st, u32 p, u32 end, u32& v
         const u32 gap_width = (b3 >> 5) + 1u;
         if (gap_width + patch_width > 64u) return 0u;
         const u32 entry_width = orc_closest_fixed_width(gap_width + patch_width);
-        return 4u + (b2 >> 5) + 1u + (orc_decode_width(h >> 1) * len + 7u) / 8u +
+        return 4u + (b2 >> 5) + 1u + (width * len + 7u) / 8u +
                (entry_width * (b3 & 31u) + 7u) / 8u;
     }
     // DELTA: the base and the first delta (varints), then the steps unless the delta is fixed.
     u32 q = p + 2u;
     if (!rg_skip_varint(st, q, end) || !rg_skip_varint(st, q, end)) return 0u;
-    const u32 code = (h >> 1) & 31u;
-    const u32 width = code == 0u ? 0u : orc_decode_width(code);
     const u32 steps = len > 2u ? len - 2u : 0u;
-    return (q - p) + (width * steps + 7u) / 8u;
+    return (q - p) + (((h >> 1) & 31u) == 0u ? 0u : (width * steps + 7u) / 8u);
 }
 
 // One past the end of the varint at stage offset `q`, from the masks of bytes below 0x80 (two
@@ -694,10 +695,8 @@ __device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 
     } else {
         kind = RG_DESC_ARITH;
         if ((h >> 6) == 0u) {  // SHORT_REPEAT
-            const u32 width = ((h >> 3) & 7u) + 1u;
-            u64 raw = 0;
-            for (u32 i = 1; i <= width; ++i) raw = (raw << 8) | st[p + i];
-            d.a = (u64)orc_unzigzag(raw);
+            // The value's 1..8 bytes, big-endian (inside the group, so rg_bits_be may read).
+            d.a = (u64)orc_unzigzag(rg_bits_be(st, 8u * (p + 1u), 8u * (((h >> 3) & 7u) + 1u)));
             return orc_fits<T, true>(d.a);
         }
         if ((h >> 6) == 1u) {  // DIRECT
