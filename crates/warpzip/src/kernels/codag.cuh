@@ -660,14 +660,10 @@ struct CodagLzBatch {
             u32 v[4];
 #pragma unroll
             for (u32 k = 0; k < 4; ++k) {
-                // The token of byte w0 + lane, from the tokens starting in this round (a bit
-                // mask of their offsets) and the number starting before it.
+                // The token of byte w0 + lane: the last one starting at or before it.
                 const u32 w0 = r + 32u * k;
                 const u32 b = w0 + lane;
-                const bool inside = holds && start >= w0 && start - w0 < 32u;
-                const u32 starts = __reduce_or_sync(WZ_FULL_MASK, inside ? 1u << (start - w0) : 0u);
-                const u32 before = __popc(__ballot_sync(WZ_FULL_MASK, holds && start < w0));
-                const u32 tok = before + __popc(starts & ((2u << lane) - 1u)) - 1u;
+                const u32 tok = wz_window_rank(holds, start, w0, lane);
                 v[k] = b < total ? resolve(t, n, tok, b, base, r) : 0u;
             }
 #pragma unroll

@@ -59,6 +59,28 @@ __device__ __forceinline__ T wz_warp_sum(T v) {
     return v;
 }
 
+// Finding which of a warp's items (groups, tokens: each lane holds at most one, starting at a
+// value index, the starts ascending over the lanes) covers each value of a 32-value window
+// `b .. b + 31`. The starts inside the window, a bit each (bit r: value b + r), by one
+// OR-reduction. Whole warp.
+__device__ __forceinline__ u32 wz_window_starts(bool has, u32 start, u32 b) {
+    const u32 rel = start - b;  // wraps above 31 for a start before the window
+    return __reduce_or_sync(WZ_FULL_MASK, has && rel < 32u ? 1u << rel : 0u);
+}
+
+// How many of the window's `starts` are at or before value `lane` of the window.
+__device__ __forceinline__ u32 wz_starts_upto(u32 starts, u32 lane) {
+    return (u32)__popc(starts & (0xffffffffu >> (31u - lane)));
+}
+
+// The rank, among the lanes with `has`, of the item that covers value `b + lane`: those starting
+// before the window (one ballot) and those in it at or before the value, less one. Callers that
+// walk windows in order carry the first count instead (`+= __popc(starts)`). Whole warp.
+__device__ __forceinline__ u32 wz_window_rank(bool has, u32 start, u32 b, u32 lane) {
+    const u32 before = (u32)__popc(__ballot_sync(WZ_FULL_MASK, has && start < b));
+    return before + wz_starts_upto(wz_window_starts(has, start, b), lane) - 1u;
+}
+
 // Decoupled look-back (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled
 // Look-back"). Tile `t` publishes its own aggregate, then walks back over its predecessors'
 // published values until it meets an inclusive prefix. `flags` must be zero before the launch.

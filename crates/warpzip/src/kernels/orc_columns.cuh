@@ -477,6 +477,8 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 #define RG_FLAG_NO_SPLIT 64u  // diagnostics: RLEv1 row groups of long groups go to the units
 #define RG_FLAG_NO_LIST 128u  // diagnostics: step 4 of the regions without the list of groups
 #define RG_FLAG_UNITS_GLOBAL 256u   // diagnostics: the units' warps read global memory
+#define RG_FLAG_NO_VL 512u  // diagnostics: RLEv1 regions never size groups by one varint length
+#define RG_FLAG_VL_STRICT 1024u  // tests: where regions sized so fail, CORRUPT, not tried again
 #define RG_SPLIT_GROUPS 479u  // most RLE groups the split walk lists (the table fills `exits`)
 
 // A short group of a region as a warp's lanes expand it (step 4 of the regions).
@@ -486,7 +488,7 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 #define RG_DESC_VARINTS 3u  // an RLEv1 literal group of longer varints from `at` to `ge`
 struct RgDesc {
     u64 a;      // ARITH: the base; BITS: bit0 | width << 32; BYTES, VARINTS: at | ge << 32
-    u64 delta;  // ARITH: the step
+    u64 delta;  // ARITH: the step; VARINTS: every varint's length (rg_extent's `vl`), or 0
     u32 v;      // the group's first value in the row group's stream
     u32 start;  // its first value among the round's expanded values | kind << 30
 };
@@ -519,14 +521,25 @@ struct OrcRgRegions {
 // (a few 64-byte steps); shorter ones and run bases varint by varint (rg_skip_varint: on short
 // groups of small values one byte load a varint beats the masks, RLEv1 line numbers 176 -> 156
 // GB/s with them in stop 31).
+//
+// `vl` (RLEv1, 2..8; 0: none): the length every varint of the row group is taken to have (TPC-H
+// keys: 3 or 4 bytes), which sizes a group from its control byte alone. Nothing checks it here:
+// step 4 checks every varint of every group up to the row group's last value against it
+// (rg_describe, rg_expand_value), and the first that differs fails the regions, whose sizes
+// agree with the stream's up to that group.
 template <int KIND>
 __device__ __forceinline__ u32 rg_extent(const u8* st, const u16* masks, u32 p, u32 end,
-                                         u32& values) {
+                                         u32& values, u32 vl = 0u) {
     if constexpr (KIND == ORC_KIND_V2) {
         const u32 b = rg_v2_extent(st, p, end, values);
         return b <= end - p ? b : 0u;
     } else {
         const u32 control = st[p];
+        if (vl != 0u) {
+            values = control < 0x80u ? control + 3u : 256u - control;
+            const u32 b = control < 0x80u ? 2u + vl : 1u + values * vl;
+            return b <= end - p ? b : 0u;
+        }
         if (control >= 0x80u && control < 256u - 8u) {
             const u32 b = rg_v1_extent(st, masks, p, end, values);
             return b <= end - p ? b : 0u;
@@ -547,10 +560,10 @@ __device__ __forceinline__ u32 rg_extent(const u8* st, const u16* masks, u32 p, 
 // rg_threads' count, last-thread walk and list, differ only in `keep` and `visit`.
 template <int KIND, typename Keep, typename Visit>
 __device__ __forceinline__ bool rg_chain(const u8* st, const u16* masks, u32& p, u32 end,
-                                         Keep keep, Visit visit) {
+                                         Keep keep, Visit visit, u32 vl = 0u) {
     while (keep(p)) {
         u32 values = 0;
-        const u32 b = rg_extent<KIND>(st, masks, p, end, values);
+        const u32 b = rg_extent<KIND>(st, masks, p, end, values, vl);
         if (b == 0u) return false;
         visit(p, values);
         p += b;
@@ -681,11 +694,13 @@ __device__ __forceinline__ bool rg_delta_steps(const u8* st, u32 q, u32 width, u
 // zeroed): its kind, what its values are made of, and `n`, how many the lanes expand. What can
 // be checked once is checked here (a run's values at both ends, a repeated value). A DELTA
 // group of bit-packed steps (each value the sum of those before) is decoded here, by its lane
-// alone (n = 0). False where a check fails.
+// alone (n = 0). False where a check fails, or an RLEv1 group's `bytes` (sized with `vl`,
+// rg_extent) are not its real length: a run's base varint is read here, and a literal group's
+// varints are each checked against `vl` where they are read (rg_expand_value).
 template <typename T, int KIND>
 __device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 values, u32 end,
                                             u64 v, u64 skip, u64 target, T* __restrict__ dst,
-                                            RgDesc& d, u32& kind, u32& n) {
+                                            RgDesc& d, u32& kind, u32& n, u32 vl) {
     const u32 h = st[p];
     n = values;
     if constexpr (KIND == ORC_KIND_V1) {
@@ -696,9 +711,10 @@ __device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 
             if (!rg_v1_run<T>(st, p, end, values, q, b, delta)) return false;
             d.a = (u64)b;
             d.delta = (u64)delta;
-            return true;
+            return q == p + bytes;
         }
         d.a = (u64)(p + 1u) | ((u64)(p + bytes) << 32);
+        d.delta = vl;
         kind = bytes == 1u + values ? RG_DESC_BYTES : RG_DESC_VARINTS;
         return true;
     } else {
@@ -753,10 +769,20 @@ __device__ __forceinline__ bool rg_expand_value(const u8* st, const u64* m64, co
         value = (u64)orc_unzigzag(st[at + i]);  // -64..63: every T holds it
         return true;
     }
-    u32 q = i > 0u ? rg_nth_end(m64, at, i, ge) : at;  // (at > 0: past the control byte)
-    if (q == 0u) return false;
     u64 raw = 0;
-    if (!rg_varint(st, q, ge, raw)) return false;
+    if (d.delta != 0ull) {
+        // Varints of vl bytes each (the group was sized so: `ge` is at + vl * values): varint i
+        // is the vl bytes from at + vl * i, which must end there, and only there.
+        const u32 vl = (u32)d.delta;
+        const u64 word = rg_load8(st, at + vl * i);
+        const u64 stops = ~word & 0x8080808080808080ull;
+        if (((u32)__ffsll((long long)stops) >> 3) != vl) return false;
+        raw = rg_varint_bytes(word, vl);
+    } else {
+        u32 q = i > 0u ? rg_nth_end(m64, at, i, ge) : at;  // (at > 0: past the control byte)
+        if (q == 0u) return false;
+        if (!rg_varint(st, q, ge, raw)) return false;
+    }
     value = (u64)orc_unzigzag(raw);
     return orc_fits<T, true>(value);
 }
@@ -788,7 +814,7 @@ __device__ __forceinline__ u32 rg_values(const u8* st, u32 p) {
 template <typename T, int KIND, bool LISTED>
 __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool more, u32 s1,
                           u32 end, u64 skip, u64 target, T* __restrict__ dst, OrcRgRegions& rr,
-                          const u16* list, const u32* batch_first, u32 n_list) {
+                          const u16* list, const u32* batch_first, u32 n_list, u32 vl) {
     const u32 lane = wz_lane();
     RgDesc* const desc = rr.desc[threadIdx.x / 32u];
     const u64* m64 = reinterpret_cast<const u64*>(masks);
@@ -813,7 +839,7 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
             take = k < n_list && v < target;
             batch += ORC_RG_WARPS;
         } else if (more) {
-            b = rg_extent<KIND>(st, masks, p, end, values);
+            b = rg_extent<KIND>(st, masks, p, end, values, vl);
             take = b != 0u;
             more = take;  // the chain breaks: rg_threads checked it reaches `target` first
         }
@@ -828,7 +854,7 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
                     bad = true;
                 }
             } else if (!rg_describe<T, KIND>(st, p, b, values, end, v, skip, target, dst, d, kind,
-                                             n)) {
+                                             n, vl)) {
                 bad = true;
                 n = 0;
             }
@@ -851,9 +877,8 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
             const u32 j = c + lane;
             // The groups that start among values c .. c + 31, a bit each; value j's group is the
             // last that starts at or before it.
-            const u32 starts =
-                __reduce_or_sync(WZ_FULL_MASK, n != 0u && start - c < 32u ? 1u << (start - c) : 0u);
-            const u32 o = before + __popc(starts & (0xffffffffu >> (31u - lane))) - 1u;
+            const u32 starts = wz_window_starts(n != 0u, start, c);
+            const u32 o = before + wz_starts_upto(starts, lane) - 1u;
             before += __popc(starts);
             if (j < total) {
                 const RgDesc g = desc[o];
@@ -887,7 +912,7 @@ struct RgRegion {
 // it).
 template <int KIND>
 __device__ void rg_entries_tables(const u8* st, const u16* masks, u32* marks, u32 head, u32 reach,
-                                  u32 end, OrcRgRegions& rr) {
+                                  u32 end, OrcRgRegions& rr, u32 vl) {
     const u32 nt = ORC_RG_WARPS * 32u;
     const u32 t = threadIdx.x;
     const RgRegion rg(head, reach, t);
@@ -905,15 +930,15 @@ __device__ void rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
                 e = rr.exits[m - 1u][t];
             } else if (j > 0u && k == RG_TABLE_STEPS) {
                 e = RG_EXIT_UNKNOWN;
-            } else if (KIND == ORC_KIND_V1 && st[x] >= 0x80u && st[x] < 256u - 8u) {
+            } else if (KIND == ORC_KIND_V1 && vl == 0u && st[x] >= 0x80u && st[x] < 256u - 8u) {
                 // A literal group of over 8 varints: most such headers are bytes of varints
                 // met by a walk from a wrong entry, whose sizing would step the masks through
                 // up to 128 varints. Where the real chain enters here, the walk through the
-                // regions sizes it.
+                // regions sizes it. (With `vl` its size is one multiplication.)
                 e = RG_EXIT_UNKNOWN;
             } else {
                 u32 values = 0;
-                const u32 b = rg_extent<KIND>(st, masks, x, end, values);
+                const u32 b = rg_extent<KIND>(st, masks, x, end, values, vl);
                 if (b == 0u) {
                     e = RG_EXIT_BROKEN;
                 } else {
@@ -946,8 +971,8 @@ __device__ void rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
             } else if (e != RG_EXIT_UNKNOWN) {
                 x = e;
             } else if (!rg_chain<KIND>(
-                           st, masks, x, end, [&](u32 q) { return q < r1; },
-                           [](u32, u32) {})) {
+                           st, masks, x, end, [&](u32 q) { return q < r1; }, [](u32, u32) {},
+                           vl)) {
                 x = RG_INVALID;
             }
         }
@@ -1037,12 +1062,13 @@ __device__ bool rg_entries_rounds(const u8* st, const u16* masks, u32* marks, u3
 }
 
 // The fast path for one staged row group (every thread of the block calls it; the result is
-// the same in every thread). `marks` has 4 bits for every staged byte.
+// the same in every thread). `marks` has 4 bits for every staged byte. `vl`: RLEv1 groups
+// sized by their control bytes alone (rg_extent), or 0.
 template <typename T, int KIND>
 __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u8* st,
                            const u16* masks, u32* marks, u32 head, u32 end, u64 skip,
                            u64 target, T* __restrict__ dst, CodagSmemWindow window,
-                           OrcRgRegions& rr, bool rounds, bool listed) {
+                           OrcRgRegions& rr, bool rounds, bool listed, u32 vl) {
     const u32 t = threadIdx.x;
     const u32 lane = wz_lane();
     const u32 warp = t / 32u;
@@ -1062,7 +1088,7 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
             rg_clear_marks(marks, end);
             __syncthreads();
         }
-        rg_entries_tables<KIND>(st, masks, marks, head, reach, end, rr);
+        rg_entries_tables<KIND>(st, masks, marks, head, reach, end, rr, vl);
     }
     const u32 entry = rr.entry[t];
     // 3. The region's values, placed by a block scan (and for the RLEv2 list, its groups).
@@ -1074,7 +1100,7 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
         ++groups;
     };
     bool broken = !rg_chain<KIND>(
-        st, masks, p, end, [&](u32 q) { return q != RG_INVALID && q < s1; }, add);
+        st, masks, p, end, [&](u32 q) { return q != RG_INVALID && q < s1; }, add, vl);
     const u32 incl = wz_warp_inclusive_sum(count);
     const u32 groups_incl = listing ? wz_warp_inclusive_sum(groups) : 0u;
     if (lane == 31u) {
@@ -1106,7 +1132,7 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     const bool last = t == ORC_RG_WARPS * 32u - 1u;
     if (last && !broken && p != RG_INVALID) {
         broken = !rg_chain<KIND>(
-            st, masks, p, end, [&](u32) { return (u64)before + count < target; }, add);
+            st, masks, p, end, [&](u32) { return (u64)before + count < target; }, add, vl);
     }
     // The chain must reach the group's last value before it breaks or the stage ends (the
     // last thread's count ends the chain's).
@@ -1146,11 +1172,12 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
         }
         if (__syncthreads_or(short_chain)) return false;
         bad = !rg_expand<T, KIND, true>(st, masks, 0u, 0u, false, 0u, end, skip, target, dst, rr,
-                                        list, batch_first, rr.n_list);
+                                        list, batch_first, rr.n_list, 0u);
     } else {
         // Every lane calls rg_expand (its warp shuffles), also where the chain is short.
-        const bool expanded = rg_expand<T, KIND, false>(st, masks, entry, before, more, stop, end,
-                                                        skip, target, dst, rr, nullptr, nullptr, 0u);
+        const bool expanded =
+            rg_expand<T, KIND, false>(st, masks, entry, before, more, stop, end, skip, target, dst,
+                                      rr, nullptr, nullptr, 0u, vl);
         bad = short_chain || !expanded;
     }
     if (__syncthreads_or(bad)) return false;
@@ -1404,9 +1431,8 @@ __device__ bool rg_split_batch(const u8* st, const u64* m64, u32 k, u32 n, u64 s
         const u32 j = c + lane;
         // Lanes below n hold a group of at least one value each, so value j's lane is the last
         // whose group starts at or before it: one bit a start among values c .. c + 31.
-        const u32 starts = __reduce_or_sync(
-            WZ_FULL_MASK, lane < n && first - c < 32u ? 1u << (first - c) : 0u);
-        const u32 o = before + __popc(starts & (0xffffffffu >> (31u - lane))) - 1u;
+        const u32 starts = wz_window_starts(lane < n, first, c);
+        const u32 o = before + wz_starts_upto(starts, lane) - 1u;
         before += __popc(starts);
         const u32 start = __shfl_sync(WZ_FULL_MASK, first, o);
         const u64 oa = __shfl_sync(WZ_FULL_MASK, a, o);
@@ -1687,31 +1713,68 @@ __device__ __forceinline__ void orc_row_group_blocks(
         // would pass an RLEv2 version of that rule, measured 98 GB/s with the rounds on some
         // row groups against 167 with the tables alone). Flags 16 tries the regions everywhere,
         // 8 nowhere, 4 never by the rounds. Every thread probes alike.
+        // RLEv1 row groups that take the tables, whose first 8 groups' varints all seem to have
+        // the same length of 2 to 8 bytes, as does the next row group's first group (TPC-H
+        // keys: 3 bytes, then 4 from key 2^20 on), have their groups sized by that length
+        // (`vl`, rg_extent), which step 4 checks (flags 512: never).
         bool try_fast = false, small = true;
+        u32 vl = 0;
         if (go && has_marks && !(flags & 8u) && skip + n <= 0xffffffffull) {
             u32 p = head, k = 0;
+            bool uniform = KIND == ORC_KIND_V1 && !(flags & RG_FLAG_NO_VL);
             for (; k < 8u && p < end && p - head < 96u; ++k) {
                 u32 values = 0;
                 const u32 b = rg_extent<KIND>(stage, masks, p, end, values);
                 if (b == 0u || values > RG_LONG) break;
                 const u32 h = stage[p];
                 small = small && (h < 0x80u ? b == 3u : b == 1u + values);
+                const u32 l = h < 0x80u ? b - 2u : (b - 1u) / values;
+                vl = k == 0u ? l : vl;
+                uniform = uniform && l == vl && (h < 0x80u || b - 1u == values * l);
                 p += b;
             }
             try_fast = (k == 8u && p - head < 96u) || (flags & 16u);
             small = KIND == ORC_KIND_V1 && small && k == 8u && p - head < 64u && !(flags & 4u);
+            // The next row group's first group (at its position: `data_starts` counts that
+            // byte), where the stage holds it: sorted keys' varints may have grown by then, to
+            // another length than `vl`, or past one byte (TPC-H RLEv1 keys' first row group,
+            // whose first keys fit a byte: the rounds would fail on it).
+            const u32 next = head + g.data_starts - 1u;
+            if ((uniform || small) && g.data_starts < g.data_span && next < end) {
+                u32 values = 0;
+                const u32 b = rg_extent<KIND>(stage, masks, next, end, values);
+                const u32 h = stage[next];
+                if (b != 0u) {
+                    uniform = uniform && (h < 0x80u ? b - 2u : (b - 1u) / values) == vl;
+                    small = small && (h < 0x80u ? b == 3u : b == 1u + values);
+                }
+            }
+            vl = uniform && k == 8u && !small && vl >= 2u && vl <= 8u ? vl : 0u;
         }
-        const bool fast = try_fast && rg_threads<T, KIND>(in, g, stage, masks, marks, head, end,
-                                                          skip, skip + n, dst, window, rr, small,
-                                                          !(flags & RG_FLAG_NO_LIST));
+        // Where regions sized by `vl` fail (a varint of another length), the regions again,
+        // sized varint by varint: the split groups and the units would take a row group of
+        // short groups several times as long, and the whole column waits for its slowest.
+        bool fast = false;
+        for (u32 sized = vl; try_fast;) {
+            fast = rg_threads<T, KIND>(in, g, stage, masks, marks, head, end, skip, skip + n, dst,
+                                       window, rr, small, !(flags & RG_FLAG_NO_LIST), sized);
+            if (fast || sized == 0u || (flags & RG_FLAG_VL_STRICT)) break;
+            sized = 0u;
+            rg_clear_marks(marks, end);
+            __syncthreads();
+        }
+        // (Tests: a row group whose regions sized by `vl` failed, reported as CORRUPT, which
+        // shows they were taken and that their checks caught a varint of another length.)
+        const bool vl_failed = try_fast && vl != 0u && !fast && (flags & RG_FLAG_VL_STRICT);
         // RLEv1 row groups the regions do not take: split groups (flags 8 or 64: never).
         bool split = false;
         if constexpr (KIND == ORC_KIND_V1) {
-            if (go && !fast && !(flags & (8u | RG_FLAG_NO_SPLIT)) && skip + n <= 0xffffff00ull) {
+            if (go && !fast && !vl_failed && !(flags & (8u | RG_FLAG_NO_SPLIT)) &&
+                skip + n <= 0xffffff00ull) {
                 split = rg_split<T>(stage, masks, head, end, skip, skip + n, dst, rr);
             }
         }
-        const bool done = fast || split;
+        const bool done = fast || split || vl_failed;
         const u64 per = (skip + n) / (ORC_RG_WARPS * ORC_RG_UNITS_PER_WARP);
         const u64 unit_values = per > ORC_RG_MIN_UNIT ? per : ORC_RG_MIN_UNIT;
         if (threadIdx.x == 0 && go && !done) {
@@ -1749,7 +1812,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
         if (warp == 0) {
             // The group's status: PRESENT's, else the first failed unit's (the units lie in
             // stream order, and each starts where the stream holds a group in every reading).
-            u32 st = sh.present_status;
+            u32 st = vl_failed ? WZ_STATUS_CORRUPT : sh.present_status;
             if (go && !done) {
                 const u32 units = sh.units;
                 for (u32 k0 = 0; k0 < units && st == WZ_STATUS_OK; k0 += 32u) {

@@ -355,17 +355,6 @@ struct XpSlot {
     bool dec;   // STEPS: decreasing
 };
 
-// How many of the lanes with `has` start at or before value `b + lane` of the window from `b`,
-// less one: the rank, among them, of the last such lane (starts ascend over the lanes). Those
-// starting before the window are one ballot; those starting in it one OR-reduction. Whole warp.
-__device__ __forceinline__ u32 xp_rank(bool has, u32 start, u32 b, u32 lane) {
-    const u32 rel = start - b;
-    const u32 in_window = __reduce_or_sync(0xffffffffu, has && rel < 32u ? 1u << rel : 0u);
-    const u32 before = __ballot_sync(0xffffffffu, has && start < b);
-    const u32 upto = (2u << lane) - 1u;  // window values 0..lane
-    return (u32)__popc(before) + (u32)__popc(in_window & upto) - 1u;
-}
-
 // The slot of a lane past the window's last value (no STEPS value: the window's sums skip it).
 __device__ __forceinline__ XpSlot xp_no_slot() {
     XpSlot v;
@@ -430,7 +419,8 @@ __device__ __forceinline__ XpSlot xp_fetch(const XpShared& sh, u32 w, u32 lane, 
                                            u64& dst, bool& bad) {
     const u32 j = b + lane;
     const u32 upto = (2u << lane) - 1u;  // window values 0..lane
-    const u32 k = __shfl_sync(0xffffffffu, f.by_rank, xp_rank(f.busy, f.excl, b, lane) & 31u);
+    const u32 rank = wz_window_rank(f.busy, f.excl, b, lane);
+    const u32 k = __shfl_sync(0xffffffffu, f.by_rank, rank & 31u);
     l = k;
     const u32 word = sh.starts[w][min(b >> 5, XP_FLAT_WORDS - 1u)];
     const u32 dr = dbase + (u32)__popc(word & upto) - 1u;
@@ -546,7 +536,7 @@ template <typename T, bool SIGNED>
 __device__ __forceinline__ XpSlot xp_fetch_one(const XpShared& sh, u32 w, u32 lane, u32 l,
                                                u32 start_k, u32 b, u32 end, const u8* stream,
                                                bool& bad) {
-    const u32 g = xp_rank(true, start_k, b, lane);
+    const u32 g = wz_window_rank(true, start_k, b, lane);
     XpSlot v = xp_no_slot();
     const u32 i = b + lane;
     if (i < end) xp_slot<T, SIGNED>(v, sh, w, l, g, i, stream, bad);

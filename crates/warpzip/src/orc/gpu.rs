@@ -141,8 +141,10 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 /// groups (units only), 16 tries the regions on every row group, 4 finds their entries by the
 /// tables only (never the rounds), 64 skips the split groups, 128 has RLEv2 regions decode
 /// without their list of groups (stop 38), 256 has the units' warps read global memory rather
-/// than the stage. Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop
-/// 33; 0, 16 and 64 in stop 34).
+/// than the stage, 512 never sizes RLEv1 groups by one varint length (stop 41), and 1024 (for
+/// tests) reports a row group whose regions so sized fail as corrupt rather than trying them
+/// again, sized varint by varint. Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop 33; 0, 16
+/// and 64 in stop 34).
 fn diagnostic_flags() -> u32 {
     std::env::var("WARPZIP_ORC_RG_FLAGS")
         .ok()
@@ -544,10 +546,23 @@ pub fn read_column_in_mode(
     column: &OrcColumn,
     mode: GroupMode,
 ) -> Result<ArrayRef> {
+    read_column_with_flags(gpu, file, column, mode, diagnostic_flags())
+}
+
+/// [`read_column_in_mode`] with the block kernels' diagnostic flags (see `diagnostic_flags`)
+/// given rather than read from `WARPZIP_ORC_RG_FLAGS`: for tests that need one path taken.
+pub fn read_column_with_flags(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    column: &OrcColumn,
+    mode: GroupMode,
+    flags: u32,
+) -> Result<ArrayRef> {
     let plans = plan_file_column(file, column)?;
     let prepared = PreparedColumn::new(column, &plans)?;
     let mut dev = DeviceColumn::upload(gpu, &prepared)?;
     dev.mode = mode;
+    dev.flags = flags;
     dev.launch(gpu, gpu.stream())?;
     dev.check(gpu, &prepared)?;
     to_host_arrow(gpu, column, &prepared, &dev)

@@ -176,3 +176,39 @@ for version in ["0.11", "0.12"]:
             batch_size=BATCH[zlib],
             row_index_stride=STRIDE[version],
         )
+
+
+# Sorted-key fixtures for tests/gpu_orc_files.rs (the block kernels' RLEv1 row groups sized by
+# one varint length): `key` as TPC-H's l_orderkey (8 of every 32 keys used, 1 to 7 rows a key),
+# from 1,030,001 on, so its zigzag varints grow from 3 to 4 bytes (at 2^20) in the second of
+# five row groups; `spiky` keys of 3-byte varints with one 4-byte value in the middle of each
+# row group (where no probe of its first groups sees it). RLE v1, row index every 10,000 rows.
+KEY_ROWS = 50_000
+krng = random.Random(20261129)
+
+
+def key_columns():
+    keys, key = [], 1_030_001
+    while len(keys) < KEY_ROWS:
+        keys.extend([key] * krng.randint(1, 7))
+        key += 1 if key % 32 < 7 else 25
+    keys = keys[:KEY_ROWS]
+    spiky = [300_000 + k - 1_030_001 for k in keys]
+    for i in range(5_003, KEY_ROWS, 10_000):
+        spiky[i] = 3_000_000
+    return {"key": keys, "spiky": spiky}
+
+
+key_values = key_columns()
+key_table = pa.table({
+    "key": pa.array(key_values["key"], pa.int64()),
+    "spiky": pa.array(key_values["spiky"], pa.int32()),
+})
+for compression in ["uncompressed", "zlib"]:
+    orc.write_table(
+        key_table,
+        f"keys_v011_{compression}.orc",
+        file_version="0.11",
+        compression=compression,
+        row_index_stride=10_000,
+    )
