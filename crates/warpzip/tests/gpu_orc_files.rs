@@ -96,26 +96,27 @@ fn every_column_of_every_file_equals_the_cpu() {
 }
 
 /// The sorted-key fixtures (RLE v1): the block kernels size a row group's RLE groups by one
-/// varint length where its first groups and the next row group's first group agree on it, and
-/// check every varint of it as they decode. Flags 1024 make a row group whose so-sized regions
-/// fail CORRUPT instead of decoding it again, which shows what was taken: `spiky` (a 4-byte
-/// varint amid 3-byte ones in every row group) must fail so, and `key` must not (its varints
-/// grow from 3 to 4 bytes inside row group 1, whose next row group's first group is of 4).
-/// With 0 (checked, and where they differ the regions are tried again, sized varint by varint)
-/// and 512 (never so sized), every value equals the CPU's.
+/// varint length, or by a range of two or three lengths, where its first groups and the next
+/// row group's first group agree on it, and check every group as they decode. Flags 1024 make
+/// a row group whose so-sized regions fail CORRUPT instead of trying them again, which shows
+/// what was taken: `spiky` (a 4-byte varint amid 3-byte ones in every row group: one length)
+/// and `dip` (a 1-byte varint in row group 1, whose varints grow from 3 to 4 bytes: a range)
+/// must fail so, and `key` (as `dip` without the 1-byte one) must not. With 0 (checked, and
+/// where they differ the regions are tried again, sized varint by varint), 512 (never so
+/// sized) and 2048 (never by a range), every value equals the CPU's.
 #[test]
 #[ignore = "needs a CUDA GPU"]
-fn rlev1_groups_sized_by_one_varint_length_are_checked() {
+fn rlev1_groups_sized_by_varint_lengths_are_checked() {
     let g = gpu();
     for name in ["keys_v011_uncompressed.orc", "keys_v011_zlib.orc"] {
         let file = OrcFile::open(&fixture_dir().join(name)).unwrap();
-        assert_eq!(file.columns().len(), 2, "{name}");
+        assert_eq!(file.columns().len(), 3, "{name}");
         for c in file.columns() {
             let cpu = file.read_column(c).unwrap();
-            for flags in [0u32, 512, 1024] {
+            for flags in [0u32, 512, 2048, 1024] {
                 let what = format!("{name} column {} flags {flags}", c.name);
                 let got = orc_gpu::read_column_with_flags(&g, &file, c, GroupMode::Block, flags);
-                if c.name == "spiky" && flags == 1024 {
+                if c.name != "key" && flags == 1024 {
                     let e = got.err().unwrap_or_else(|| panic!("{what}: decoded"));
                     assert!(matches!(e, warpzip::Error::Corrupt { .. }), "{what}: {e}");
                 } else {

@@ -386,6 +386,27 @@ __device__ __forceinline__ u32 rg_nth_end(const u64* m64, u32 q, u32 r, u32 end)
     return 0u;
 }
 
+// The varint ends (mask bits) among stage bytes [a, b), a < b: four 64-byte words a step,
+// loaded at once (the masks have 32 words of room past the stage's).
+__device__ __forceinline__ u32 rg_ends_between(const u16* masks, u32 a, u32 b) {
+    const u64* m64 = reinterpret_cast<const u64*>(masks);
+    const u32 first = a >> 6, last = (b - 1u) >> 6;
+    u32 c = 0;
+    for (u32 w = first; w <= last; w += 4u) {
+        u64 m[4];
+#pragma unroll
+        for (u32 j = 0; j < 4u; ++j) m[j] = m64[w + j];
+#pragma unroll
+        for (u32 j = 0; j < 4u; ++j) {
+            u64 x = w + j <= last ? m[j] : 0ull;
+            if (w + j == first) x &= ~0ull << (a & 63u);
+            if (w + j == last && (b & 63u) != 0u) x &= (1ull << (b & 63u)) - 1ull;
+            c += __popcll(x);
+        }
+    }
+    return c;
+}
+
 // The same for the RLEv1 group at `p`: a run (control, delta, a varint) or a literal group
 // (control, then varints found by the masks of the bytes below 0x80).
 __device__ __forceinline__ u32 rg_v1_extent(const u8* st, const u16* masks, u32 p, u32 end,
@@ -478,6 +499,7 @@ __device__ __forceinline__ u32 rg_decode_warp(const u8* __restrict__ in, const O
 #define RG_FLAG_NO_LIST 128u  // diagnostics: step 4 of the regions without the list of groups
 #define RG_FLAG_UNITS_GLOBAL 256u   // diagnostics: the units' warps read global memory
 #define RG_FLAG_NO_VL 512u  // diagnostics: RLEv1 regions never size groups by one varint length
+#define RG_FLAG_NO_RANGE 2048u  // diagnostics: nor by a range of lengths (rg_extent)
 #define RG_FLAG_VL_STRICT 1024u  // tests: where regions sized so fail, CORRUPT, not tried again
 #define RG_SPLIT_GROUPS 479u  // most RLE groups the split walk lists (the table fills `exits`)
 
@@ -522,11 +544,26 @@ struct OrcRgRegions {
 // groups of small values one byte load a varint beats the masks, RLEv1 line numbers 176 -> 156
 // GB/s with them in stop 31).
 //
-// `vl` (RLEv1, 2..8; 0: none): the length every varint of the row group is taken to have (TPC-H
-// keys: 3 or 4 bytes), which sizes a group from its control byte alone. Nothing checks it here:
-// step 4 checks every varint of every group up to the row group's last value against it
-// (rg_describe, rg_expand_value), and the first that differs fails the regions, whose sizes
-// agree with the stream's up to that group.
+// `vl` (RLEv1; 0: none) says how long the row group's varints are taken to be, so that groups
+// are sized without finding each varint's end. 2..8 (RG_VL_SPAN clear): every varint is that
+// long (TPC-H keys: 3 or 4 bytes), and a group's size follows from its control byte alone. Else
+// (rg_vl_range) each is `lo` to `lo + span` (span 1 or 2) bytes long, told by testing the
+// high bits of the one or two bytes after its first `lo` (sorted keys whose varints grow inside
+// the row group: TPC-H keys' first row group, 1 to 3 bytes, and the one where they reach 4);
+// literal groups of over 8 values are sized by the masks. Nothing checks `vl` here: step 4
+// checks every group up to the row group's last value (rg_describe: a run's base varint is read,
+// a literal group's varint ends counted; rg_expand_value: every varint of a group of one
+// length), and the first group whose size differs fails the regions, whose sizes agree with the
+// stream's up to that group.
+#define RG_VL_SPAN 16u  // rg_extent's `vl`: lo | span * RG_VL_SPAN, the range form
+
+// The length of the varint at `q` where it is `lo` to `lo + span` bytes long (else anything).
+__device__ __forceinline__ u32 rg_vl_len(const u8* st, u32 q, u32 lo, u32 span) {
+    const bool more = st[q + lo - 1u] >= 0x80u;
+    const bool two = span > 1u && more && st[q + lo] >= 0x80u;
+    return lo + (u32)more + (u32)two;
+}
+
 template <int KIND>
 __device__ __forceinline__ u32 rg_extent(const u8* st, const u16* masks, u32 p, u32 end,
                                          u32& values, u32 vl = 0u) {
@@ -535,10 +572,25 @@ __device__ __forceinline__ u32 rg_extent(const u8* st, const u16* masks, u32 p, 
         return b <= end - p ? b : 0u;
     } else {
         const u32 control = st[p];
-        if (vl != 0u) {
+        if (vl != 0u && vl < RG_VL_SPAN) {
             values = control < 0x80u ? control + 3u : 256u - control;
             const u32 b = control < 0x80u ? 2u + vl : 1u + values * vl;
             return b <= end - p ? b : 0u;
+        }
+        if (vl != 0u && !(control >= 0x80u && control < 256u - 8u)) {
+            const u32 lo = vl % RG_VL_SPAN, span = vl / RG_VL_SPAN;
+            if (control < 0x80u) {
+                values = control + 3u;
+                const u32 b = 2u + rg_vl_len(st, p + 2u, lo, span);
+                return b <= end - p ? b : 0u;
+            }
+            values = 256u - control;
+            u32 q = p + 1u;
+            for (u32 left = values; left > 0u; --left) {
+                if (q >= end) return 0u;
+                q += rg_vl_len(st, q, lo, span);
+            }
+            return q <= end ? q - p : 0u;
         }
         if (control >= 0x80u && control < 256u - 8u) {
             const u32 b = rg_v1_extent(st, masks, p, end, values);
@@ -698,9 +750,10 @@ __device__ __forceinline__ bool rg_delta_steps(const u8* st, u32 q, u32 width, u
 // rg_extent) are not its real length: a run's base varint is read here, and a literal group's
 // varints are each checked against `vl` where they are read (rg_expand_value).
 template <typename T, int KIND>
-__device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 values, u32 end,
-                                            u64 v, u64 skip, u64 target, T* __restrict__ dst,
-                                            RgDesc& d, u32& kind, u32& n, u32 vl) {
+__device__ __forceinline__ bool rg_describe(const u8* st, const u16* masks, u32 p, u32 bytes,
+                                            u32 values, u32 end, u64 v, u64 skip, u64 target,
+                                            T* __restrict__ dst, RgDesc& d, u32& kind, u32& n,
+                                            u32 vl) {
     const u32 h = st[p];
     n = values;
     if constexpr (KIND == ORC_KIND_V1) {
@@ -714,9 +767,22 @@ __device__ __forceinline__ bool rg_describe(const u8* st, u32 p, u32 bytes, u32 
             return q == p + bytes;
         }
         d.a = (u64)(p + 1u) | ((u64)(p + bytes) << 32);
-        d.delta = vl;
         kind = bytes == 1u + values ? RG_DESC_BYTES : RG_DESC_VARINTS;
-        return true;
+        if (vl < RG_VL_SPAN) {
+            d.delta = vl;
+            return true;
+        }
+        // Sized by a range of lengths. Where its bytes split evenly, every varint is taken to be
+        // that long, which rg_expand_value checks as for one length (TPC-H keys' literal groups
+        // of one or two values). Else exactly `values` varint ends in its bytes, the last at its
+        // end (inside a literal group the masks mark exactly the varints' ends). (One-byte
+        // varints were sized by their own high bits: exact.)
+        const u32 per = (bytes - 1u) / values;
+        if (per * values == bytes - 1u && per <= 8u) {
+            d.delta = per;
+            return true;
+        }
+        return st[p + bytes - 1u] < 0x80u && rg_ends_between(masks, p + 1u, p + bytes) == values;
     } else {
         kind = RG_DESC_ARITH;
         if ((h >> 6) == 0u) {  // SHORT_REPEAT
@@ -853,8 +919,8 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
                 } else {
                     bad = true;
                 }
-            } else if (!rg_describe<T, KIND>(st, p, b, values, end, v, skip, target, dst, d, kind,
-                                             n, vl)) {
+            } else if (!rg_describe<T, KIND>(st, masks, p, b, values, end, v, skip, target, dst,
+                                             d, kind, n, vl)) {
                 bad = true;
                 n = 0;
             }
@@ -930,11 +996,11 @@ __device__ void rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
                 e = rr.exits[m - 1u][t];
             } else if (j > 0u && k == RG_TABLE_STEPS) {
                 e = RG_EXIT_UNKNOWN;
-            } else if (KIND == ORC_KIND_V1 && vl == 0u && st[x] >= 0x80u && st[x] < 256u - 8u) {
+            } else if (KIND == ORC_KIND_V1 && (vl == 0u || vl >= RG_VL_SPAN) && st[x] >= 0x80u && st[x] < 256u - 8u) {
                 // A literal group of over 8 varints: most such headers are bytes of varints
                 // met by a walk from a wrong entry, whose sizing would step the masks through
                 // up to 128 varints. Where the real chain enters here, the walk through the
-                // regions sizes it. (With `vl` its size is one multiplication.)
+                // regions sizes it. (With one varint length its size is one multiplication.)
                 e = RG_EXIT_UNKNOWN;
             } else {
                 u32 values = 0;
@@ -1223,27 +1289,6 @@ __device__ __forceinline__ u32 rg_varint_bytes32(u32 word, u32 len) {
     u32 x = word & (len >= 4u ? ~0u : (1u << (8u * len)) - 1u) & 0x7f7f7f7fu;
     x = (x & 0x007f007fu) | ((x & 0x7f007f00u) >> 1);
     return (x & 0x00003fffu) | ((x & 0x3fff0000u) >> 2);
-}
-
-// The varint ends (mask bits) among stage bytes [a, b), a < b: four 64-byte words a step,
-// loaded at once (the masks have 32 words of room past the stage's).
-__device__ __forceinline__ u32 rg_ends_between(const u16* masks, u32 a, u32 b) {
-    const u64* m64 = reinterpret_cast<const u64*>(masks);
-    const u32 first = a >> 6, last = (b - 1u) >> 6;
-    u32 c = 0;
-    for (u32 w = first; w <= last; w += 4u) {
-        u64 m[4];
-#pragma unroll
-        for (u32 j = 0; j < 4u; ++j) m[j] = m64[w + j];
-#pragma unroll
-        for (u32 j = 0; j < 4u; ++j) {
-            u64 x = w + j <= last ? m[j] : 0ull;
-            if (w + j == first) x &= ~0ull << (a & 63u);
-            if (w + j == last && (b & 63u) != 0u) x &= (1ull << (b & 63u)) - 1ull;
-            c += __popcll(x);
-        }
-    }
-    return c;
 }
 
 // Whether the RLEv1 literal group at `p` of `left` varints is `bytes` bytes long: its
@@ -1721,16 +1766,19 @@ __device__ __forceinline__ void orc_row_group_blocks(
         u32 vl = 0;
         if (go && has_marks && !(flags & 8u) && skip + n <= 0xffffffffull) {
             u32 p = head, k = 0;
-            bool uniform = KIND == ORC_KIND_V1 && !(flags & RG_FLAG_NO_VL);
+            u32 lo = 255u, hi = 0u;  // the shortest and longest varint seen (about, in literals)
+            const auto lengths = [&](u32 h, u32 b, u32 values) {
+                const u32 l = h < 0x80u ? b - 2u : (b - 1u) / values;
+                lo = min(lo, l);
+                hi = max(hi, h < 0x80u || b - 1u == values * l ? l : l + 1u);
+            };
             for (; k < 8u && p < end && p - head < 96u; ++k) {
                 u32 values = 0;
                 const u32 b = rg_extent<KIND>(stage, masks, p, end, values);
                 if (b == 0u || values > RG_LONG) break;
                 const u32 h = stage[p];
                 small = small && (h < 0x80u ? b == 3u : b == 1u + values);
-                const u32 l = h < 0x80u ? b - 2u : (b - 1u) / values;
-                vl = k == 0u ? l : vl;
-                uniform = uniform && l == vl && (h < 0x80u || b - 1u == values * l);
+                lengths(h, b, values);
                 p += b;
             }
             try_fast = (k == 8u && p - head < 96u) || (flags & 16u);
@@ -1740,16 +1788,24 @@ __device__ __forceinline__ void orc_row_group_blocks(
             // another length than `vl`, or past one byte (TPC-H RLEv1 keys' first row group,
             // whose first keys fit a byte: the rounds would fail on it).
             const u32 next = head + g.data_starts - 1u;
-            if ((uniform || small) && g.data_starts < g.data_span && next < end) {
+            if (KIND == ORC_KIND_V1 && g.data_starts < g.data_span && next < end) {
                 u32 values = 0;
                 const u32 b = rg_extent<KIND>(stage, masks, next, end, values);
                 const u32 h = stage[next];
                 if (b != 0u) {
-                    uniform = uniform && (h < 0x80u ? b - 2u : (b - 1u) / values) == vl;
                     small = small && (h < 0x80u ? b == 3u : b == 1u + values);
+                    lengths(h, b, values);
                 }
             }
-            vl = uniform && k == 8u && !small && vl >= 2u && vl <= 8u ? vl : 0u;
+            // Groups sized by one varint length (2..8 bytes) or by a range of 2 or 3 lengths
+            // (rg_extent), where the rounds do not take the row group.
+            if (KIND == ORC_KIND_V1 && k == 8u && !small && !(flags & RG_FLAG_NO_VL) && lo >= 1u) {
+                if (lo == hi && lo >= 2u && lo <= 8u) {
+                    vl = lo;
+                } else if (hi > lo && hi - lo <= 2u && hi <= 10u && !(flags & RG_FLAG_NO_RANGE)) {
+                    vl = lo + (hi - lo) * RG_VL_SPAN;
+                }
+            }
         }
         // Where regions sized by `vl` fail (a varint of another length), the regions again,
         // sized varint by varint: the split groups and the units would take a row group of

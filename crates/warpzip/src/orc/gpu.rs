@@ -141,9 +141,9 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 /// groups (units only), 16 tries the regions on every row group, 4 finds their entries by the
 /// tables only (never the rounds), 64 skips the split groups, 128 has RLEv2 regions decode
 /// without their list of groups (stop 38), 256 has the units' warps read global memory rather
-/// than the stage, 512 never sizes RLEv1 groups by one varint length (stop 41), and 1024 (for
-/// tests) reports a row group whose regions so sized fail as corrupt rather than trying them
-/// again, sized varint by varint. Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop 33; 0, 16
+/// than the stage, 512 never sizes RLEv1 groups by their varints' expected lengths and 2048
+/// never by a range of lengths (stop 41), and 1024 (for tests) reports a row group whose
+/// regions so sized fail as corrupt rather than trying them again, sized varint by varint. Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop 33; 0, 16
 /// and 64 in stop 34).
 fn diagnostic_flags() -> u32 {
     std::env::var("WARPZIP_ORC_RG_FLAGS")

@@ -181,9 +181,11 @@ for version in ["0.11", "0.12"]:
 # Sorted-key fixtures for tests/gpu_orc_files.rs (the block kernels' RLEv1 row groups sized by
 # one varint length): `key` as TPC-H's l_orderkey (8 of every 32 keys used, 1 to 7 rows a key),
 # from 1,030,001 on, so its zigzag varints grow from 3 to 4 bytes (at 2^20) in the second of
-# five row groups; `spiky` keys of 3-byte varints with one 4-byte value in the middle of each
-# row group (where no probe of its first groups sees it). RLE v1, row index every 10,000 rows.
-KEY_ROWS = 50_000
+# three row groups; `spiky` keys of 3-byte varints with one 4-byte value in the middle of each
+# row group (where no probe of its first groups sees it); `dip` as `key` but for one value of
+# one byte in the middle of row group 1 (whose varints are otherwise of 3 or 4 bytes). RLE v1,
+# row index every 10,000 rows.
+KEY_ROWS = 30_000
 krng = random.Random(20261129)
 
 
@@ -196,13 +198,16 @@ def key_columns():
     spiky = [300_000 + k - 1_030_001 for k in keys]
     for i in range(5_003, KEY_ROWS, 10_000):
         spiky[i] = 3_000_000
-    return {"key": keys, "spiky": spiky}
+    dip = list(keys)
+    dip[15_003] = 5
+    return {"key": keys, "spiky": spiky, "dip": dip}
 
 
 key_values = key_columns()
 key_table = pa.table({
     "key": pa.array(key_values["key"], pa.int64()),
     "spiky": pa.array(key_values["spiky"], pa.int32()),
+    "dip": pa.array(key_values["dip"], pa.int64()),
 })
 for compression in ["uncompressed", "zlib"]:
     orc.write_table(
