@@ -575,7 +575,10 @@ __device__ __forceinline__ u32 rg_extent(const u8* st, const u16* masks, u32 p, 
         if (vl != 0u && vl < RG_VL_SPAN) {
             values = control < 0x80u ? control + 3u : 256u - control;
             const u32 b = control < 0x80u ? 2u + vl : 1u + values * vl;
-            return b <= end - p ? b : 0u;
+            // The first varint must end where its length says (a walk from a wrong byte seldom
+            // does: it stops here rather than going on through the region).
+            const bool ends = st[p + (control < 0x80u ? 1u : 0u) + vl] < 0x80u;
+            return ends && b <= end - p ? b : 0u;
         }
         if (vl != 0u && !(control >= 0x80u && control < 256u - 8u)) {
             const u32 lo = vl % RG_VL_SPAN, span = vl / RG_VL_SPAN;
@@ -996,11 +999,13 @@ __device__ void rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
                 e = rr.exits[m - 1u][t];
             } else if (j > 0u && k == RG_TABLE_STEPS) {
                 e = RG_EXIT_UNKNOWN;
-            } else if (KIND == ORC_KIND_V1 && (vl == 0u || vl >= RG_VL_SPAN) && st[x] >= 0x80u && st[x] < 256u - 8u) {
+            } else if (KIND == ORC_KIND_V1 && st[x] >= 0x80u && st[x] < 256u - 8u) {
                 // A literal group of over 8 varints: most such headers are bytes of varints
                 // met by a walk from a wrong entry, whose sizing would step the masks through
                 // up to 128 varints. Where the real chain enters here, the walk through the
-                // regions sizes it. (With one varint length its size is one multiplication.)
+                // regions sizes it. (Also where groups are sized by varint lengths: such walks
+                // would go on for the region's length, where they no longer meet the real chain;
+                // stop 41.)
                 e = RG_EXIT_UNKNOWN;
             } else {
                 u32 values = 0;
