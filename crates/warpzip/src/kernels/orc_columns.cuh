@@ -1793,7 +1793,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
             // another length than `vl`, or past one byte (TPC-H RLEv1 keys' first row group,
             // whose first keys fit a byte: the rounds would fail on it).
             const u32 next = head + g.data_starts - 1u;
-            if (KIND == ORC_KIND_V1 && g.data_starts < g.data_span && next < end) {
+            if (KIND == ORC_KIND_V1 && try_fast && g.data_starts < g.data_span && next < end) {
                 u32 values = 0;
                 const u32 b = rg_extent<KIND>(stage, masks, next, end, values);
                 const u32 h = stage[next];
