@@ -547,14 +547,14 @@ struct OrcRgRegions {
 // `vl` (RLEv1; 0: none) says how long the row group's varints are taken to be, so that groups
 // are sized without finding each varint's end. 2..8 (RG_VL_SPAN clear): every varint is that
 // long (TPC-H keys: 3 or 4 bytes), and a group's size follows from its control byte alone. Else
-// (rg_vl_range) each is `lo` to `lo + span` (span 1 or 2) bytes long, told by testing the
+// (rg_vl_len) each is `lo` to `lo + span` (span 1 or 2) bytes long, told by testing the
 // high bits of the one or two bytes after its first `lo` (sorted keys whose varints grow inside
 // the row group: TPC-H keys' first row group, 1 to 3 bytes, and the one where they reach 4);
 // literal groups of over 8 values are sized by the masks. Nothing checks `vl` here: step 4
 // checks every group up to the row group's last value (rg_describe: a run's base varint is read,
 // a literal group's varint ends counted; rg_expand_value: every varint of a group of one
-// length), and the first group whose size differs fails the regions, whose sizes agree with the
-// stream's up to that group.
+// length, or whose bytes split evenly), and the first group whose size differs fails the
+// regions, whose sizes agree with the stream's up to that group.
 #define RG_VL_SPAN 16u  // rg_extent's `vl`: lo | span * RG_VL_SPAN, the range form
 
 // The length of the varint at `q` where it is `lo` to `lo + span` bytes long (else anything).
@@ -1766,7 +1766,8 @@ __device__ __forceinline__ void orc_row_group_blocks(
         // RLEv1 row groups that take the tables, whose first 8 groups' varints all seem to have
         // the same length of 2 to 8 bytes, as does the next row group's first group (TPC-H
         // keys: 3 bytes, then 4 from key 2^20 on), have their groups sized by that length
-        // (`vl`, rg_extent), which step 4 checks (flags 512: never).
+        // (`vl`, rg_extent), which step 4 checks (flags 512: never); where they show two or
+        // three lengths, by those (flags 2048: never).
         bool try_fast = false, small = true;
         u32 vl = 0;
         if (go && has_marks && !(flags & 8u) && skip + n <= 0xffffffffull) {
