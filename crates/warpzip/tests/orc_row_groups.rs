@@ -220,6 +220,48 @@ fn row_group_fixtures_have_several_stripes_and_groups() {
     }
 }
 
+/// The sorted-key fixtures (`gpu_orc_files`' test of RLEv1 groups sized by varint lengths) are
+/// what `make_fixtures.py` says, which that test relies on: RLE v1, 30,000 rows in row groups of
+/// 10,000, `key` non-decreasing from 1,030,001 and passing 2^20 (its zigzag varints growing from
+/// 3 to 4 bytes) inside row group 1, `spiky` keys below 2^20 but for one value of 3,000,000 at
+/// rows 5,003, 15,003 and 25,003, and `dip` equal to `key` but for a 5 at row 15,003.
+#[test]
+fn sorted_key_fixtures_have_the_varint_lengths_the_gpu_test_needs() {
+    for name in ["keys_v011_uncompressed.orc", "keys_v011_zlib.orc"] {
+        let file = open(&fixture_dir().join(name));
+        assert_eq!(file.tail().version(), "0.11", "{name}");
+        assert_eq!(file.number_of_rows(), 30_000, "{name}");
+        assert_eq!(file.tail().footer.row_index_stride, Some(10_000), "{name}");
+        let column = |c: &str| {
+            let col = file.column(c).unwrap();
+            let plans = plan_file_column(&file, col).unwrap();
+            assert!(
+                plans.iter().all(|p| p.kind == DataKind::IntV1),
+                "{name} {c}"
+            );
+            assert_eq!(plans.iter().map(|p| p.groups.len()).sum::<usize>(), 3);
+            let values = as_i64s(&read_column_by_row_groups(&file, col).unwrap());
+            values.into_iter().map(Option::unwrap).collect::<Vec<i64>>()
+        };
+        let (key, spiky, dip) = (column("key"), column("spiky"), column("dip"));
+        assert_eq!(key[0], 1_030_001, "{name}");
+        assert!(key.windows(2).all(|w| w[0] <= w[1]), "{name}: key sorted");
+        let grows = key.iter().position(|&k| k >= 1 << 20).unwrap();
+        assert!(
+            (10_000..20_000).contains(&grows),
+            "{name}: 4-byte varints from row {grows}"
+        );
+        for (i, &v) in spiky.iter().enumerate() {
+            let spike = i % 10_000 == 5_003;
+            assert_eq!(v == 3_000_000, spike, "{name}: spiky row {i}");
+            assert!(spike || v < 1 << 20, "{name}: spiky row {i}");
+        }
+        for (i, (&d, &k)) in dip.iter().zip(&key).enumerate() {
+            assert_eq!(d, if i == 15_003 { 5 } else { k }, "{name}: dip row {i}");
+        }
+    }
+}
+
 /// A fixture file, a stripe and a column, with the column's row index, ready to be damaged.
 struct Subject {
     bytes: Vec<u8>,
