@@ -143,8 +143,9 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 /// without their list of groups (stop 38), 256 has the units' warps read global memory rather
 /// than the stage, 512 never sizes RLEv1 groups by their varints' expected lengths and 2048
 /// never by a range of lengths (stop 41), and 1024 (for tests) reports a row group whose
-/// regions so sized fail as corrupt rather than trying them again, sized varint by varint. Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop 33; 0, 16
-/// and 64 in stop 34).
+/// regions so sized fail as corrupt rather than trying them again, sized varint by varint.
+/// Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop 33; 0, 16 and 64
+/// in stop 34; 0, 512, 2048, 16 and 4 in stop 41).
 fn diagnostic_flags() -> u32 {
     std::env::var("WARPZIP_ORC_RG_FLAGS")
         .ok()
