@@ -7,7 +7,8 @@
 //! `cargo run --release -p warpzip --example orc_rg_time -- FILE 0,64 [COLUMN...]` prints, per
 //! column, GB/s of decoded values (median of 15 launches after 3) and `[blocks an SM]`. With
 //! `RG_DROP=0,104` those row groups are left out of the launches (what the slowest row groups
-//! cost a column that runs as one wave; their values are then not checked).
+//! cost a column that runs as one wave; their values are then not checked). With `RG_ONLY=k`
+//! every launch slot takes row group k (the time of a column of row groups shaped like it).
 use std::path::Path;
 use warpzip::orc::gpu::{read_column_in_mode, DeviceColumn, GroupMode, PreparedColumn};
 use warpzip::orc::row_groups::plan_file_column;
@@ -39,6 +40,16 @@ fn main() -> Result<()> {
         let drop: Vec<usize> = std::env::var("RG_DROP")
             .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect())
             .unwrap_or_default();
+        // RG_ONLY=k: every launch slot takes row group k instead (what a column of row groups
+        // shaped like k would take; they write the same rows, so nothing is checked).
+        let only: Option<usize> = std::env::var("RG_ONLY").ok().and_then(|v| v.parse().ok());
+        if let Some(k) = only {
+            if let Some((_, groups)) = prepared.batches.first_mut() {
+                if let Some(g) = groups.get(k).copied() {
+                    groups.iter_mut().for_each(|x| *x = g);
+                }
+            }
+        }
         if !drop.is_empty() {
             if let Some((_, groups)) = prepared.batches.first_mut() {
                 let kept: Vec<_> = groups
@@ -64,6 +75,7 @@ fn main() -> Result<()> {
             let ms = times.get(times.len() / 2).copied().unwrap_or(f64::NAN);
             let blocks = dev.blocks_per_sm(&gpu)?.unwrap_or(0);
             let same = !drop.is_empty()
+                || only.is_some()
                 || read_column_in_mode(&gpu, &file, column, GroupMode::Block)
                     .is_ok_and(|a| a.to_data() == cpu);
             let mark = match (checked, same) {

@@ -668,17 +668,22 @@ __device__ __forceinline__ u64 rg_varint_bytes(u64 word, u32 len) {
     return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
 }
 
-// A varint of at most ten bytes (a tenth byte of at most 1) ending before `end`. Up to eight
-// bytes from one word: the bytes up to the first below 0x80, their low 7 bits squeezed
-// together in three shift-and-mask steps.
+// The varint at stage offset `q` where it ends within 8 bytes: its length, and its value in
+// `v`; else 0 (and `v` 0). One word: the bytes up to the first below 0x80.
+__device__ __forceinline__ u32 rg_varint8(const u8* st, u32 q, u64& v) {
+    const u64 word = rg_load8(st, q);
+    const u32 len = (u32)__ffsll((long long)(~word & 0x8080808080808080ull)) >> 3;
+    v = rg_varint_bytes(word, len);
+    return len;
+}
+
+// A varint of at most ten bytes (a tenth byte of at most 1) ending before `end`: up to eight
+// bytes by rg_varint8, longer ones a byte at a time.
 __device__ __forceinline__ bool rg_varint(const u8* st, u32& q, u32 end, u64& v) {
     if (q < end) {
-        const u64 word = rg_load8(st, q);
-        const u64 stops = ~word & 0x8080808080808080ull;
-        if (stops != 0ull) {
-            const u32 len = (u32)__ffsll((long long)stops) >> 3;
+        const u32 len = rg_varint8(st, q, v);
+        if (len != 0u) {
             if (len > end - q) return false;
-            v = rg_varint_bytes(word, len);
             q += len;
             return true;
         }
@@ -843,10 +848,7 @@ __device__ __forceinline__ bool rg_expand_value(const u8* st, const u64* m64, co
         // Varints of vl bytes each (the group was sized so: `ge` is at + vl * values): varint i
         // is the vl bytes from at + vl * i, which must end there, and only there.
         const u32 vl = (u32)d.delta;
-        const u64 word = rg_load8(st, at + vl * i);
-        const u64 stops = ~word & 0x8080808080808080ull;
-        if (((u32)__ffsll((long long)stops) >> 3) != vl) return false;
-        raw = rg_varint_bytes(word, vl);
+        if (rg_varint8(st, at + vl * i, raw) != vl) return false;
     } else {
         u32 q = i > 0u ? rg_nth_end(m64, at, i, ge) : at;  // (at > 0: past the control byte)
         if (q == 0u) return false;

@@ -418,12 +418,11 @@ __device__ __forceinline__ XpSlot xp_fetch(const XpShared& sh, u32 w, u32 lane, 
                                            const XpFlat& f, u32 dbase, const u8* in, u32& l,
                                            u64& dst, bool& bad) {
     const u32 j = b + lane;
-    const u32 upto = (2u << lane) - 1u;  // window values 0..lane
     const u32 rank = wz_window_rank(f.busy, f.excl, b, lane);
     const u32 k = __shfl_sync(0xffffffffu, f.by_rank, rank & 31u);
     l = k;
     const u32 word = sh.starts[w][min(b >> 5, XP_FLAT_WORDS - 1u)];
-    const u32 dr = dbase + (u32)__popc(word & upto) - 1u;
+    const u32 dr = dbase + wz_starts_upto(word, lane) - 1u;
     const u32 g = dr - __shfl_sync(0xffffffffu, f.dexcl, k);
     const u32 shift = __shfl_sync(0xffffffffu, f.shift, k);
     const u64 dshift = __shfl_sync(0xffffffffu, f.dshift, k);
