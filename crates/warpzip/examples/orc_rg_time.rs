@@ -8,7 +8,8 @@
 //! column, GB/s of decoded values (median of 15 launches after 3) and `[blocks an SM]`. With
 //! `RG_DROP=0,104` those row groups are left out of the launches (what the slowest row groups
 //! cost a column that runs as one wave; their values are then not checked). With `RG_ONLY=k`
-//! every launch slot takes row group k (the time of a column of row groups shaped like it).
+//! every row group decodes row group k's stream into its own rows (the time of a column of
+//! row groups shaped like k).
 use std::path::Path;
 use warpzip::orc::gpu::{read_column_in_mode, DeviceColumn, GroupMode, PreparedColumn};
 use warpzip::orc::row_groups::plan_file_column;
@@ -40,13 +41,22 @@ fn main() -> Result<()> {
         let drop: Vec<usize> = std::env::var("RG_DROP")
             .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect())
             .unwrap_or_default();
-        // RG_ONLY=k: every launch slot takes row group k instead (what a column of row groups
-        // shaped like k would take; they write the same rows, so nothing is checked).
+        // RG_ONLY=k: every row group of k's row count decodes k's stream into its own rows
+        // instead (what a column of row groups shaped like k would take; the values are then
+        // not checked). Slots that also wrote k's rows would time the contention of 600 blocks
+        // storing to one place (stop 42's first try: every shape 10-20% slower than the file).
         let only: Option<usize> = std::env::var("RG_ONLY").ok().and_then(|v| v.parse().ok());
         if let Some(k) = only {
             if let Some((_, groups)) = prepared.batches.first_mut() {
                 if let Some(g) = groups.get(k).copied() {
-                    groups.iter_mut().for_each(|x| *x = g);
+                    groups.retain(|x| x.rows == g.rows);
+                    for x in groups.iter_mut() {
+                        *x = warpzip::orc::gpu::OrcGroup {
+                            out_row: x.out_row,
+                            scratch: x.scratch,
+                            ..g
+                        };
+                    }
                 }
             }
         }
