@@ -242,6 +242,12 @@ __device__ __forceinline__ u64 rg_load8(const u8* st, u32 q) {
     return ((u64)__funnelshift_r(w1, w2, shift) << 32) | __funnelshift_r(w0, w1, shift);
 }
 
+// The 4 stage bytes from offset `q` as a little-endian word (as rg_load8).
+__device__ __forceinline__ u32 rg_load4(const u8* st, u32 q) {
+    const u32* w = reinterpret_cast<const u32*>(st + (q & ~3u));
+    return __funnelshift_r(w[0], w[1], 8u * (q & 3u));
+}
+
 // Moves `q` past the varint there; false where it does not end within ten bytes or before
 // `end`. One byte load for one-byte varints, else one word for up to eight bytes.
 __device__ __forceinline__ bool rg_skip_varint(const u8* st, u32& q, u32 end) {
@@ -666,12 +672,27 @@ __device__ __forceinline__ u64 rg_varint_bytes(u64 word, u32 len) {
     return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
 }
 
+// rg_varint_bytes for a varint of 1..4 bytes, in 32-bit steps.
+__device__ __forceinline__ u32 rg_varint_bytes32(u32 word, u32 len) {
+    u32 x = word & (len >= 4u ? ~0u : (1u << (8u * len)) - 1u) & 0x7f7f7f7fu;
+    x = (x & 0x007f007fu) | ((x & 0x7f007f00u) >> 1);
+    return (x & 0x00003fffu) | ((x & 0x3fff0000u) >> 2);
+}
+
 // The varint at stage offset `q` where it ends within 8 bytes: its length, and its value in
 // `v`; else 0 (and `v` 0). One word: the bytes up to the first below 0x80.
 __device__ __forceinline__ u32 rg_varint8(const u8* st, u32 q, u64& v) {
     const u64 word = rg_load8(st, q);
     const u32 len = (u32)__ffsll((long long)(~word & 0x8080808080808080ull)) >> 3;
     v = rg_varint_bytes(word, len);
+    return len;
+}
+
+// The same for a varint that ends within 4 bytes, in 32-bit steps (rg_varint_bytes32).
+__device__ __forceinline__ u32 rg_varint4(const u8* st, u32 q, u64& v) {
+    const u32 word = rg_load4(st, q);
+    const u32 len = (u32)__ffs((int)(~word & 0x80808080u)) >> 3;
+    v = rg_varint_bytes32(word, len);
     return len;
 }
 
@@ -849,7 +870,8 @@ __device__ __forceinline__ bool rg_expand_value(const u8* st, const u64* m64, co
         // Varints of vl bytes each (the group was sized so: `ge` is at + vl * values): varint i
         // is the vl bytes from at + vl * i, which must end there, and only there.
         const u32 vl = (u32)d.delta;
-        if (rg_varint8(st, at + vl * i, raw) != vl) return false;
+        const u32 q = at + vl * i;
+        if ((vl <= 4u ? rg_varint4(st, q, raw) : rg_varint8(st, q, raw)) != vl) return false;
     } else {
         u32 q = i > 0u ? rg_nth_end(m64, at, i, ge) : at;  // (at > 0: past the control byte)
         if (q == 0u) return false;
@@ -890,6 +912,10 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
     const u32 lane = wz_lane();
     RgDesc* const desc = rr.desc[threadIdx.x / 32u];
     const u64* m64 = reinterpret_cast<const u64*>(masks);
+    // The row group's values are numbered below 2^32 here (rg_threads runs only so), and
+    // 32-bit arithmetic places them (RLEv1 keys: a tenth of the instructions were the 64-bit
+    // range check and index).
+    const u32 skip32 = (u32)skip, count32 = (u32)(target - skip);
     bool bad = false;
     u32 batch = threadIdx.x / 32u;
     while (LISTED ? batch * 32u < n_list : __any_sync(WZ_FULL_MASK, more)) {
@@ -958,8 +984,8 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
                 u64 value = 0;
                 if (!rg_expand_value<T>(st, m64, g, g.start >> 30, i, value)) {
                     bad = true;
-                } else if ((u64)g.v + i >= skip && (u64)g.v + i < target) {
-                    dst[(u64)g.v + i - skip] = (T)value;
+                } else if (const u32 r = g.v + i - skip32; r < count32) {
+                    dst[r] = (T)value;  // (values before the skip wrap past count32)
                 }
             }
         }
@@ -1285,19 +1311,6 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
 // first, as stop 36 had). Where the list does not reach the row group's last value, holds
 // more than RG_SPLIT_GROUPS groups, or a value fails a check, the units decode the row group
 // again and give the exact status.
-
-// The 4 stage bytes from offset `q` as a little-endian word (the stage has room past the group).
-__device__ __forceinline__ u32 rg_load4(const u8* st, u32 q) {
-    const u32* w = reinterpret_cast<const u32*>(st + (q & ~3u));
-    return __funnelshift_r(w[0], w[1], 8u * (q & 3u));
-}
-
-// rg_varint_bytes for a varint of 1..4 bytes, in 32-bit steps.
-__device__ __forceinline__ u32 rg_varint_bytes32(u32 word, u32 len) {
-    u32 x = word & (len >= 4u ? ~0u : (1u << (8u * len)) - 1u) & 0x7f7f7f7fu;
-    x = (x & 0x007f007fu) | ((x & 0x7f007f00u) >> 1);
-    return (x & 0x00003fffu) | ((x & 0x3fff0000u) >> 2);
-}
 
 // Whether the RLEv1 literal group at `p` of `left` varints is `bytes` bytes long: its
 // payload's last byte ends a varint, and the bytes before it end left - 1.
