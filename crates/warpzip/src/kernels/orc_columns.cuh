@@ -112,7 +112,8 @@ __device__ __forceinline__ bool orc_spreads(const OrcGroup& g) {
 // 3. Spread the dense values over the rows (nulls 0), one warp; every row 0 on a failure.
 template <typename T, int KIND>
 __device__ __forceinline__ void orc_group_spread(const OrcGroup& g, u32 st,
-                                                 const u8* __restrict__ scratch, T* __restrict__ out) {
+                                                 const u8* __restrict__ scratch,
+                                                 T* __restrict__ out) {
     const u32 lane = wz_lane();
     const u8* bits = scratch + g.scratch;
     const u8* dense_area = bits + ((orc_present_bytes(g) + 8ull) & ~7ull);
@@ -809,12 +810,12 @@ __device__ __forceinline__ bool rg_describe(const u8* st, const u16* masks, u32 
             d.delta = vl;
             return true;
         }
-        // Sized by a range of lengths. Where its bytes split evenly, every varint is taken to be
-        // that long, which rg_expand_value checks as for one length (TPC-H keys' literal groups
-        // of one or two values). Else exactly `values` varint ends in its bytes, the last at its
-        // end (inside a literal group the masks mark exactly the varints' ends). (One-byte
-        // varints were sized by their own high bits: exact.)
-        // (The split is tried for the range's lengths only: no division.)
+        // Sized by a range of lengths. Where its bytes split evenly into one of the range's
+        // lengths (each tried: no division), every varint is taken to be that long, which
+        // rg_expand_value checks as for one length (TPC-H keys' literal groups of one or two
+        // values). Else exactly `values` varint ends in its bytes, the last at its end (inside a
+        // literal group the masks mark exactly the varints' ends). (One-byte varints were sized
+        // by their own high bits: exact.)
         const u32 lo = vl % RG_VL_SPAN, span = vl / RG_VL_SPAN, payload = bytes - 1u;
         u32 per = 0;
         for (u32 l = lo; l <= lo + span && l <= 8u; ++l) per = payload == values * l ? l : per;
