@@ -755,6 +755,16 @@ __device__ __forceinline__ bool rg_is_long(const u8* st, u32 p, u32 values) {
     }
 }
 
+// Value number `j` of the row group's stream goes to dst[j - skip] where it lies in
+// [skip, skip + count). 32-bit arithmetic: the regions and the split groups run only on row
+// groups whose values number below 2^32 (TPC-H RLEv1 keys: the 64-bit range check and index
+// were a tenth of the instructions); a value before the skip wraps past `count`.
+template <typename T>
+__device__ __forceinline__ void rg_place(T* __restrict__ dst, u32 j, u32 skip, u32 count, T value) {
+    const u32 r = j - skip;
+    if (r < count) dst[r] = value;
+}
+
 // The values of a DELTA group of `len` values and `width`-bit steps from stage offset `q`,
 // whose first value is number `v` of the row group's stream: value 1 is base + delta, and
 // value i >= 2 is value i - 1 plus step i - 2 (minus where delta < 0). Values in
@@ -774,7 +784,7 @@ __device__ __forceinline__ bool rg_delta_steps(const u8* st, u32 q, u32 width, u
             value = delta < 0 ? value - step : value + step;
         }
         if (!orc_fits_wide<T, true>(value)) return false;
-        if (v + i >= skip && v + i < target) dst[v + i - skip] = (T)(u64)value;
+        rg_place(dst, (u32)v + i, (u32)skip, (u32)(target - skip), (T)(u64)value);
     }
     return true;
 }
@@ -923,10 +933,7 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
     const u32 lane = wz_lane();
     RgDesc* const desc = rr.desc[threadIdx.x / 32u];
     const u64* m64 = reinterpret_cast<const u64*>(masks);
-    // The row group's values are numbered below 2^32 here (rg_threads runs only so), and
-    // 32-bit arithmetic places them (RLEv1 keys: a tenth of the instructions were the 64-bit
-    // range check and index).
-    const u32 skip32 = (u32)skip, count32 = (u32)(target - skip);
+    const u32 skip32 = (u32)skip, count32 = (u32)(target - skip);  // (rg_place)
     bool bad = false;
     u32 batch = threadIdx.x / 32u;
     while (LISTED ? batch * 32u < n_list : __any_sync(WZ_FULL_MASK, more)) {
@@ -995,8 +1002,8 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
                 u64 value = 0;
                 if (!rg_expand_value<T>(st, m64, g, g.start >> 30, i, value)) {
                     bad = true;
-                } else if (const u32 r = g.v + i - skip32; r < count32) {
-                    dst[r] = (T)value;  // (values before the skip wrap past count32)
+                } else {
+                    rg_place(dst, g.v + i, skip32, count32, (T)value);
                 }
             }
         }
@@ -1373,7 +1380,7 @@ __device__ bool rg_split_group(const u8* st, const u64* m64, u32 k, u64 skip, u6
     const u64 v0 = rr.split.first[k];
     const u32 control = st[at];
     const u32 count = control < 0x80u ? control + 3u : 256u - control;
-    // The group's values to write: i in [lo, hi), to dst[v0 + i - skip].
+    // The group's values to write: i in [lo, hi), to dst[v0 + i - skip] (= dst[at0 + i]).
     const u32 lo = skip > v0 ? (u32)min(skip - v0, (u64)count) : 0u;
     const u32 hi = target > v0 ? (u32)min(target - v0, (u64)count) : 0u;
     // Value i goes to dst[at0 + i] for i in [lo, hi), in 32-bit arithmetic (the split path runs
@@ -1521,8 +1528,7 @@ __device__ bool rg_split_batch(const u8* st, const u64* m64, u32 k, u32 n, u64 s
             const u32 i = j - start;
             // A literal byte is a value of -64..63, which every T holds.
             const u64 value = orun != 0u ? oa + od * i : (u64)orc_unzigzag(st[(u32)oa + i]);
-            const u64 idx = (u64)ov + i;
-            if (idx >= skip && idx < target) dst[idx - skip] = (T)value;
+            rg_place(dst, ov + i, (u32)skip, (u32)(target - skip), (T)value);
         }
     }
     return true;
