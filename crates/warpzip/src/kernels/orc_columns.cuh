@@ -674,36 +674,20 @@ __device__ __forceinline__ u64 rg_bits_be(const u8* st, u32 bit, u32 w) {
     return v;
 }
 
-// The value of the varint that is the first `len` (1..8) bytes of `word` (little-endian; the
-// caller knows they are one varint): their low 7 bits squeezed together in three steps.
-__device__ __forceinline__ u64 rg_varint_bytes(u64 word, u32 len) {
-    u64 x = word & (len >= 8u ? ~0ull : (1ull << (8u * len)) - 1ull) & 0x7f7f7f7f7f7f7f7full;
-    x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
-    x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
-    return (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
-}
-
-// rg_varint_bytes for a varint of 1..4 bytes, in 32-bit steps.
-__device__ __forceinline__ u32 rg_varint_bytes32(u32 word, u32 len) {
-    u32 x = word & (len >= 4u ? ~0u : (1u << (8u * len)) - 1u) & 0x7f7f7f7fu;
-    x = (x & 0x007f007fu) | ((x & 0x7f007f00u) >> 1);
-    return (x & 0x00003fffu) | ((x & 0x3fff0000u) >> 2);
-}
-
 // The varint at stage offset `q` where it ends within 8 bytes: its length, and its value in
 // `v`; else 0 (and `v` 0). One word: the bytes up to the first below 0x80.
 __device__ __forceinline__ u32 rg_varint8(const u8* st, u32 q, u64& v) {
     const u64 word = rg_load8(st, q);
     const u32 len = (u32)__ffsll((long long)(~word & 0x8080808080808080ull)) >> 3;
-    v = rg_varint_bytes(word, len);
+    v = lane_varint_bits(word, len);  // (orc_int.cuh; len 0 gives 0)
     return len;
 }
 
-// The same for a varint that ends within 4 bytes, in 32-bit steps (rg_varint_bytes32).
+// The same for a varint that ends within 4 bytes, in 32-bit steps (lane_varint_bits32).
 __device__ __forceinline__ u32 rg_varint4(const u8* st, u32 q, u64& v) {
     const u32 word = rg_load4(st, q);
     const u32 len = (u32)__ffs((int)(~word & 0x80808080u)) >> 3;
-    v = rg_varint_bytes32(word, len);
+    v = lane_varint_bits32(word, len);
     return len;
 }
 
@@ -1438,13 +1422,13 @@ __device__ bool rg_split_group(const u8* st, const u64* m64, u32 k, u64 skip, u6
             bool ok = true;
             if (e - q < 4u) {
                 // At most 28 bits: the value fits 32 bits, signed.
-                const u32 raw = rg_varint_bytes32(rg_load4(st, q), e - q + 1u);
+                const u32 raw = lane_varint_bits32(rg_load4(st, q), e - q + 1u);
                 value = (u64)(i64)(int)orc_unzigzag32(raw);
                 ok = sizeof(T) >= 4u || orc_fits<T, true>(value);
             } else {
                 u64 raw = 0;
                 if (e - q < 8u) {
-                    raw = rg_varint_bytes(rg_load8(st, q), e - q + 1u);
+                    raw = lane_varint_bits(rg_load8(st, q), e - q + 1u);
                 } else {
                     u32 r = q;
                     ok = rg_varint(st, r, ge, raw) && r == e + 1u;

@@ -104,20 +104,19 @@ __device__ __forceinline__ bool orc_in_order(u64 prev, u64 x, bool dec) {
     return dec ? x <= prev : x >= prev;
 }
 
-// The 7-bit groups of the first `n` (1..8) bytes of a little-endian word, packed: the value of
-// an n-byte varint.
+// The 7-bit groups of the first `n` (0..8) bytes of a little-endian word, packed: the value of
+// an n-byte varint (0 for n = 0). The length mask is a select, not a branch on `n < 8` (stop
+// 42: the branch form cost the row groups' RLEv1 line numbers 2.5% on an H200).
 __device__ __forceinline__ u64 lane_varint_bits(u64 le, u32 n) {
-    u64 x = le & 0x7f7f7f7f7f7f7f7full;
-    if (n < 8u) x &= (1ull << (8u * n)) - 1ull;
+    u64 x = le & (n >= 8u ? ~0ull : (1ull << (8u * n)) - 1ull) & 0x7f7f7f7f7f7f7f7full;
     x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
     x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
     return ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
 }
 
-// The same for `n` (1..4) bytes, in 32-bit arithmetic.
+// The same for `n` (0..4) bytes, in 32-bit arithmetic.
 __device__ __forceinline__ u32 lane_varint_bits32(u32 le, u32 n) {
-    u32 x = le & 0x7f7f7f7fu;
-    if (n < 4u) x &= (1u << (8u * n)) - 1u;
+    u32 x = le & (n >= 4u ? ~0u : (1u << (8u * n)) - 1u) & 0x7f7f7f7fu;
     x = ((x & 0x7f007f00u) >> 1) | (x & 0x007f007fu);
     return ((x & 0x3fff0000u) >> 2) | (x & 0x00003fffu);
 }
