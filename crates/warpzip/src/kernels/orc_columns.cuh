@@ -1195,9 +1195,19 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     const u32 entry = rr.entry[t];
     // 3. The region's values, placed by a block scan (and for the RLEv2 list, its groups).
     const bool listing = KIND == ORC_KIND_V2 && listed;
+    // Where the list is made (RLE v2), the offsets of the region's first RG_ENTRIES groups are
+    // kept in the exit tables' rows (no longer needed), and where the walk goes on past them,
+    // in `resume`, so that the list step walks only past them.
     u32 p = entry;
-    u32 count = 0, groups = 0;
-    const auto add = [&](u32, u32 values) {
+    u32 count = 0, groups = 0, resume = RG_INVALID;
+    const auto add = [&](u32 x, u32 values) {
+        if (listing) {
+            if (groups < RG_ENTRIES) {
+                rr.exits[groups][t] = (u16)x;
+            } else if (groups == RG_ENTRIES) {
+                resume = x;
+            }
+        }
         count += values;
         ++groups;
     };
@@ -1256,19 +1266,26 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
         u16* const list = reinterpret_cast<u16*>(marks);
         u32* const batch_first = marks + cap / 2u;
         if (!short_chain) {
-            u32 q = entry, k = groups_before;
+            u32 k = groups_before;
             u64 v = before;
-            // (Step 3 walked this chain, so it does not break.)
-            rg_chain<KIND>(
-                st, masks, q, end, [&](u32 x) { return x < stop; },
-                [&](u32 x, u32 values) {
-                    list[k] = (u16)x;
-                    if ((k & 31u) == 0u) batch_first[k >> 5] = (u32)v;
-                    ++k;
-                    v += values;
-                });
+            const auto put = [&](u32 x, u32 values) {
+                list[k] = (u16)x;
+                if ((k & 31u) == 0u) batch_first[k >> 5] = (u32)v;
+                ++k;
+                v += values;
+            };
+            // The groups step 3 kept, then a walk from the first it did not keep (step 3 walked
+            // this chain, so it does not break) up to where step 3's ended (`p`).
+            for (u32 i = 0; i < min(groups, RG_ENTRIES); ++i) {
+                const u32 x = rr.exits[i][t];
+                put(x, rg_values<KIND>(st, x));
+            }
+            if (groups > RG_ENTRIES) {
+                u32 q = resume;
+                rg_chain<KIND>(st, masks, q, end, [&](u32 x) { return x < stop; }, put);
+            }
             if (last) {
-                list[k] = (u16)q;
+                list[k] = (u16)p;
                 rr.n_list = k;
             }
         }
