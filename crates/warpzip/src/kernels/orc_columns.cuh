@@ -925,7 +925,7 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
         d.a = 0;
         d.delta = 0;
         u32 kind = RG_DESC_ARITH, n = 0;
-        u32 b = 0, values = 0;
+        u32 b = 0, values = 0, incl_v = 0;
         bool take = false;
         if constexpr (LISTED) {
             const u32 k = batch * 32u + lane;
@@ -934,7 +934,7 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
                 b = list[k + 1u] - p;
                 values = rg_values<KIND>(st, p);
             }
-            const u32 incl_v = wz_warp_inclusive_sum(values);
+            incl_v = wz_warp_inclusive_sum(values);
             v = (u64)batch_first[batch] + incl_v - values;
             take = k < n_list && v < target;
             batch += ORC_RG_WARPS;
@@ -964,7 +964,11 @@ __device__ bool rg_expand(const u8* st, const u16* masks, u32 p, u64 v, bool mor
                 more = !bad && p < s1 && v < target;
             }
         }
-        const u32 incl = wz_warp_inclusive_sum(n);
+        // (Listed: where every lane describes all its group's values, the scan of the values
+        // serves.)
+        const u32 incl = LISTED && __all_sync(WZ_FULL_MASK, n == values)
+                             ? incl_v
+                             : wz_warp_inclusive_sum(n);
         const u32 total = __shfl_sync(WZ_FULL_MASK, incl, 31);
         const u32 start = incl - n;
         // The groups the lanes expand (n > 0), in lane order: each is described at its rank.
