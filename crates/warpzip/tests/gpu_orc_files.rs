@@ -128,6 +128,28 @@ fn rlev1_groups_sized_by_varint_lengths_are_checked() {
     }
 }
 
+/// The block kernels compiled for 6 blocks an SM (launched by default only for batches of more
+/// than one wave, which no fixture has: flags 4096 force them) and the thread regions' probe
+/// with a wider byte bound (flags bits 16-23; 255 bytes lets more row groups try the regions)
+/// give every column of every file as the CPU does; 8192 (never the 6-block kernels) too.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn six_block_kernels_and_wider_probe_equal_the_cpu() {
+    let g = gpu();
+    for path in all_files() {
+        let file = OrcFile::open(&path).unwrap();
+        for c in file.columns().iter().filter(|c| c.is_supported()) {
+            let cpu = file.read_column(c).unwrap();
+            for flags in [4096u32, 8192, 255 << 16, 4096 | (255 << 16)] {
+                let what = format!("{} column {} flags {flags}", path.display(), c.name);
+                let got = orc_gpu::read_column_with_flags(&g, &file, c, GroupMode::Block, flags)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(cpu.to_data(), got.to_data(), "{what}");
+            }
+        }
+    }
+}
+
 /// The GPU verdict for one column of damaged bytes equals the CPU row-group decoder's.
 fn compare_damaged(g: &warpzip::gpu::GpuContext, bytes: Vec<u8>, what: &str) -> (usize, usize) {
     let Ok(file) = OrcFile::from_bytes(bytes) else {

@@ -1794,9 +1794,9 @@ __device__ __forceinline__ void orc_row_group_blocks(
         const bool spread = orc_spreads<KIND>(g);
         T* dst = spread ? reinterpret_cast<T*>(orc_dense_area(scratch, g)) : out + g.out_row;
         // The thread regions first; the units where they give up. They are tried where the
-        // first 8 groups lie in under 96 bytes and hold at most RG_LONG values each (a walk by
-        // one thread would be long: TPC-H keys, RLEv1 line numbers; RLEv1 quantities, 8 groups
-        // in 232-586 bytes, measured 2x slower with them). Where those groups are RLEv1, lie
+        // first 8 groups lie in under 96 bytes (RLEv2: 128) and hold at most RG_LONG values
+        // each (a walk by one thread would be long: TPC-H keys, RLEv1 line numbers; RLEv1
+        // quantities, 8 groups in 232-586 bytes, measured 2x slower with them). Where those groups are RLEv1, lie
         // in under 64 bytes and store a value in a byte each (one-byte varints), the regions'
         // entries are found by the rounds, else by the tables (RLEv2 keys, whose DELTA groups
         // would pass an RLEv2 version of that rule, measured 98 GB/s with the rounds on some
@@ -1817,7 +1817,14 @@ __device__ __forceinline__ void orc_row_group_blocks(
                 lo = min(lo, l);
                 hi = max(hi, h < 0x80u || b - 1u == values * l ? l : l + 1u);
             };
-            for (; k < 8u && p < end && p - head < 96u; ++k) {
+            // Within 96 bytes (RLEv1), 128 (RLEv2: TPC-H SF 12's keys, which pass 96 less often
+            // than SF 1's, 379.6 -> 521.0 GB/s in stop 44; a wider RLEv1 bound sends RLEv1
+            // quantities' row groups to the regions, 579 -> 150 GB/s at SF 1). Diagnostics:
+            // flags bits 16-23, where not 0, set the bound.
+            const u32 probe_reach = (flags >> 16) & 255u ? (flags >> 16) & 255u
+                                    : KIND == ORC_KIND_V2      ? 128u
+                                                               : 96u;
+            for (; k < 8u && p < end && p - head < probe_reach; ++k) {
                 u32 values = 0;
                 const u32 b = rg_extent<KIND>(stage, masks, p, end, values);
                 if (b == 0u || values > RG_LONG) break;
@@ -1826,7 +1833,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
                 lengths(h, b, values);
                 p += b;
             }
-            try_fast = (k == 8u && p - head < 96u) || (flags & 16u);
+            try_fast = (k == 8u && p - head < probe_reach) || (flags & 16u);
             small = KIND == ORC_KIND_V1 && small && k == 8u && p - head < 64u && !(flags & 4u);
             // The next row group's first group (at its position: `data_starts` counts that
             // byte), where the stage holds it: sorted keys' varints may have grown by then, to
@@ -1931,15 +1938,25 @@ __device__ __forceinline__ void orc_row_group_blocks(
 
 #define ORC_RG_PARAMS ORC_COLUMN_PARAMS, u32 stage_cap, u32 flags
 #define ORC_RG_ARGS ORC_COLUMN_ARGS, stage_cap, flags
-// 5 blocks an SM: the 601 row groups of a TPC-H SF 1 stripe in one wave on an H100.
-#define ORC_RG_KERNEL(name, T, KIND)                                                           \
-    extern "C" __global__ void __launch_bounds__(ORC_RG_WARPS * 32u, 5) name(ORC_RG_PARAMS) {  \
-        orc_row_group_blocks<T, KIND>(ORC_RG_ARGS);                                            \
+#define ORC_RG_KERNEL(name, T, KIND, BLOCKS)                                                        \
+    extern "C" __global__ void __launch_bounds__(ORC_RG_WARPS * 32u, BLOCKS) name(ORC_RG_PARAMS) { \
+        orc_row_group_blocks<T, KIND>(ORC_RG_ARGS);                                                 \
     }
 
-ORC_RG_KERNEL(orc_rg_v1_i16, u16, ORC_KIND_V1)
-ORC_RG_KERNEL(orc_rg_v1_i32, u32, ORC_KIND_V1)
-ORC_RG_KERNEL(orc_rg_v1_i64, u64, ORC_KIND_V1)
-ORC_RG_KERNEL(orc_rg_v2_i16, u16, ORC_KIND_V2)
-ORC_RG_KERNEL(orc_rg_v2_i32, u32, ORC_KIND_V2)
-ORC_RG_KERNEL(orc_rg_v2_i64, u64, ORC_KIND_V2)
+// 5 blocks an SM (96 registers): the 601 row groups of a TPC-H SF 1 stripe in one wave, where
+// each row group's own time sets the column's.
+ORC_RG_KERNEL(orc_rg_v1_i16, u16, ORC_KIND_V1, 5)
+ORC_RG_KERNEL(orc_rg_v1_i32, u32, ORC_KIND_V1, 5)
+ORC_RG_KERNEL(orc_rg_v1_i64, u64, ORC_KIND_V1, 5)
+ORC_RG_KERNEL(orc_rg_v2_i16, u16, ORC_KIND_V2, 5)
+ORC_RG_KERNEL(orc_rg_v2_i32, u32, ORC_KIND_V2, 5)
+ORC_RG_KERNEL(orc_rg_v2_i64, u64, ORC_KIND_V2, 5)
+// 6 blocks an SM (80 registers): batches of more row groups than one wave of the above, where
+// the SM's throughput sets the column's time (stop 44: TPC-H SF 12, 5-8% faster on RLEv2
+// columns and RLEv1 quantities; 1.5-3% slower than the above on SF 1's one wave).
+ORC_RG_KERNEL(orc_rg6_v1_i16, u16, ORC_KIND_V1, 6)
+ORC_RG_KERNEL(orc_rg6_v1_i32, u32, ORC_KIND_V1, 6)
+ORC_RG_KERNEL(orc_rg6_v1_i64, u64, ORC_KIND_V1, 6)
+ORC_RG_KERNEL(orc_rg6_v2_i16, u16, ORC_KIND_V2, 6)
+ORC_RG_KERNEL(orc_rg6_v2_i32, u32, ORC_KIND_V2, 6)
+ORC_RG_KERNEL(orc_rg6_v2_i64, u64, ORC_KIND_V2, 6)

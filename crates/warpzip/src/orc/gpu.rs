@@ -136,6 +136,60 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
     })
 }
 
+/// The same block kernel compiled for 6 blocks an SM (80 registers) rather than 5 (96): for
+/// batches of more row groups than one wave, where the SMs' throughput rather than each row
+/// group's own time sets the column's (stop 44, docs/orc.md).
+fn block_kernel_6(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "orc_rg_v1_i16" => "orc_rg6_v1_i16",
+        "orc_rg_v1_i32" => "orc_rg6_v1_i32",
+        "orc_rg_v1_i64" => "orc_rg6_v1_i64",
+        "orc_rg_v2_i16" => "orc_rg6_v2_i16",
+        "orc_rg_v2_i32" => "orc_rg6_v2_i32",
+        "orc_rg_v2_i64" => "orc_rg6_v2_i64",
+        _ => return None,
+    })
+}
+
+/// Diagnostics (host side): always the 6-block kernels, or never.
+const RG_FLAG_ALWAYS_6: u32 = 4096;
+const RG_FLAG_NEVER_6: u32 = 8192;
+
+/// Which of a batch's two block kernels to launch for `n` row groups: the 6-block one where
+/// the 5-block one would need more than one wave and the 6-block one holds more blocks an SM
+/// (a large stage can leave both at the same count).
+fn choose_block_function(
+    gpu: &GpuContext,
+    name: &'static str,
+    stage: u32,
+    v1: bool,
+    n: u32,
+    flags: u32,
+) -> Result<(CudaFunction, u32, u32)> {
+    let (five, shared) = block_function(gpu, name, stage, v1)?;
+    let blocks = |f: &CudaFunction| -> Result<u32> {
+        Ok(f.occupancy_max_active_blocks_per_multiprocessor(RG_WARPS * 32, shared as usize, None)?)
+    };
+    let five_blocks = blocks(&five)?;
+    let Some(name6) = block_kernel_6(name) else {
+        return Ok((five, shared, five_blocks));
+    };
+    if flags & RG_FLAG_NEVER_6 != 0 {
+        return Ok((five, shared, five_blocks));
+    }
+    let one_wave = u64::from(n) <= u64::from(gpu.sm_count()) * u64::from(five_blocks);
+    if one_wave && flags & RG_FLAG_ALWAYS_6 == 0 {
+        return Ok((five, shared, five_blocks));
+    }
+    let (six, _) = block_function(gpu, name6, stage, v1)?;
+    let six_blocks = blocks(&six)?;
+    if six_blocks > five_blocks || flags & RG_FLAG_ALWAYS_6 != 0 {
+        Ok((six, shared, six_blocks))
+    } else {
+        Ok((five, shared, five_blocks))
+    }
+}
+
 /// Diagnostics for benchmarks and tests, from `WARPZIP_ORC_RG_FLAGS` (a number; 0 when unset),
 /// read when a column is put on the device: 8 skips the thread regions and the RLEv1 split
 /// groups (units only), 16 tries the regions on every row group, 4 finds their entries by the
@@ -143,7 +197,10 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 /// without their list of groups (stop 38), 256 has the units' warps read global memory rather
 /// than the stage, 512 never sizes RLEv1 groups by their varints' expected lengths and 2048
 /// never by a range of lengths (stop 41), and 1024 (for tests) reports a row group whose
-/// regions so sized fail as corrupt rather than trying them again, sized varint by varint.
+/// regions so sized fail as corrupt rather than trying them again, sized varint by varint;
+/// 4096 always launches the 6-block kernels and 8192 never (stop 44: by default, batches of
+/// more than one wave take them); bits 16-23, where not 0, replace the 96 bytes within which a
+/// row group's first 8 groups must lie for the thread regions to be tried.
 /// Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop 33; 0, 16 and 64
 /// in stop 34; 0, 512, 2048, 16 and 4 in stop 41).
 fn diagnostic_flags() -> u32 {
@@ -431,7 +488,8 @@ impl DeviceColumn {
             let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
             let (function, cfg) = match block {
                 Some((name, v1)) => {
-                    let (function, shared) = block_function(gpu, name, stage, v1)?;
+                    let (function, shared, _) =
+                        choose_block_function(gpu, name, stage, v1, *n, self.flags)?;
                     let cfg = LaunchConfig {
                         grid_dim: ((*n).min(gpu.sm_count() * RG_BLOCKS_PER_SM).max(1), 1, 1),
                         block_dim: (RG_WARPS * 32, 1, 1),
@@ -498,12 +556,7 @@ impl DeviceColumn {
                 continue;
             }
             let stage = self.stages.get(b).copied().unwrap_or(RG_STAGE_MAX);
-            let (function, shared) = block_function(gpu, name, stage, v1)?;
-            let blocks = function.occupancy_max_active_blocks_per_multiprocessor(
-                RG_WARPS * 32,
-                shared as usize,
-                None,
-            )?;
+            let (_, _, blocks) = choose_block_function(gpu, name, stage, v1, *n, self.flags)?;
             fewest = Some(fewest.map_or(blocks, |f| f.min(blocks)));
         }
         Ok(fewest)
