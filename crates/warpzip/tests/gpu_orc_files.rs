@@ -128,8 +128,8 @@ fn rlev1_groups_sized_by_varint_lengths_are_checked() {
     }
 }
 
-/// The block kernels compiled for 6 blocks an SM (launched by default only for batches of more
-/// than one wave, which no fixture has: flags 4096 force them) and the thread regions' probe
+/// The RLEv2 block kernels compiled for 6 blocks an SM (launched by default only for batches of
+/// more than one wave, which no fixture has: flags 4096 force them) and the thread regions' probe
 /// with a wider byte bound (flags bits 16-23; 255 bytes lets more row groups try the regions)
 /// give every column of every file as the CPU does; 8192 (never the 6-block kernels) too.
 #[test]

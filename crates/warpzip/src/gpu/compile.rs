@@ -29,6 +29,8 @@ const HEADERS: &[(&str, &str)] = &[
         include_str!("../kernels/orc_columns.cuh"),
     ),
     ("inflate.cuh", include_str!("../kernels/inflate.cuh")),
+    // Included whole by orc_rle_rg6.cu, which builds only its block kernels (ORC_RLE_RG6).
+    ("orc_rle.cu", include_str!("../kernels/orc_rle.cu")),
 ];
 
 /// Every kernel source of the library, for the compile-everything test and cache warm-up.
@@ -37,6 +39,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::RLE,
     super::kernels::COMPACT,
     super::kernels::ORC_RLE,
+    super::kernels::ORC_RLE_RG6,
     super::kernels::ORC_RLE_LEADER,
     super::kernels::ORC_RLE_LANES,
     super::kernels::ORC_RLE_EXPAND,

@@ -22,6 +22,12 @@ pub const ORC_RLE: KernelSource = KernelSource {
     text: include_str!("../kernels/orc_rle.cu"),
 };
 
+/// `orc_rle.cu`'s RLEv2 block-per-row-group kernels alone, built for 6 blocks an SM (`orc_rg6_*`).
+pub const ORC_RLE_RG6: KernelSource = KernelSource {
+    name: "orc_rle_rg6",
+    text: include_str!("../kernels/orc_rle_rg6.cu"),
+};
+
 pub const ORC_RLE_LEADER: KernelSource = KernelSource {
     name: "orc_rle_leader",
     text: include_str!("../kernels/orc_rle_leader.cu"),

@@ -194,6 +194,7 @@ __device__ __forceinline__ void orc_column_groups(const u8* __restrict__ in,
         u32 *__restrict__ status, u32 *next_chunk
 #define ORC_COLUMN_ARGS in, groups, n_groups, values, valid, scratch, status, next_chunk
 
+#ifndef ORC_RLE_RG6
 extern "C" __global__ void orc_col_bool(ORC_COLUMN_PARAMS) {
     orc_column_groups<u8, ORC_KIND_BOOL>(ORC_COLUMN_ARGS);
 }
@@ -218,6 +219,7 @@ extern "C" __global__ void orc_col_v2_i32(ORC_COLUMN_PARAMS) {
 extern "C" __global__ void orc_col_v2_i64(ORC_COLUMN_PARAMS) {
     orc_column_groups<u64, ORC_KIND_V2>(ORC_COLUMN_ARGS);
 }
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // A block per row group.
@@ -1943,6 +1945,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
         orc_row_group_blocks<T, KIND>(ORC_RG_ARGS);                                                 \
     }
 
+#ifndef ORC_RLE_RG6
 // 5 blocks an SM (96 registers): the 601 row groups of a TPC-H SF 1 stripe in one wave, where
 // each row group's own time sets the column's.
 ORC_RG_KERNEL(orc_rg_v1_i16, u16, ORC_KIND_V1, 5)
@@ -1951,12 +1954,13 @@ ORC_RG_KERNEL(orc_rg_v1_i64, u64, ORC_KIND_V1, 5)
 ORC_RG_KERNEL(orc_rg_v2_i16, u16, ORC_KIND_V2, 5)
 ORC_RG_KERNEL(orc_rg_v2_i32, u32, ORC_KIND_V2, 5)
 ORC_RG_KERNEL(orc_rg_v2_i64, u64, ORC_KIND_V2, 5)
-// 6 blocks an SM (80 registers): batches of more row groups than one wave of the above, where
-// the SM's throughput sets the column's time (stop 44: TPC-H SF 12, 5-8% faster on RLEv2
-// columns and RLEv1 quantities; 1.5-3% slower than the above on SF 1's one wave).
-ORC_RG_KERNEL(orc_rg6_v1_i16, u16, ORC_KIND_V1, 6)
-ORC_RG_KERNEL(orc_rg6_v1_i32, u32, ORC_KIND_V1, 6)
-ORC_RG_KERNEL(orc_rg6_v1_i64, u64, ORC_KIND_V1, 6)
+#else
+// RLEv2 with 6 blocks an SM (80 registers), in their own module (orc_rle_rg6.cu) so that a
+// decode that never needs them never compiles them: batches of more row groups than one wave
+// of the above, where the SM's throughput sets the column's time (stop 44, H200: TPC-H SF 12,
+// 5-8% faster on RLEv2 columns, SF 2 up to 5%; 1.5-3% slower than the above on SF 1's one
+// wave). Not RLEv1: its keys lost 5% at SF 2 and gained nothing at SF 12.
 ORC_RG_KERNEL(orc_rg6_v2_i16, u16, ORC_KIND_V2, 6)
 ORC_RG_KERNEL(orc_rg6_v2_i32, u32, ORC_KIND_V2, 6)
 ORC_RG_KERNEL(orc_rg6_v2_i64, u64, ORC_KIND_V2, 6)
+#endif

@@ -946,12 +946,15 @@ __device__ void orc_v2_warp(ORC_KERNEL_PARAMS) {
                        [](OrcIn& s, CodagOut<T>& o) { decode_v2<T, SIGNED>(s, o); });
 }
 
+// (orc_rle_rg6.cu includes this file for the block kernels' 6-block build alone: ORC_RLE_RG6.)
+#ifndef ORC_RLE_RG6
 ORC_INT_KERNELS(orc_rle_v1, orc_v1_warp)
 ORC_INT_KERNELS(orc_rle_v2, orc_v2_warp)
 
 extern "C" __global__ void orc_byte_rle(ORC_KERNEL_PARAMS) {
     orc_window_warp<u8>(ORC_KERNEL_ARGS, [](OrcIn& s, CodagOut<u8>& o) { decode_byte_rle(s, o); });
 }
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // ORC columns (row groups of real files): `orc_columns.cuh`.

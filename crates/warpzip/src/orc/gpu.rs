@@ -17,6 +17,7 @@ use super::row_groups::{plan_file_column, ColumnPlan, DataKind, RowGroup};
 use super::OrcFile;
 use crate::codec::orc_rle::gpu::padded;
 use crate::error::{ChunkStatus, Error, Result};
+use crate::gpu::compile::KernelSource;
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
 use arrow_array::{
     ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
@@ -138,12 +139,10 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 
 /// The same block kernel compiled for 6 blocks an SM (80 registers) rather than 5 (96): for
 /// batches of more row groups than one wave, where the SMs' throughput rather than each row
-/// group's own time sets the column's (stop 44, docs/orc.md).
+/// group's own time sets the column's (stop 44, docs/orc.md). RLEv2 only: RLEv1 gained nothing
+/// from it at TPC-H SF 12 but its quantities, and its keys lost 5% at SF 2.
 fn block_kernel_6(name: &str) -> Option<&'static str> {
     Some(match name {
-        "orc_rg_v1_i16" => "orc_rg6_v1_i16",
-        "orc_rg_v1_i32" => "orc_rg6_v1_i32",
-        "orc_rg_v1_i64" => "orc_rg6_v1_i64",
         "orc_rg_v2_i16" => "orc_rg6_v2_i16",
         "orc_rg_v2_i32" => "orc_rg6_v2_i32",
         "orc_rg_v2_i64" => "orc_rg6_v2_i64",
@@ -166,7 +165,7 @@ fn choose_block_function(
     n: u32,
     flags: u32,
 ) -> Result<(CudaFunction, u32, u32)> {
-    let (five, shared) = block_function(gpu, name, stage, v1)?;
+    let (five, shared) = block_function(gpu, &kernels::ORC_RLE, name, stage, v1)?;
     let blocks = |f: &CudaFunction| -> Result<u32> {
         Ok(f.occupancy_max_active_blocks_per_multiprocessor(RG_WARPS * 32, shared as usize, None)?)
     };
@@ -181,7 +180,8 @@ fn choose_block_function(
     if one_wave && flags & RG_FLAG_ALWAYS_6 == 0 {
         return Ok((five, shared, five_blocks));
     }
-    let (six, _) = block_function(gpu, name6, stage, v1)?;
+    // (A module of its own: compiled the first time a batch needs it.)
+    let (six, _) = block_function(gpu, &kernels::ORC_RLE_RG6, name6, stage, v1)?;
     let six_blocks = blocks(&six)?;
     if six_blocks > five_blocks || flags & RG_FLAG_ALWAYS_6 != 0 {
         Ok((six, shared, six_blocks))
@@ -198,7 +198,7 @@ fn choose_block_function(
 /// than the stage, 512 never sizes RLEv1 groups by their varints' expected lengths and 2048
 /// never by a range of lengths (stop 41), and 1024 (for tests) reports a row group whose
 /// regions so sized fail as corrupt rather than trying them again, sized varint by varint;
-/// 4096 always launches the 6-block kernels and 8192 never (stop 44: by default, batches of
+/// 4096 always launches the RLEv2 6-block kernels and 8192 never (stop 44: by default, batches of
 /// more than one wave take them); bits 16-23, where not 0, replace the 96 bytes within which a
 /// row group's first 8 groups must lie for the thread regions to be tried.
 /// Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop 33; 0, 16 and 64
@@ -245,11 +245,12 @@ fn block_shared_bytes(stage: u32, v1: bool) -> u32 {
 /// needs (past 48 KiB in all, a launch must ask for it), and that many bytes.
 fn block_function(
     gpu: &GpuContext,
+    source: &KernelSource,
     name: &str,
     stage: u32,
     v1: bool,
 ) -> Result<(CudaFunction, u32)> {
-    let function = gpu.function(&kernels::ORC_RLE, name)?;
+    let function = gpu.function(source, name)?;
     let shared = block_shared_bytes(stage, v1);
     function.set_attribute(
         CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
