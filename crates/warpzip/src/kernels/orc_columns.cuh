@@ -1798,12 +1798,12 @@ __device__ __forceinline__ void orc_row_group_blocks(
         // The thread regions first; the units where they give up. They are tried where the
         // first 8 groups lie in under 96 bytes (RLEv2: 128) and hold at most RG_LONG values
         // each (a walk by one thread would be long: TPC-H keys, RLEv1 line numbers; RLEv1
-        // quantities, 8 groups in 232-586 bytes, measured 2x slower with them). Where those groups are RLEv1, lie
-        // in under 64 bytes and store a value in a byte each (one-byte varints), the regions'
-        // entries are found by the rounds, else by the tables (RLEv2 keys, whose DELTA groups
-        // would pass an RLEv2 version of that rule, measured 98 GB/s with the rounds on some
-        // row groups against 167 with the tables alone). Flags 16 tries the regions everywhere,
-        // 8 nowhere, 4 never by the rounds. Every thread probes alike.
+        // quantities, 8 groups in 232-586 bytes, measured 2x slower with them). Where those
+        // groups are RLEv1, lie in under 64 bytes and store a value in a byte each (one-byte
+        // varints), the regions' entries are found by the rounds, else by the tables (RLEv2
+        // keys, whose DELTA groups would pass an RLEv2 version of that rule, measured 98 GB/s
+        // with the rounds on some row groups against 167 with the tables alone). Flags 16 tries
+        // the regions everywhere, 8 nowhere, 4 never by the rounds. Every thread probes alike.
         // RLEv1 row groups that take the tables, whose first 8 groups' varints all seem to have
         // the same length of 2 to 8 bytes, as does the next row group's first group (TPC-H
         // keys: 3 bytes, then 4 from key 2^20 on), have their groups sized by that length
@@ -1820,7 +1820,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
                 hi = max(hi, h < 0x80u || b - 1u == values * l ? l : l + 1u);
             };
             // Within 96 bytes (RLEv1), 128 (RLEv2: TPC-H SF 12's keys, which pass 96 less often
-            // than SF 1's, 379.6 -> 521.0 GB/s in stop 44; a wider RLEv1 bound sends RLEv1
+            // than SF 1's, 410.7 -> 521.0 GB/s in stop 44; a wider RLEv1 bound sends RLEv1
             // quantities' row groups to the regions, 579 -> 150 GB/s at SF 1). Diagnostics:
             // flags bits 16-23, where not 0, set the bound.
             const u32 probe_reach = (flags >> 16) & 255u ? (flags >> 16) & 255u
@@ -1940,9 +1940,10 @@ __device__ __forceinline__ void orc_row_group_blocks(
 
 #define ORC_RG_PARAMS ORC_COLUMN_PARAMS, u32 stage_cap, u32 flags
 #define ORC_RG_ARGS ORC_COLUMN_ARGS, stage_cap, flags
-#define ORC_RG_KERNEL(name, T, KIND, BLOCKS)                                                        \
-    extern "C" __global__ void __launch_bounds__(ORC_RG_WARPS * 32u, BLOCKS) name(ORC_RG_PARAMS) { \
-        orc_row_group_blocks<T, KIND>(ORC_RG_ARGS);                                                 \
+#define ORC_RG_KERNEL(name, T, KIND, BLOCKS)                                       \
+    extern "C" __global__ void __launch_bounds__(ORC_RG_WARPS * 32u, BLOCKS)       \
+        name(ORC_RG_PARAMS) {                                                      \
+        orc_row_group_blocks<T, KIND>(ORC_RG_ARGS);                                \
     }
 
 #ifndef ORC_RLE_RG6
