@@ -57,8 +57,8 @@ pub struct OrcToArrowArgs {
     #[arg(short, long)]
     pub force: bool,
     /// Where to decode: on the GPU, ZLIB streams are inflated and the RLE streams decoded there
-    /// (one warp per row group), then the columns are copied back; `auto` uses a GPU when one
-    /// is usable.
+    /// (a block of 4 warps per row group of an integer column, a warp per row group of a boolean
+    /// or tinyint one), then the columns are copied back; `auto` uses a GPU when one is usable.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
     /// The ORC file.

@@ -1,9 +1,9 @@
 //! Real ORC files (`--codec orc FILE.orc...`): every integer-family column decoded on the GPU,
-//! one warp per row group, from its decompressed streams already on the device (the ZLIB
-//! inflate runs on the CPU and is not timed), checked against the CPU reader; and the CPU's
-//! row-group decoder on one core over the same decompressed streams. For ZLIB files, also the
-//! path from the file in host memory to the columns on the device with the GPU inflate against
-//! the CPU inflate, column by column and for the whole file at once.
+//! a block per row group and a warp per row group, from its decompressed streams already on the
+//! device (the ZLIB inflate runs on the CPU and is not timed), checked against the CPU reader;
+//! and the CPU's row-group decoder on one core over the same decompressed streams. For ZLIB
+//! files, also the path from the file in host memory to the columns on the device with the GPU
+//! inflate against the CPU inflate, column by column and for the whole file at once.
 
 use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
 use crate::codec::orc_rle::OrcInt;
