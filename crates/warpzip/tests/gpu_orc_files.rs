@@ -36,6 +36,20 @@ fn fixture_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/orc"))
 }
 
+/// The `orc_file` / `orc_file_gpu` fuzz seeds (`fuzz/corpus/orc_file`), found as the fixtures.
+fn fuzz_seed_dir() -> PathBuf {
+    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
+        let dir = PathBuf::from(root).join("fuzz/corpus/orc_file");
+        if dir.is_dir() {
+            return dir;
+        }
+    }
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/corpus/orc_file"
+    ))
+}
+
 fn all_files() -> Vec<PathBuf> {
     let fixtures = orc_files_in(&fixture_dir());
     let shared = orc_files_in(&shared_data().join("orc"));
@@ -229,4 +243,26 @@ fn damaged_files_get_the_cpu_verdict() {
     }
     println!("damaged fixtures: {ok} columns decoded alike, {err} refused alike");
     assert!(err > 0, "no damage reached a decoder");
+}
+
+/// The seeds of the `orc_file_gpu` fuzz target get the verdict the target checks: block and warp
+/// per row group alike, and the CPU row-group decoder's values or an error where it errs.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn fuzz_seeds_get_the_cpu_verdict() {
+    let g = gpu();
+    let seeds = orc_files_in(&fuzz_seed_dir());
+    assert!(seeds.len() >= 4, "{} seeds", seeds.len());
+    let (mut ok, mut err) = (0, 0);
+    for path in &seeds {
+        let (o, e) = compare_damaged(
+            &g,
+            std::fs::read(path).unwrap(),
+            &path.display().to_string(),
+        );
+        ok += o;
+        err += e;
+    }
+    println!("fuzz seeds: {ok} columns decoded alike, {err} refused alike");
+    assert!(ok > 0, "no seed column reached the GPU decoders");
 }
