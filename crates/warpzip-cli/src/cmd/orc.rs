@@ -6,6 +6,7 @@
 use super::{format_table, human_bytes, Align};
 use crate::cli::DeviceChoice;
 use crate::output::{same_file, Sink};
+use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use std::collections::BTreeSet;
@@ -268,11 +269,16 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
         }
     };
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    // A spinner for each phase of a large file (the decode reports no progress of its own).
+    let mut progress = Progress::for_size(file.tail().file_length);
+    progress.spinner_phase("decoding");
     let batch = match &device {
         Device::Cpu => file.read_batch(Some(&name_refs)),
         Device::Gpu(gpu) => warpzip::orc::gpu::read_batch(gpu, &file, Some(&name_refs)),
     }
     .with_context(|| format!("decoding {}", path.display()))?;
+    progress.enable_for(batch.get_array_memory_size() as u64);
+    progress.spinner_phase("writing");
     let mut writer = arrow_ipc::writer::FileWriter::try_new(&mut sink, &batch.schema())
         .context("starting the Arrow IPC file")?;
     writer
@@ -282,5 +288,6 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
         .finish()
         .with_context(|| format!("writing {}", args.output.display()))?;
     drop(writer);
+    progress.finish();
     sink.finish()
 }
