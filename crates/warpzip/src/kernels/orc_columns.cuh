@@ -1823,9 +1823,10 @@ __device__ __forceinline__ void orc_row_group_blocks(
             // than SF 1's, 410.7 -> 521.0 GB/s in stop 44; a wider RLEv1 bound sends RLEv1
             // quantities' row groups to the regions, 579 -> 150 GB/s at SF 1). Diagnostics:
             // flags bits 16-23, where not 0, set the bound.
-            const u32 probe_reach = (flags >> 16) & 255u ? (flags >> 16) & 255u
-                                    : KIND == ORC_KIND_V2      ? 128u
-                                                               : 96u;
+            const u32 reach_flag = (flags >> 16) & 255u;
+            const u32 probe_reach = reach_flag    ? reach_flag
+                                    : KIND == ORC_KIND_V2 ? 128u
+                                                          : 96u;
             for (; k < 8u && p < end && p - head < probe_reach; ++k) {
                 u32 values = 0;
                 const u32 b = rg_extent<KIND>(stage, masks, p, end, values);
