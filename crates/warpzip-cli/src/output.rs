@@ -1,6 +1,8 @@
 //! Safe output handling: a file is written under a temporary name in its own directory and
 //! renamed into place only after everything succeeded, so an error (or a failed decode) never
 //! leaves a partial output behind, and an existing file is never overwritten without `-f`.
+//! An existing device, FIFO or socket (`-o /dev/null`, a named pipe) is written in place: it is
+//! neither replaced nor needs `-f`, and the input is kept.
 
 use anyhow::{bail, Context, Result};
 use std::fs::{self, File, OpenOptions};
@@ -11,16 +13,32 @@ use std::path::{Path, PathBuf};
 pub enum Sink {
     File(OutputFile),
     Stdout(io::StdoutLock<'static>),
+    /// An existing file that is not a regular file (a device, FIFO or socket), written directly.
+    Special {
+        path: PathBuf,
+        writer: BufWriter<File>,
+    },
 }
 
 impl Sink {
     /// Opens `path` (a file, or stdout for `-`); refuses an existing file unless `force`.
     pub fn open(path: &Path, force: bool) -> Result<Sink> {
         if path == Path::new("-") {
-            Ok(Sink::stdout())
-        } else {
-            Ok(Sink::File(OutputFile::create(path, force)?))
+            return Ok(Sink::stdout());
         }
+        // Renaming a temporary file over `/dev/null` would replace the device node: such
+        // outputs are opened and written as they are (following links, as `/dev/stdout` is one).
+        if fs::metadata(path).is_ok_and(|m| is_special(&m.file_type())) {
+            let file = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            return Ok(Sink::Special {
+                path: path.to_path_buf(),
+                writer: BufWriter::with_capacity(1 << 20, file),
+            });
+        }
+        Ok(Sink::File(OutputFile::create(path, force)?))
     }
 
     /// Standard output.
@@ -30,7 +48,11 @@ impl Sink {
 
     /// True when the output is standard output attached to a terminal.
     pub fn is_terminal(&self) -> bool {
-        matches!(self, Sink::Stdout(s) if s.is_terminal())
+        match self {
+            Sink::Stdout(s) => s.is_terminal(),
+            Sink::Special { writer, .. } => writer.get_ref().is_terminal(),
+            Sink::File(_) => false,
+        }
     }
 
     /// Flushes and, for a file, renames it into place.
@@ -38,6 +60,9 @@ impl Sink {
         match self {
             Sink::File(f) => f.commit(),
             Sink::Stdout(mut s) => s.flush().context("writing to standard output"),
+            Sink::Special { path, mut writer } => writer
+                .flush()
+                .with_context(|| format!("writing {}", path.display())),
         }
     }
 
@@ -46,6 +71,7 @@ impl Sink {
         match self {
             Sink::File(f) => f.final_path.display().to_string(),
             Sink::Stdout(_) => "standard output".to_string(),
+            Sink::Special { path, .. } => path.display().to_string(),
         }
     }
 }
@@ -55,6 +81,7 @@ impl Write for Sink {
         match self {
             Sink::File(f) => f.write(buf),
             Sink::Stdout(s) => s.write(buf),
+            Sink::Special { writer, .. } => writer.write(buf),
         }
     }
 
@@ -62,6 +89,7 @@ impl Write for Sink {
         match self {
             Sink::File(f) => f.write_all(buf),
             Sink::Stdout(s) => s.write_all(buf),
+            Sink::Special { writer, .. } => writer.write_all(buf),
         }
     }
 
@@ -69,6 +97,7 @@ impl Write for Sink {
         match self {
             Sink::File(f) => f.flush(),
             Sink::Stdout(s) => s.flush(),
+            Sink::Special { writer, .. } => writer.flush(),
         }
     }
 }
@@ -158,6 +187,19 @@ impl Drop for OutputFile {
             let _ = fs::remove_file(&self.tmp_path);
         }
     }
+}
+
+/// A device, FIFO or socket: an output that is written in place, never replaced.
+#[cfg(unix)]
+fn is_special(kind: &fs::FileType) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    kind.is_char_device() || kind.is_block_device() || kind.is_fifo() || kind.is_socket()
+}
+
+/// Elsewhere: anything that is neither a regular file nor a directory.
+#[cfg(not(unix))]
+fn is_special(kind: &fs::FileType) -> bool {
+    !kind.is_file() && !kind.is_dir()
 }
 
 fn check_target(path: &Path, force: bool) -> Result<()> {

@@ -158,6 +158,52 @@ fn explicit_output_and_stdout_keep_the_input() {
     assert_eq!(fs::read(dir.path("restored")).unwrap(), data);
 }
 
+/// `-o` naming an existing FIFO (as `-o /dev/null` names a device): the data goes into it, the
+/// FIFO is not replaced by a regular file, no `-f` is needed, and the input is kept. (A FIFO
+/// rather than `/dev/null` itself, so that a regression cannot replace the test machine's
+/// `/dev/null`.)
+#[cfg(unix)]
+#[test]
+fn writes_into_an_existing_fifo_without_replacing_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = TempDir::new("fifo");
+    let data = sample(200_000);
+    write(&dir.path("in"), &data);
+    let fifo = dir.path("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success(), "mkfifo failed");
+    // The reader opens the FIFO (blocking until the writer does) and reads to its end.
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read(fifo).unwrap())
+    };
+    let o = warpzip(
+        &dir,
+        &["compress", "--device", "cpu", "-v", "-o", "pipe", "in"],
+    );
+    assert_ok(&o);
+    let packed = reader.join().unwrap();
+    assert!(stderr(&o).contains("written to pipe"), "{}", stderr(&o));
+    assert!(
+        fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(),
+        "the FIFO was replaced"
+    );
+    assert!(
+        dir.path("in").exists(),
+        "writing into a FIFO keeps the input"
+    );
+    assert_eq!(dir.names(), vec!["in", "pipe"], "no temporary file left");
+    write(&dir.path("packed"), &packed);
+    assert_ok(&warpzip(
+        &dir,
+        &["-d", "--device", "cpu", "-o", "restored", "packed"],
+    ));
+    assert_eq!(fs::read(dir.path("restored")).unwrap(), data);
+}
+
 #[test]
 fn keep_flag_keeps_the_input() {
     let dir = TempDir::new("keep");

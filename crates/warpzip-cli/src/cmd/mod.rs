@@ -135,6 +135,7 @@ pub fn report(input: &Input, sink: &Sink, keep: bool, original: u64, compressed:
     };
     let tail = match (sink, input) {
         (Sink::Stdout(_), _) => String::new(),
+        (Sink::Special { .. }, _) => format!(" -- written to {}", sink.describe()),
         (Sink::File(_), Input::File(_)) if !keep => {
             format!(" -- replaced with {}", sink.describe())
         }
