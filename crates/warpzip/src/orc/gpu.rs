@@ -23,7 +23,7 @@ use arrow_array::{
     ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
     RecordBatch, RecordBatchOptions,
 };
-use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, MutableBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{Field, Schema};
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr};
@@ -694,38 +694,78 @@ fn to_host_arrow(
     prepared: &PreparedColumn,
     dev: &DeviceColumn,
 ) -> Result<ArrayRef> {
-    let rows = prepared.rows as usize;
-    let mut values = gpu.download(&dev.values)?;
-    values.truncate(rows * prepared.width);
-    let mut valid = gpu.download(&dev.valid)?;
-    valid.truncate(rows);
-    to_arrow(column, &values, &valid)
+    let rows = usize::try_from(prepared.rows).map_err(|_| too_big("the column"))?;
+    let bytes = rows
+        .checked_mul(prepared.width)
+        .ok_or_else(|| too_big("the column"))?;
+    // The values straight into the Arrow buffer (one host allocation, no second copy).
+    let mut values = MutableBuffer::from_len_zeroed(bytes);
+    if bytes > 0 {
+        let view = dev
+            .values
+            .try_slice(0..bytes)
+            .ok_or_else(|| Error::Driver("ORC values buffer shorter than the column".into()))?;
+        gpu.stream().memcpy_dtoh(&view, values.as_slice_mut())?;
+    }
+    // Only a row group with a PRESENT stream has nulls: the kernels mark every row of the
+    // others valid, so without one the validity bytes are not fetched at all.
+    let has_present = prepared
+        .batches
+        .iter()
+        .any(|(_, groups)| groups.iter().any(|g| g.has_present != 0));
+    let valid = if has_present && rows > 0 {
+        let view = dev
+            .valid
+            .try_slice(0..rows)
+            .ok_or_else(|| Error::Driver("ORC validity buffer shorter than the column".into()))?;
+        let mut valid = vec![0u8; rows];
+        gpu.stream().memcpy_dtoh(&view, valid.as_mut_slice())?;
+        Some(valid)
+    } else {
+        None
+    };
+    gpu.synchronize()?;
+    arrow_array_of(column, values.into(), valid.as_deref(), rows)
 }
 
-/// Values (little-endian, one per row) and validity bytes as the column's Arrow array.
-fn to_arrow(column: &OrcColumn, values: &[u8], valid: &[u8]) -> Result<ArrayRef> {
-    // Arrow arrays straight from the buffers: the values as they are, a validity bitmap only
-    // when some row is null.
+/// The column's Arrow array from its values (little-endian, `rows` of them, one per row) and,
+/// where the column may have nulls, its validity bytes (0 for null).
+fn arrow_array_of(
+    column: &OrcColumn,
+    values: Buffer,
+    valid: Option<&[u8]>,
+    rows: usize,
+) -> Result<ArrayRef> {
+    // A validity bitmap only when some row is null.
     let nulls = valid
-        .contains(&0)
-        .then(|| NullBuffer::from(valid.iter().map(|&v| v != 0).collect::<Vec<bool>>()));
+        .filter(|v| v.contains(&0))
+        .map(|v| NullBuffer::new(BooleanBuffer::collect_bool(rows, |i| v[i] != 0)));
     macro_rules! prim {
         ($array:ty, $t:ty) => {{
-            const W: usize = std::mem::size_of::<$t>();
-            let v: Vec<$t> = values
-                .chunks_exact(W)
-                .map(|b| {
-                    let mut raw = [0u8; W];
-                    raw.copy_from_slice(b);
-                    <$t>::from_le_bytes(raw)
-                })
-                .collect();
-            Arc::new(<$array>::new(ScalarBuffer::from(v), nulls)) as ArrayRef
+            if values.len() != rows * std::mem::size_of::<$t>() {
+                return Err(Error::Driver(format!(
+                    "ORC column '{}': {} bytes of values for {rows} rows",
+                    column.name,
+                    values.len()
+                )));
+            }
+            Arc::new(<$array>::new(
+                ScalarBuffer::<$t>::new(values, 0, rows),
+                nulls,
+            )) as ArrayRef
         }};
     }
     Ok(match column.kind {
         TypeKind::Boolean => {
-            let bits = BooleanBuffer::from(values.iter().map(|&b| b != 0).collect::<Vec<bool>>());
+            let bytes = values.as_slice();
+            if bytes.len() != rows {
+                return Err(Error::Driver(format!(
+                    "ORC column '{}': {} bytes of values for {rows} rows",
+                    column.name,
+                    bytes.len()
+                )));
+            }
+            let bits = BooleanBuffer::collect_bool(rows, |i| bytes[i] != 0);
             Arc::new(BooleanArray::new(bits, nulls))
         }
         TypeKind::Byte => prim!(Int8Array, i8),
