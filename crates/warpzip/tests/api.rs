@@ -254,3 +254,31 @@ fn gpu_encodes_the_cpu_bytes_and_round_trips() {
     assert!(on_gpu == on_cpu);
     assert!(api::decompress(&on_gpu, &gpu).unwrap() == data);
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_downloads_into_host_memory_in_staged_pieces() {
+    let Some(Device::Gpu(gpu)) = gpu_or_skip() else {
+        return;
+    };
+    // Small copies go straight to the host; large ones through two staging buffers of 16 MiB
+    // (a last piece of every length, and a prefix of the device buffer).
+    for len in [1usize, 4097, (32 << 20) + 1, (50 << 20) + 12_345, 96 << 20] {
+        let data = random(len, len as u64 + 1);
+        let dev = gpu.upload(&data).unwrap();
+        let mut back = vec![0u8; len];
+        gpu.download_into(&dev, &mut back).unwrap();
+        assert!(back == data, "len {len}");
+        let mut prefix = vec![0u8; len - len / 3];
+        gpu.download_into(&dev, &mut prefix).unwrap();
+        assert!(prefix[..] == data[..len - len / 3], "prefix of len {len}");
+        gpu.download_into(&dev, &mut []).unwrap();
+    }
+    // More than the device buffer holds is an error, not a panic.
+    let dev = gpu.upload(&[1u8; 100]).unwrap();
+    assert!(gpu.download_into(&dev, &mut [0u8; 101]).is_err());
+    let big = gpu.upload(&random(40 << 20, 5)).unwrap();
+    assert!(gpu
+        .download_into(&big, &mut vec![0u8; (40 << 20) + 1])
+        .is_err());
+}

@@ -254,6 +254,68 @@ impl GpuContext {
         }
     }
 
+    /// Copies the first `dst.len()` bytes of `src` into host memory `dst` after the work queued
+    /// on the default stream. Large copies go through two pinned staging buffers: while one
+    /// piece is copied from the device, the piece before it is copied into `dst` by every core.
+    /// A plain copy into pageable memory runs at the speed of one thread touching fresh pages:
+    /// 1.4 GB/s for a 1.3 GB ORC file on the H200 machine's host (stop 46).
+    pub fn download_into(&self, src: &CudaSlice<u8>, dst: &mut [u8]) -> Result<()> {
+        use rayon::prelude::*;
+        /// Bytes of one staged piece.
+        const PIECE: usize = 16 << 20;
+        /// Bytes each host thread copies out of a staged piece at once.
+        const SPLIT: usize = 1 << 20;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let view = src
+            .try_slice(0..dst.len())
+            .ok_or_else(|| Error::Driver("download longer than its device buffer".into()))?;
+        if dst.len() <= 2 * PIECE {
+            self.stream.memcpy_dtoh(&view, dst)?;
+            return self.synchronize();
+        }
+        let mut staging = self.take_staging(2, PIECE)?;
+        let copied = (|| -> Result<()> {
+            let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING);
+            // The piece staged last: its buffer, its place in `dst` and the event after its copy.
+            let mut previous: Option<(usize, &mut [u8], cudarc::driver::CudaEvent)> = None;
+            for (i, piece) in dst.chunks_mut(PIECE).enumerate() {
+                let slot = i % 2;
+                let start = i * PIECE;
+                let part = view
+                    .try_slice(start..start + piece.len())
+                    .ok_or_else(|| Error::Driver("download piece out of range".into()))?;
+                // The buffer of `slot` was last read on the host two pieces ago (done).
+                let stage = GpuContext::staging_slice(&mut staging[slot], piece.len())?;
+                self.stream.memcpy_dtoh(&part, stage)?;
+                let done = self.stream.record_event(flags)?;
+                if let Some((p, out, event)) = previous.take() {
+                    event.synchronize()?;
+                    let staged = GpuContext::staging_slice(&mut staging[p], out.len())?;
+                    out.par_chunks_mut(SPLIT)
+                        .zip(staged.par_chunks(SPLIT))
+                        .for_each(|(d, s)| d.copy_from_slice(s));
+                }
+                previous = Some((slot, piece, done));
+            }
+            if let Some((p, out, event)) = previous {
+                event.synchronize()?;
+                let staged = GpuContext::staging_slice(&mut staging[p], out.len())?;
+                out.par_chunks_mut(SPLIT)
+                    .zip(staged.par_chunks(SPLIT))
+                    .for_each(|(d, s)| d.copy_from_slice(s));
+            }
+            Ok(())
+        })();
+        if copied.is_err() {
+            // Nothing may still be writing into the buffers when they go back to the pool.
+            let _ = self.synchronize();
+        }
+        self.return_staging(staging);
+        copied
+    }
+
     /// Waits for all work queued on the default stream.
     pub fn synchronize(&self) -> Result<()> {
         Ok(self.stream.synchronize()?)
