@@ -265,6 +265,20 @@ impl GpuContext {
         const PIECE: usize = 16 << 20;
         /// Bytes each host thread copies out of a staged piece at once.
         const SPLIT: usize = 1 << 20;
+        /// Once the copy into `buf` is `done`, its first `out.len()` bytes into `out`, by every
+        /// core.
+        fn copy_out(
+            buf: &mut PinnedHostSlice<u8>,
+            out: &mut [u8],
+            done: &cudarc::driver::CudaEvent,
+        ) -> Result<()> {
+            done.synchronize()?;
+            let staged = GpuContext::staging_slice(buf, out.len())?;
+            out.par_chunks_mut(SPLIT)
+                .zip(staged.par_chunks(SPLIT))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            Ok(())
+        }
         if dst.is_empty() {
             return Ok(());
         }
@@ -291,20 +305,12 @@ impl GpuContext {
                 self.stream.memcpy_dtoh(&part, stage)?;
                 let done = self.stream.record_event(flags)?;
                 if let Some((p, out, event)) = previous.take() {
-                    event.synchronize()?;
-                    let staged = GpuContext::staging_slice(&mut staging[p], out.len())?;
-                    out.par_chunks_mut(SPLIT)
-                        .zip(staged.par_chunks(SPLIT))
-                        .for_each(|(d, s)| d.copy_from_slice(s));
+                    copy_out(&mut staging[p], out, &event)?;
                 }
                 previous = Some((slot, piece, done));
             }
             if let Some((p, out, event)) = previous {
-                event.synchronize()?;
-                let staged = GpuContext::staging_slice(&mut staging[p], out.len())?;
-                out.par_chunks_mut(SPLIT)
-                    .zip(staged.par_chunks(SPLIT))
-                    .for_each(|(d, s)| d.copy_from_slice(s));
+                copy_out(&mut staging[p], out, &event)?;
             }
             Ok(())
         })();

@@ -733,6 +733,7 @@ fn host_values(column: &OrcColumn, rows: usize) -> Result<(MutableBuffer, usize)
         TypeKind::Long => 8,
         _ => return Err(Error::Unsupported(format!("ORC column '{}'", column.name))),
     };
+    // (A byte count past `usize` would make `vec!` panic.)
     rows.checked_mul(width)
         .ok_or_else(|| too_big("the column"))?;
     let values = match width {
