@@ -1,118 +1,26 @@
-//! The library's front door: compress whole buffers into `.wz` containers, decompress them, and
-//! inspect them. Each call dispatches on the codec and on the device; codecs slot into the
-//! `match` arms below as they arrive.
+//! The library's front door: compress whole buffers into `.wz` containers, decompress them
+//! (gzip files too, recognised by their first bytes), and inspect them. Every call reaches its
+//! codec through the registry (`codec::REGISTRY`); none names a codec.
 
-use crate::codec::deflate;
-use crate::codec::orc_rle;
-use crate::codec::orc_rle::format::RleVersion;
-use crate::codec::rle;
-use crate::codec::CodecId;
+use crate::codec::{self, CodecId};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::format::{self, Container, ElemType, Header};
 use std::io::Write;
 
+pub use crate::codec::CompressOptions;
+
 /// Largest chunk size any codec accepts: bounds the memory one chunk can ask a decoder for.
 pub const MAX_CHUNK_SIZE: u32 = 64 << 20;
 
-/// How to compress.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompressOptions {
-    /// The codec to use.
-    pub codec: CodecId,
-    /// Codec-specific level; `None` for the codec's default. Codecs without levels reject one.
-    pub level: Option<i32>,
-    /// Uncompressed bytes per chunk; `None` for the codec's default.
-    pub chunk_size: Option<u32>,
-    /// Element type of the input, recorded in the header; `None` for untyped bytes. The ORC RLE
-    /// codecs need an integer type; the input must be a whole number of elements.
-    pub elem_type: Option<ElemType>,
-}
-
-impl Default for CompressOptions {
-    fn default() -> Self {
-        CompressOptions {
-            codec: CodecId::Rle,
-            level: None,
-            chunk_size: Some(rle::format::DEFAULT_CHUNK_SIZE),
-            elem_type: None,
-        }
-    }
-}
-
-impl CompressOptions {
-    /// Options for `codec` with its defaults.
-    pub fn for_codec(codec: CodecId) -> CompressOptions {
-        CompressOptions {
-            codec,
-            level: None,
-            chunk_size: Some(default_chunk_size(codec)),
-            elem_type: None,
-        }
-    }
-}
-
 /// The chunk size `codec` uses when none is given.
 pub fn default_chunk_size(codec: CodecId) -> u32 {
-    match codec {
-        CodecId::Rle => rle::format::DEFAULT_CHUNK_SIZE,
-        CodecId::OrcRleV1 | CodecId::OrcRleV2 => orc_rle::format::DEFAULT_CHUNK_SIZE,
-        CodecId::Deflate => deflate::format::DEFAULT_CHUNK_SIZE,
-    }
+    codec::codec(codec).map_or(0, |c| c.default_chunk_size())
 }
 
 /// Checks `opts` against what its codec accepts and returns the chunk size to use.
 pub fn validate_options(opts: &CompressOptions) -> Result<u32> {
-    let chunk_size = opts
-        .chunk_size
-        .unwrap_or_else(|| default_chunk_size(opts.codec));
-    match opts.codec {
-        CodecId::Rle => {
-            if let Some(level) = opts.level {
-                return Err(Error::InvalidArgument(format!(
-                    "codec rle has no compression levels (got level {level})"
-                )));
-            }
-            let segment = rle::format::SEGMENT_SIZE as u32;
-            if chunk_size == 0 || !chunk_size.is_multiple_of(segment) || chunk_size > MAX_CHUNK_SIZE
-            {
-                return Err(Error::InvalidArgument(format!(
-                    "chunk size {chunk_size} is not valid for rle: it must be a positive \
-                     multiple of {segment} and at most {MAX_CHUNK_SIZE} (64 MiB)"
-                )));
-            }
-        }
-        CodecId::OrcRleV1 | CodecId::OrcRleV2 => {
-            if let Some(level) = opts.level {
-                return Err(Error::InvalidArgument(format!(
-                    "codec {} has no compression levels (got level {level})",
-                    opts.codec
-                )));
-            }
-            let elem = opts.elem_type.unwrap_or(ElemType::Bytes);
-            orc_rle::format::check_elem(elem)?;
-            let size = elem.size() as u32;
-            if chunk_size == 0 || !chunk_size.is_multiple_of(size) || chunk_size > MAX_CHUNK_SIZE {
-                return Err(Error::InvalidArgument(format!(
-                    "chunk size {chunk_size} is not valid for {}: it must be a positive \
-                     multiple of the {elem} size ({size}) and at most {MAX_CHUNK_SIZE} (64 MiB)",
-                    opts.codec
-                )));
-            }
-        }
-        CodecId::Deflate => {
-            deflate::format::check_level(opts.level.unwrap_or(deflate::format::DEFAULT_LEVEL))?;
-            deflate::format::check_chunk_size(chunk_size)?;
-            let elem = opts.elem_type.unwrap_or(ElemType::Bytes);
-            if !u64::from(chunk_size).is_multiple_of(elem.size()) {
-                return Err(Error::InvalidArgument(format!(
-                    "chunk size {chunk_size} is not a multiple of the {elem} size ({})",
-                    elem.size()
-                )));
-            }
-        }
-    }
-    Ok(chunk_size)
+    codec::codec(opts.codec)?.check_options(opts)
 }
 
 /// Compresses `data` into a `.wz` container.
@@ -130,7 +38,8 @@ pub fn compress_to<W: Write>(
     opts: &CompressOptions,
     device: &Device,
 ) -> Result<u64> {
-    let mut chunk_size = validate_options(opts)?;
+    let codec = codec::codec(opts.codec)?;
+    let chunk_size = codec.check_options(opts)?;
     let elem_type = opts.elem_type.unwrap_or(ElemType::Bytes);
     if !(data.len() as u64).is_multiple_of(elem_type.size()) {
         return Err(Error::InvalidArgument(format!(
@@ -138,48 +47,16 @@ pub fn compress_to<W: Write>(
             data.len()
         )));
     }
-    let (payload, spans, codec_params) = match opts.codec {
-        CodecId::Rle => {
-            let (payload, spans) = match device {
-                Device::Cpu => rle::chunked::compress(data, chunk_size as usize)?,
-                Device::Gpu(gpu) => rle::gpu::compress(gpu, data, chunk_size as usize)?,
-            };
-            (payload, spans, rle::format::codec_params())
-        }
-        // The ORC RLE codecs encode on the CPU on every device (in parallel over chunks); a GPU
-        // device decompresses.
-        CodecId::OrcRleV1 | CodecId::OrcRleV2 => {
-            let version = orc_rle_version(opts.codec);
-            let layout = orc_rle::format::Layout::default_for(elem_type);
-            let (payload, spans) =
-                orc_rle::chunked::compress(data, elem_type, version, layout, chunk_size as usize)?;
-            (
-                payload,
-                spans,
-                orc_rle::format::codec_params(elem_type, layout)?,
-            )
-        }
-        // Deflate compresses on the CPU on every device (libdeflate, in parallel over chunks);
-        // a GPU device decompresses.
-        CodecId::Deflate => {
-            let level = opts.level.unwrap_or(deflate::format::DEFAULT_LEVEL);
-            // No chunk size given: small inputs get smaller chunks, to keep the GPU busy.
-            if opts.chunk_size.is_none() && elem_type == ElemType::Bytes {
-                chunk_size = deflate::format::auto_chunk_size(data.len());
-            }
-            let (payload, spans) = deflate::chunked::compress(data, level, chunk_size as usize)?;
-            (payload, spans, deflate::format::codec_params(level)?)
-        }
-    };
+    let encoded = codec.compress(data, opts, chunk_size, device)?;
     let header = Header {
         codec: opts.codec,
-        codec_params,
+        codec_params: encoded.codec_params,
         elem_type,
         shape: Vec::new(),
         total_len: data.len() as u64,
-        chunk_size,
+        chunk_size: encoded.chunk_size,
     };
-    format::write_container(w, &header, &payload, &spans)
+    format::write_container(w, &header, &encoded.payload, &encoded.spans)
 }
 
 /// Decompresses a `.wz` container after verifying every checksum.
@@ -211,62 +88,63 @@ pub fn decompress_container_into(
         )));
     }
     container.verify_all()?;
-    match container.header.codec {
-        CodecId::Rle => {
-            rle::format::check_codec_params(&container.header.codec_params)?;
-            match device {
-                Device::Cpu => {
-                    // verify_all has checked that every chunk lies inside the payload.
-                    let chunks: Vec<(&[u8], usize)> = (0..container.chunk_count())
-                        .zip(&container.chunks)
-                        .map(|(i, entry)| {
-                            (container.chunk_bytes(i), entry.uncompressed_len as usize)
-                        })
-                        .collect();
-                    rle::chunked::decompress_into(&chunks, out)
-                }
-                Device::Gpu(gpu) => rle::gpu::decompress_into(gpu, container, out),
-            }
-        }
-        CodecId::OrcRleV1 | CodecId::OrcRleV2 => {
-            let elem = container.header.elem_type;
-            let layout = orc_rle::format::parse_codec_params(&container.header.codec_params, elem)
-                .map_err(|e| match e {
-                    Error::Unsupported(why) => {
-                        Error::Unsupported(format!("{} container: {why}", container.header.codec))
-                    }
-                    other => other,
-                })?;
-            let chunks: Vec<(&[u8], usize)> = (0..container.chunk_count())
-                .zip(&container.chunks)
-                .map(|(i, entry)| (container.chunk_bytes(i), entry.uncompressed_len as usize))
-                .collect();
-            let version = orc_rle_version(container.header.codec);
-            match device {
-                Device::Cpu => {
-                    orc_rle::chunked::decompress_into(&chunks, elem, version, layout, out)
-                }
-                Device::Gpu(gpu) => {
-                    orc_rle::gpu::decompress_into(gpu, container, elem, version, layout, out)
-                }
-            }
-        }
-        CodecId::Deflate => {
-            deflate::format::parse_codec_params(&container.header.codec_params)?;
-            let chunks: Vec<(&[u8], usize)> = (0..container.chunk_count())
-                .zip(&container.chunks)
-                .map(|(i, entry)| (container.chunk_bytes(i), entry.uncompressed_len as usize))
-                .collect();
-            deflate::chunked::decompress_into(&chunks, out, device)
+    codec::codec(container.header.codec)?.decompress_into(container, out, device)
+}
+
+/// The compressed formats [`decompress_any`] reads, told apart by their first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputFormat {
+    /// A `.wz` container (magic `89 57 5a 0a`).
+    Wz,
+    /// A gzip file (RFC 1952, magic `1f 8b`): one member, several, or BGZF.
+    Gzip,
+}
+
+impl InputFormat {
+    /// The format `data` starts with; `None` when it is neither (too short to tell counts as
+    /// `.wz`, so that its parser names what is missing).
+    pub fn detect(data: &[u8]) -> Option<InputFormat> {
+        if crate::gzip::is_gzip(data) {
+            Some(InputFormat::Gzip)
+        } else if data.len() < format::MAGIC.len() || data.starts_with(&format::MAGIC) {
+            Some(InputFormat::Wz)
+        } else {
+            None
         }
     }
 }
 
-/// The ORC integer RLE version a codec writes (V2 for every codec but `orc-rle-v1`).
-fn orc_rle_version(codec: CodecId) -> RleVersion {
-    match codec {
-        CodecId::OrcRleV1 => RleVersion::V1,
-        _ => RleVersion::V2,
+/// What [`decompress_any`] decoded.
+#[derive(Clone, Debug)]
+pub struct Decompressed {
+    /// The uncompressed bytes.
+    pub data: Vec<u8>,
+    /// The format they were read from.
+    pub format: InputFormat,
+    /// Things a user should hear about that did not stop decoding (gzip padding, a member
+    /// decoded on the CPU although the device is a GPU).
+    pub notices: Vec<crate::gzip::Notice>,
+}
+
+/// Decompresses a `.wz` container or a gzip file, recognised by its first bytes, verifying
+/// every checksum (xxh3-64 of each chunk; CRC-32 and size of each gzip member). Anything else
+/// is `Error::CorruptContainer` (not a `.wz` file).
+pub fn decompress_any(data: &[u8], device: &Device) -> Result<Decompressed> {
+    match InputFormat::detect(data) {
+        Some(InputFormat::Gzip) => {
+            let decoded = crate::gzip::decompress_report(data, device)?;
+            Ok(Decompressed {
+                data: decoded.data,
+                format: InputFormat::Gzip,
+                notices: decoded.notices,
+            })
+        }
+        Some(InputFormat::Wz) | None => Ok(Decompressed {
+            data: decompress(data, device)?,
+            format: InputFormat::Wz,
+            notices: Vec::new(),
+        }),
     }
 }
 

@@ -9,9 +9,8 @@ use crate::output::{same_file, Sink};
 use crate::progress::{self, Progress};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-use warpzip::api;
-use warpzip::codec::deflate::gzip;
-use warpzip::format::Container;
+use warpzip::api::{self, InputFormat};
+use warpzip::format::peek_header;
 use warpzip::Device;
 
 /// Name suffixes `decompress` strips (or replaces) to name its output, as gzip does.
@@ -111,9 +110,9 @@ fn test(input: &Input, force: bool, device: &Device) -> Result<()> {
     Ok(())
 }
 
-/// Decodes a whole input: a gzip file (recognised by its magic; every member checked, the
-/// library's notices printed on stderr) or a `.wz` container (every checksum verified).
-/// `doing` names the work in the progress display and in errors.
+/// Decodes a whole input through the library's front door: a gzip file (recognised by its
+/// magic; every member checked, the library's notices printed on stderr) or a `.wz` container
+/// (every checksum verified). `doing` names the work in the progress display and in errors.
 fn decode(
     data: &[u8],
     what: &str,
@@ -121,26 +120,23 @@ fn decode(
     progress: &mut Progress,
     doing: &'static str,
 ) -> Result<Vec<u8>> {
-    if gzip::is_gzip(data) {
-        progress.enable_for(data.len() as u64);
-        progress.spinner_phase(doing);
-        let decoded =
-            gzip::decompress_report(data, device).with_context(|| format!("{doing} {what}"))?;
-        for notice in &decoded.notices {
-            eprintln!("warpzip: {}", notice.message(what));
+    let expected = match InputFormat::detect(data) {
+        Some(InputFormat::Gzip) => data.len() as u64,
+        _ => {
+            let header = peek_header(data).with_context(|| format!("{doing} {what}"))?;
+            let total = header.total_len;
+            usize::try_from(total)
+                .with_context(|| format!("{what}: {total} bytes do not fit in memory here"))?;
+            total.max(data.len() as u64)
         }
-        return Ok(decoded.data);
-    }
-    let container = Container::parse(data).with_context(|| format!("{doing} {what}"))?;
-    let total = container.header.total_len;
-    let len = usize::try_from(total)
-        .with_context(|| format!("{what}: {total} bytes do not fit in memory here"))?;
-    progress.enable_for(total.max(data.len() as u64));
+    };
+    progress.enable_for(expected);
     progress.spinner_phase(doing);
-    let mut decoded = vec![0u8; len];
-    api::decompress_container_into(&container, &mut decoded, device)
-        .with_context(|| format!("{doing} {what}"))?;
-    Ok(decoded)
+    let decoded = api::decompress_any(data, device).with_context(|| format!("{doing} {what}"))?;
+    for notice in &decoded.notices {
+        eprintln!("warpzip: {}", notice.message(what));
+    }
+    Ok(decoded.data)
 }
 
 /// `-o` when given; else stdout for stdin, and FILE for FILE.wz or FILE.gz (FILE.tar for

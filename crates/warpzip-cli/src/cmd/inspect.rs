@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use std::fmt::Write as _;
 use std::path::Path;
 use warpzip::api::{self, Inspection, Verification};
+use warpzip::format::ElemType;
 use warpzip::CodecId;
 use warpzip::Device;
 
@@ -68,7 +69,10 @@ fn describe(name: &str, r: &Inspection, list_chunks: bool) -> String {
     };
     field("file", name.to_string());
     field("codec", format!("{} (id {})", h.codec, h.codec.to_u16()));
-    field("codec params", codec_params(h.codec, &h.codec_params));
+    field(
+        "codec params",
+        codec_params(h.codec, &h.codec_params, h.elem_type),
+    );
     field("element type", h.elem_type.to_string());
     field(
         "shape",
@@ -139,7 +143,7 @@ fn describe(name: &str, r: &Inspection, list_chunks: bool) -> String {
     s
 }
 
-fn codec_params(codec: CodecId, params: &[u8]) -> String {
+fn codec_params(codec: CodecId, params: &[u8], elem: ElemType) -> String {
     let hex = if params.is_empty() {
         "(none)".to_string()
     } else {
@@ -149,35 +153,11 @@ fn codec_params(codec: CodecId, params: &[u8]) -> String {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    match codec {
-        CodecId::Rle => match params {
-            [s0, s1, s2, s3, l0, l1, l2, l3] => format!(
-                "{hex} (segment size {}, token layout {})",
-                u32::from_le_bytes([*s0, *s1, *s2, *s3]),
-                u32::from_le_bytes([*l0, *l1, *l2, *l3])
-            ),
-            [s0, s1, s2, s3] => format!(
-                "{hex} (segment size {}, token layout 1)",
-                u32::from_le_bytes([*s0, *s1, *s2, *s3])
-            ),
-            _ => hex,
-        },
-        CodecId::OrcRleV1 | CodecId::OrcRleV2 => match params {
-            [1, size, signed] => format!(
-                "{hex} (layout 1, {size}-byte {} values)",
-                if *signed == 1 { "signed" } else { "unsigned" }
-            ),
-            [2, size, signed, 0, k0, k1, k2, k3] => format!(
-                "{hex} (layout 2, {size}-byte {} values, sub-blocks of {} values)",
-                if *signed == 1 { "signed" } else { "unsigned" },
-                u32::from_le_bytes([*k0, *k1, *k2, *k3])
-            ),
-            _ => hex,
-        },
-        CodecId::Deflate => match params {
-            [1, level] => format!("{hex} (layout 1, level {level})"),
-            _ => hex,
-        },
-        _ => hex,
+    match warpzip::codec::codec(codec)
+        .ok()
+        .and_then(|c| c.describe_params(params, elem))
+    {
+        Some(words) => format!("{hex} ({words})"),
+        None => hex,
     }
 }

@@ -1,79 +1,111 @@
-//! One module per codec. Each holds `format.rs` (the byte layout), `cpu.rs` (the reference
-//! encoder and decoder) and `gpu.rs` (kernel launches); the three agree byte for byte.
+//! Every codec behind one interface. A codec is a folder here (`format.rs` the byte layout, the
+//! CPU reference encoder and decoder, `gpu.rs` the kernel launches, which agree byte for byte)
+//! and one [`Codec`] implementation listed in [`REGISTRY`]; the library's front door
+//! (`api.rs`) dispatches through the registry and never names a codec. `docs/adding-a-codec.md`
+//! is the recipe for a new one.
 
 pub mod deflate;
 pub mod orc_rle;
 pub mod rle;
 
+mod options;
+
+pub use crate::format::CodecId;
+pub use options::CompressOptions;
+
+use crate::device::Device;
 use crate::error::{Error, Result};
+use crate::format::{ChunkSpan, Container, ElemType};
 
-/// The codecs a `.wz` container can hold. The numeric value is what the header stores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum CodecId {
-    /// Byte run-length encoding (`codec::rle`).
-    Rle = 1,
-    /// Apache ORC Integer RLE version 1 over typed integers (`codec::orc_rle`).
-    OrcRleV1 = 2,
-    /// Apache ORC Integer RLE version 2 over typed integers (`codec::orc_rle`).
-    OrcRleV2 = 3,
-    /// Deflate (RFC 1951): each chunk one raw Deflate stream (`codec::deflate`).
-    Deflate = 4,
+/// What a codec's compressor hands the container writer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Encoded {
+    /// The chunks' compressed bytes, back to back.
+    pub payload: Vec<u8>,
+    /// Each chunk's place in `payload` and its uncompressed length, in order.
+    pub spans: Vec<ChunkSpan>,
+    /// The header's codec parameters.
+    pub codec_params: Vec<u8>,
+    /// The chunk size the header records (every chunk but the last holds exactly this many
+    /// uncompressed bytes).
+    pub chunk_size: u32,
 }
 
-impl CodecId {
-    /// Every codec, in id order.
-    pub const ALL: &'static [CodecId] = &[
-        CodecId::Rle,
-        CodecId::OrcRleV1,
-        CodecId::OrcRleV2,
-        CodecId::Deflate,
-    ];
+/// One codec: option checks, compression and decompression, each on a `Device`. The CPU/GPU
+/// choice is the codec's own (some codecs compress on the CPU on every device).
+pub trait Codec: Sync {
+    /// The id the container header stores.
+    fn id(&self) -> CodecId;
 
-    /// The id stored in the container header.
-    pub fn to_u16(self) -> u16 {
-        self as u16
-    }
+    /// Uncompressed bytes per chunk when the caller gives none.
+    fn default_chunk_size(&self) -> u32;
 
-    /// The codec for a header id.
-    pub fn from_u16(id: u16) -> Result<CodecId> {
-        match id {
-            1 => Ok(CodecId::Rle),
-            2 => Ok(CodecId::OrcRleV1),
-            3 => Ok(CodecId::OrcRleV2),
-            4 => Ok(CodecId::Deflate),
-            other => Err(Error::Unsupported(format!("unknown codec id {other}"))),
-        }
-    }
+    /// Checks `opts` (level, chunk size, element type) against what this codec accepts and
+    /// returns the chunk size to use; `Error::InvalidArgument` saying why otherwise.
+    fn check_options(&self, opts: &CompressOptions) -> Result<u32>;
 
-    /// The name used on the command line and in tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            CodecId::Rle => "rle",
-            CodecId::OrcRleV1 => "orc-rle-v1",
-            CodecId::OrcRleV2 => "orc-rle-v2",
-            CodecId::Deflate => "deflate",
-        }
-    }
+    /// Compresses `data`, a whole number of `opts.elem_type` elements, in chunks of
+    /// `chunk_size` (the value `check_options` returned) on `device`.
+    fn compress(
+        &self,
+        data: &[u8],
+        opts: &CompressOptions,
+        chunk_size: u32,
+        device: &Device,
+    ) -> Result<Encoded>;
 
-    /// Looks a codec up by its command-line name.
-    pub fn from_name(name: &str) -> Result<CodecId> {
-        CodecId::ALL
-            .iter()
-            .copied()
-            .find(|c| c.name() == name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = CodecId::ALL.iter().map(|c| c.name()).collect();
-                Error::InvalidArgument(format!(
-                    "unknown codec '{name}' (known: {})",
-                    known.join(", ")
-                ))
-            })
+    /// Decodes every chunk of `container`, whose header names this codec and whose checksums
+    /// the caller has verified, into `out` (exactly the container's total length). A chunk that
+    /// does not decode gives `Error::Corrupt` naming the lowest such chunk.
+    fn decompress_into(
+        &self,
+        container: &Container<'_>,
+        out: &mut [u8],
+        device: &Device,
+    ) -> Result<()>;
+
+    /// The header's codec parameters in words, for `warpzip inspect`; `None` when they do not
+    /// parse.
+    fn describe_params(&self, params: &[u8], elem: ElemType) -> Option<String>;
+}
+
+/// Every codec this build knows, in id order: adding a codec adds one line here.
+pub static REGISTRY: &[&dyn Codec] = &[
+    &rle::RleCodec,
+    &orc_rle::OrcRleCodec::V1,
+    &orc_rle::OrcRleCodec::V2,
+    &deflate::DeflateCodec,
+];
+
+/// The codec with header id `id`.
+pub fn codec(id: CodecId) -> Result<&'static dyn Codec> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|c| c.id() == id)
+        .ok_or_else(|| Error::Unsupported(format!("codec {id} is not in this build")))
+}
+
+/// Rejects a level for a codec that has none.
+pub(crate) fn reject_level(codec: CodecId, opts: &CompressOptions) -> Result<()> {
+    match opts.level {
+        Some(level) => Err(Error::InvalidArgument(format!(
+            "codec {codec} has no compression levels (got level {level})"
+        ))),
+        None => Ok(()),
     }
 }
 
-impl std::fmt::Display for CodecId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_holds_every_codec_id_once_in_order() {
+        let ids: Vec<CodecId> = REGISTRY.iter().map(|c| c.id()).collect();
+        assert_eq!(ids, CodecId::ALL);
+        for &id in CodecId::ALL {
+            assert!(codec(id).is_ok_and(|c| c.id() == id));
+        }
     }
 }

@@ -2,11 +2,11 @@
 //! types, their byte encoding, and the rules a header must satisfy. The rules are shared by the
 //! reader and the writer, so that the writer can never produce a file the reader rejects.
 
+use super::CodecId;
 use super::{
     FIXED_HEADER_LEN, FORMAT_VERSION, HEADER_CHECKSUM_LEN, MAGIC, MAX_CHUNK_SIZE,
     MAX_CODEC_PARAMS_LEN, MAX_NDIM, TABLE_ENTRY_LEN,
 };
-use crate::codec::CodecId;
 use crate::error::{Error, Result};
 
 /// Element type of typed data; `Bytes` for untyped byte streams.

@@ -2,11 +2,13 @@
 //! every byte. The reader validates the header and the whole table before any payload is used;
 //! the writer checks its input by the same rules, so it never writes a file the reader rejects.
 
+mod codec_id;
 mod header;
 mod read;
 mod table;
 mod write;
 
+pub use codec_id::CodecId;
 pub use header::{header_len, peek_header, ElemType, Header};
 pub use read::Container;
 pub use table::{ChunkEntry, ChunkSpan};

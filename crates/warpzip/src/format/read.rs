@@ -86,6 +86,16 @@ impl<'a> Container<'a> {
         self.payload.get(start..end)
     }
 
+    /// Every chunk's compressed bytes with its uncompressed length, in order: the input every
+    /// codec's chunk decoder takes. A chunk outside the payload gets empty bytes, which its
+    /// decoder rejects; `verify_all` reports it first.
+    pub fn chunk_list(&self) -> Vec<(&'a [u8], usize)> {
+        (0..self.chunk_count())
+            .zip(&self.chunks)
+            .map(|(i, entry)| (self.chunk_bytes(i), entry.uncompressed_len as usize))
+            .collect()
+    }
+
     /// Checks chunk `index`'s compressed bytes against the checksum in the table.
     pub fn verify_chunk(&self, index: usize) -> Result<()> {
         let entry = self.chunks.get(index).ok_or_else(|| {

@@ -19,3 +19,78 @@ pub mod gpu;
 pub mod gzip;
 
 pub use batch::{inflate_batch, StreamResult};
+
+use super::{Codec, CompressOptions, Encoded};
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::format::{CodecId, Container, ElemType};
+
+/// The `deflate` codec: each chunk one raw RFC 1951 stream, compressed on the CPU with
+/// libdeflate on every device, inflated on the CPU or the GPU.
+pub struct DeflateCodec;
+
+impl Codec for DeflateCodec {
+    fn id(&self) -> CodecId {
+        CodecId::Deflate
+    }
+
+    fn default_chunk_size(&self) -> u32 {
+        format::DEFAULT_CHUNK_SIZE
+    }
+
+    fn check_options(&self, opts: &CompressOptions) -> Result<u32> {
+        let chunk_size = opts.chunk_size.unwrap_or(format::DEFAULT_CHUNK_SIZE);
+        format::check_level(opts.level.unwrap_or(format::DEFAULT_LEVEL))?;
+        format::check_chunk_size(chunk_size)?;
+        let elem = opts.elem_type.unwrap_or(ElemType::Bytes);
+        if !u64::from(chunk_size).is_multiple_of(elem.size()) {
+            return Err(Error::InvalidArgument(format!(
+                "chunk size {chunk_size} is not a multiple of the {elem} size ({})",
+                elem.size()
+            )));
+        }
+        Ok(chunk_size)
+    }
+
+    fn compress(
+        &self,
+        data: &[u8],
+        opts: &CompressOptions,
+        chunk_size: u32,
+        _device: &Device,
+    ) -> Result<Encoded> {
+        let level = opts.level.unwrap_or(format::DEFAULT_LEVEL);
+        // No chunk size given: small inputs get smaller chunks, to keep a GPU busy.
+        let chunk_size = if opts.chunk_size.is_none()
+            && opts.elem_type.unwrap_or(ElemType::Bytes) == ElemType::Bytes
+        {
+            format::auto_chunk_size(data.len())
+        } else {
+            chunk_size
+        };
+        let (payload, spans) = chunked::compress(data, level, chunk_size as usize)?;
+        Ok(Encoded {
+            payload,
+            spans,
+            codec_params: format::codec_params(level)?,
+            chunk_size,
+        })
+    }
+
+    fn decompress_into(
+        &self,
+        container: &Container<'_>,
+        out: &mut [u8],
+        device: &Device,
+    ) -> Result<()> {
+        format::parse_codec_params(&container.header.codec_params)?;
+        chunked::decompress_into(&container.chunk_list(), out, device)
+    }
+
+    fn describe_params(&self, params: &[u8], _elem: ElemType) -> Option<String> {
+        match params {
+            [1, level] => Some(format!("layout 1, level {level}")),
+            _ => None,
+        }
+    }
+}

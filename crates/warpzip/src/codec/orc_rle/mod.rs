@@ -18,6 +18,10 @@ pub mod int_rle_v2;
 pub mod v2_decode;
 pub mod v2_encode;
 
+mod container_codec;
+
+pub use container_codec::OrcRleCodec;
+
 pub use bool_rle::{decode_bool_rle, decode_bool_rle_prefix, encode_bool_rle};
 pub use byte_rle::{decode_byte_rle, decode_byte_rle_prefix, encode_byte_rle};
 pub use int_rle_v1::{

@@ -7,3 +7,84 @@ pub mod cpu;
 pub mod format;
 pub mod gpu;
 pub mod pipeline;
+
+use super::{reject_level, Codec, CompressOptions, Encoded};
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::format::{CodecId, Container, ElemType};
+
+/// Chunk sizes above this are refused: bounds the memory one chunk can ask a decoder for.
+const MAX_CHUNK_SIZE: u32 = 64 << 20;
+
+/// The `rle` codec: encoded and decoded on the CPU or the GPU, byte-identical.
+pub struct RleCodec;
+
+impl Codec for RleCodec {
+    fn id(&self) -> CodecId {
+        CodecId::Rle
+    }
+
+    fn default_chunk_size(&self) -> u32 {
+        format::DEFAULT_CHUNK_SIZE
+    }
+
+    fn check_options(&self, opts: &CompressOptions) -> Result<u32> {
+        reject_level(self.id(), opts)?;
+        let chunk_size = opts.chunk_size.unwrap_or(format::DEFAULT_CHUNK_SIZE);
+        let segment = format::SEGMENT_SIZE as u32;
+        if chunk_size == 0 || !chunk_size.is_multiple_of(segment) || chunk_size > MAX_CHUNK_SIZE {
+            return Err(Error::InvalidArgument(format!(
+                "chunk size {chunk_size} is not valid for rle: it must be a positive \
+                 multiple of {segment} and at most {MAX_CHUNK_SIZE} (64 MiB)"
+            )));
+        }
+        Ok(chunk_size)
+    }
+
+    fn compress(
+        &self,
+        data: &[u8],
+        _opts: &CompressOptions,
+        chunk_size: u32,
+        device: &Device,
+    ) -> Result<Encoded> {
+        let (payload, spans) = match device {
+            Device::Cpu => chunked::compress(data, chunk_size as usize)?,
+            Device::Gpu(gpu) => gpu::compress(gpu, data, chunk_size as usize)?,
+        };
+        Ok(Encoded {
+            payload,
+            spans,
+            codec_params: format::codec_params(),
+            chunk_size,
+        })
+    }
+
+    fn decompress_into(
+        &self,
+        container: &Container<'_>,
+        out: &mut [u8],
+        device: &Device,
+    ) -> Result<()> {
+        format::check_codec_params(&container.header.codec_params)?;
+        match device {
+            Device::Cpu => chunked::decompress_into(&container.chunk_list(), out),
+            Device::Gpu(gpu) => gpu::decompress_into(gpu, container, out),
+        }
+    }
+
+    fn describe_params(&self, params: &[u8], _elem: ElemType) -> Option<String> {
+        match params {
+            [s0, s1, s2, s3, l0, l1, l2, l3] => Some(format!(
+                "segment size {}, token layout {}",
+                u32::from_le_bytes([*s0, *s1, *s2, *s3]),
+                u32::from_le_bytes([*l0, *l1, *l2, *l3])
+            )),
+            [s0, s1, s2, s3] => Some(format!(
+                "segment size {}, token layout 1",
+                u32::from_le_bytes([*s0, *s1, *s2, *s3])
+            )),
+            _ => None,
+        }
+    }
+}

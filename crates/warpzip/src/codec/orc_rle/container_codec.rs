@@ -1,0 +1,105 @@
+//! The `.wz` codecs `orc-rle-v1` and `orc-rle-v2`: typed little-endian integers encoded on the
+//! CPU (in parallel over chunks) on every device, decoded on the CPU or the GPU.
+
+use super::format::{self, Layout, RleVersion};
+use super::{chunked, gpu};
+use crate::codec::{reject_level, Codec, CompressOptions, Encoded};
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::format::{CodecId, Container, ElemType};
+
+/// Chunk sizes above this are refused: bounds the memory one chunk can ask a decoder for.
+const MAX_CHUNK_SIZE: u32 = 64 << 20;
+
+/// An ORC Integer RLE `.wz` codec of one version.
+pub struct OrcRleCodec(RleVersion);
+
+impl OrcRleCodec {
+    /// `orc-rle-v1`.
+    pub const V1: OrcRleCodec = OrcRleCodec(RleVersion::V1);
+    /// `orc-rle-v2`.
+    pub const V2: OrcRleCodec = OrcRleCodec(RleVersion::V2);
+}
+
+impl Codec for OrcRleCodec {
+    fn id(&self) -> CodecId {
+        match self.0 {
+            RleVersion::V1 => CodecId::OrcRleV1,
+            RleVersion::V2 => CodecId::OrcRleV2,
+        }
+    }
+
+    fn default_chunk_size(&self) -> u32 {
+        format::DEFAULT_CHUNK_SIZE
+    }
+
+    fn check_options(&self, opts: &CompressOptions) -> Result<u32> {
+        reject_level(self.id(), opts)?;
+        let chunk_size = opts.chunk_size.unwrap_or(format::DEFAULT_CHUNK_SIZE);
+        let elem = opts.elem_type.unwrap_or(ElemType::Bytes);
+        format::check_elem(elem)?;
+        let size = elem.size() as u32;
+        if chunk_size == 0 || !chunk_size.is_multiple_of(size) || chunk_size > MAX_CHUNK_SIZE {
+            return Err(Error::InvalidArgument(format!(
+                "chunk size {chunk_size} is not valid for {}: it must be a positive \
+                 multiple of the {elem} size ({size}) and at most {MAX_CHUNK_SIZE} (64 MiB)",
+                self.id()
+            )));
+        }
+        Ok(chunk_size)
+    }
+
+    fn compress(
+        &self,
+        data: &[u8],
+        opts: &CompressOptions,
+        chunk_size: u32,
+        _device: &Device,
+    ) -> Result<Encoded> {
+        let elem = opts.elem_type.unwrap_or(ElemType::Bytes);
+        let layout = Layout::default_for(elem);
+        let (payload, spans) = chunked::compress(data, elem, self.0, layout, chunk_size as usize)?;
+        Ok(Encoded {
+            payload,
+            spans,
+            codec_params: format::codec_params(elem, layout)?,
+            chunk_size,
+        })
+    }
+
+    fn decompress_into(
+        &self,
+        container: &Container<'_>,
+        out: &mut [u8],
+        device: &Device,
+    ) -> Result<()> {
+        let elem = container.header.elem_type;
+        let layout = format::parse_codec_params(&container.header.codec_params, elem).map_err(
+            |e| match e {
+                Error::Unsupported(why) => {
+                    Error::Unsupported(format!("{} container: {why}", self.id()))
+                }
+                other => other,
+            },
+        )?;
+        match device {
+            Device::Cpu => {
+                chunked::decompress_into(&container.chunk_list(), elem, self.0, layout, out)
+            }
+            Device::Gpu(g) => gpu::decompress_into(g, container, elem, self.0, layout, out),
+        }
+    }
+
+    fn describe_params(&self, params: &[u8], _elem: ElemType) -> Option<String> {
+        let sign = |signed: u8| if signed == 1 { "signed" } else { "unsigned" };
+        match params {
+            [1, size, signed] => Some(format!("layout 1, {size}-byte {} values", sign(*signed))),
+            [2, size, signed, 0, k0, k1, k2, k3] => Some(format!(
+                "layout 2, {size}-byte {} values, sub-blocks of {} values",
+                sign(*signed),
+                u32::from_le_bytes([*k0, *k1, *k2, *k3])
+            )),
+            _ => None,
+        }
+    }
+}
