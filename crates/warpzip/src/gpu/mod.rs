@@ -1,6 +1,7 @@
 //! The GPU runtime: opening a device, compiling and caching kernels, streams and event timing.
 //! Everything here is reached only after `probe` has confirmed the CUDA libraries exist.
 
+pub mod batch;
 pub mod compile;
 pub mod kernels;
 pub mod probe;

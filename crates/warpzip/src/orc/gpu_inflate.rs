@@ -182,7 +182,7 @@ pub fn prepare_columns(
             }
         }
     }
-    let shared = Arc::new(batch.out);
+    let shared = Arc::new(batch.chunks.out);
     let mut first = 0usize;
     let mut prepared = Vec::with_capacity(columns.len());
     for (column, work) in columns.iter().zip(&works) {
@@ -198,7 +198,7 @@ pub fn prepare_columns(
         // (A stream without chunks has no first chunk: its base does not matter.)
         let slot_of = |k: usize| {
             let j = placed.get(k)?.1?;
-            batch.host_chunks.get(j).map(|c| c.out_offset)
+            batch.chunks.host_records.get(j).map(|c| c.out_offset)
         };
         let (layout, in_place) = lay_out_column(
             column,
@@ -220,8 +220,8 @@ pub fn prepare_columns(
                 column,
                 sizes,
                 placed,
-                &batch.input,
-                &batch.host_chunks,
+                &batch.chunks.input,
+                &batch.chunks.host_records,
                 &shared,
             )?)
         };

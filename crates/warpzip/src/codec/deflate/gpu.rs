@@ -8,6 +8,7 @@
 
 use super::batch::StreamResult;
 use crate::error::{ChunkStatus, Error, Result};
+use crate::gpu::batch::{check_records, BatchShape, ChunkBatch, ChunkRecord};
 use crate::gpu::compile::KernelSource;
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
 use cudarc::driver::{CudaStream, DeviceRepr};
@@ -51,17 +52,11 @@ pub struct InflateChunk {
 // the CUDA struct (u64, u64, u32, u32: 24 bytes, no padding).
 unsafe impl DeviceRepr for InflateChunk {}
 
-/// Device buffers of one batch.
+/// One batch of streams on the shared chunk batch (input, records, output, three result words
+/// a stream, work counter), with the parallel rounds' scratch.
 pub struct InflateBatch {
-    /// The streams, back to back or wherever `chunks` says; padded to [`INPUT_ALIGN`].
-    pub input: CudaSlice<u8>,
-    /// The chunk list on the host (offsets into `input` and `out`).
-    pub host_chunks: Vec<InflateChunk>,
-    chunks: CudaSlice<InflateChunk>,
-    /// The outputs, each at its chunk's `out_offset`.
-    pub out: CudaSlice<u8>,
-    results: CudaSlice<u32>,
-    counter: CudaSlice<u32>,
+    /// The streams, their records, the outputs and the results.
+    pub chunks: ChunkBatch<InflateChunk>,
     /// The parallel rounds' token rows: [`InflateKernel::block_scratch_bytes`] per block.
     scratch: CudaSlice<u32>,
     /// The kernel that runs the batch.
@@ -69,6 +64,28 @@ pub struct InflateBatch {
     /// Its grid's blocks (the scratch holds rows for each of their warps).
     blocks: u32,
 }
+
+impl ChunkRecord for InflateChunk {
+    fn input_span(&self) -> (u64, u64) {
+        (self.in_offset, u64::from(self.in_len))
+    }
+
+    fn output_span(&self) -> (u64, u64) {
+        (self.out_offset, u64::from(self.out_cap))
+    }
+}
+
+/// The batch rules of the inflate kernels: the input a multiple of [`INPUT_ALIGN`], outputs
+/// at multiples of [`OUTPUT_ALIGN`] bytes, [`RESULT_WORDS`] result words a stream.
+const SHAPE: BatchShape = BatchShape {
+    input_align: INPUT_ALIGN,
+    input_slack: 0,
+    out_unit: 1,
+    out_align: OUTPUT_ALIGN,
+    out_round: OUTPUT_ALIGN,
+    status_words: RESULT_WORDS,
+    noun: "GPU inflate stream",
+};
 
 /// How a batch's streams are given to warps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,36 +243,32 @@ impl InflateBatch {
         check_chunks(input.len(), &chunks, out.len())?;
         let kernel = InflateKernel::for_chunks(gpu, &chunks);
         let blocks = kernel.grid_blocks(gpu, &chunks)?;
+        let scratch = gpu.alloc::<u32>(
+            (u64::from(blocks) * kernel.block_scratch_bytes()) as usize
+                / std::mem::size_of::<u32>(),
+        )?;
+        let out_len = out.len();
         Ok(InflateBatch {
+            chunks: ChunkBatch::from_device(gpu, input, chunks, out, out_len, SHAPE)?,
+            scratch,
             kernel,
             blocks,
-            scratch: gpu.alloc::<u32>(
-                (u64::from(blocks) * kernel.block_scratch_bytes()) as usize
-                    / std::mem::size_of::<u32>(),
-            )?,
-            chunks: gpu.upload(&chunks)?,
-            results: gpu.alloc_zeros(chunks.len().max(1) * RESULT_WORDS)?,
-            counter: gpu.alloc_zeros(1)?,
-            host_chunks: chunks,
-            input,
-            out,
         })
     }
 
     /// Number of streams.
     pub fn len(&self) -> usize {
-        self.host_chunks.len()
+        self.chunks.host_records.len()
     }
 
     /// True when the batch holds no stream.
     pub fn is_empty(&self) -> bool {
-        self.host_chunks.is_empty()
+        self.chunks.host_records.is_empty()
     }
 
     /// Queues the inflate kernel on `stream` (no synchronisation).
     pub fn launch(&mut self, gpu: &GpuContext, stream: &Arc<CudaStream>) -> Result<()> {
-        let n = u32::try_from(self.host_chunks.len())
-            .map_err(|_| Error::InvalidArgument("too many streams for one GPU batch".into()))?;
+        let n = self.chunks.count();
         if n == 0 {
             return Ok(());
         }
@@ -266,15 +279,16 @@ impl InflateBatch {
             block_dim: (WARPS * 32, 1, 1),
             shared_mem_bytes: 0,
         };
-        stream.memset_zeros(&mut self.counter)?;
+        let b = &mut self.chunks;
+        b.reset_counter(stream)?;
         let mut launch = stream.launch_builder(&function);
         launch
-            .arg(&self.input)
-            .arg(&self.chunks)
+            .arg(&b.input)
+            .arg(&b.records)
             .arg(&n)
-            .arg(&mut self.out)
-            .arg(&mut self.results)
-            .arg(&mut self.counter)
+            .arg(&mut b.out)
+            .arg(&mut b.status)
+            .arg(&mut b.counter)
             .arg(&mut self.scratch);
         // SAFETY: the arguments match `inflate_warp` and `inflate_pair` (input, chunks, count,
         // output, results, counter, scratch of `block_scratch_bytes` for every block of the grid,
@@ -289,17 +303,14 @@ impl InflateBatch {
 
     /// Overwrites the output with `byte` (tests poison it before a kernel runs).
     pub fn poison_output(&mut self, gpu: &GpuContext, byte: u8) -> Result<()> {
-        let poison = vec![byte; self.out.len()];
-        gpu.stream().memcpy_htod(&poison, &mut self.out)?;
-        Ok(())
+        self.chunks.poison_output(gpu, byte)
     }
 
     /// Every stream's result (synchronises).
     pub fn results(&self, gpu: &GpuContext) -> Result<Vec<StreamResult>> {
-        let words = gpu.download(&self.results)?;
+        let words = self.chunks.status_words(gpu)?;
         Ok(words
             .chunks_exact(RESULT_WORDS)
-            .take(self.host_chunks.len())
             .map(|w| StreamResult {
                 status: ChunkStatus::from_code(w[0]),
                 written: w[1] as usize,
@@ -311,8 +322,8 @@ impl InflateBatch {
     /// Copies stream `i`'s first `len` output bytes of every stream into `outputs[i]`
     /// (synchronises); `outputs[i]` must not be longer than the stream's `out_cap`.
     pub fn download_into(&self, gpu: &GpuContext, outputs: &mut [&mut [u8]]) -> Result<()> {
-        let all = gpu.download(&self.out)?;
-        for (c, o) in self.host_chunks.iter().zip(outputs.iter_mut()) {
+        let all = gpu.download(&self.chunks.out)?;
+        for (c, o) in self.chunks.host_records.iter().zip(outputs.iter_mut()) {
             let from = c.out_offset as usize;
             let n = o.len().min(c.out_cap as usize);
             o[..n].copy_from_slice(&all[from..from + n]);
@@ -327,25 +338,7 @@ fn too_big(i: usize, what: &str) -> Error {
 
 /// Rejects streams that reach outside the input or the output, or outputs that are misaligned.
 pub fn check_chunks(input_len: usize, chunks: &[InflateChunk], out_len: usize) -> Result<()> {
-    if !input_len.is_multiple_of(INPUT_ALIGN) {
-        return Err(Error::InvalidArgument(format!(
-            "GPU inflate input of {input_len} bytes is not padded to a multiple of {INPUT_ALIGN}"
-        )));
-    }
-    for (i, c) in chunks.iter().enumerate() {
-        let in_end = c.in_offset.checked_add(u64::from(c.in_len));
-        let out_end = c.out_offset.checked_add(u64::from(c.out_cap));
-        if in_end.is_none_or(|e| e > input_len as u64)
-            || out_end.is_none_or(|e| e > out_len as u64)
-            || !c.out_offset.is_multiple_of(OUTPUT_ALIGN as u64)
-        {
-            return Err(Error::InvalidArgument(format!(
-                "GPU inflate stream {i} reaches outside its input ({input_len} bytes) or output \
-                 ({out_len} bytes), or its output is not {OUTPUT_ALIGN}-byte aligned"
-            )));
-        }
-    }
-    Ok(())
+    check_records(input_len, chunks, out_len, &SHAPE)
 }
 
 /// Inflates host streams on the GPU into host buffers: `outputs[i].len()` is stream i's
@@ -395,12 +388,12 @@ pub fn inflate_host(
         batch.launch(gpu, stream)?;
         let results = batch.results(gpu)?;
         let down = GpuContext::staging_slice(&mut stage_out[0], out_len)?;
-        stream.memcpy_dtoh(&batch.out, &mut *down)?;
+        stream.memcpy_dtoh(&batch.chunks.out, &mut *down)?;
         stream.synchronize()?;
         let down: &[u8] = down;
         outputs
             .par_iter_mut()
-            .zip(batch.host_chunks.par_iter())
+            .zip(batch.chunks.host_records.par_iter())
             .zip(results.par_iter())
             .for_each(|((o, c), r)| {
                 let n = r.written.min(o.len());

@@ -11,8 +11,9 @@
 use super::format::{check_elem, split_indexed, Layout, RleVersion, INDEX_ENTRY};
 use crate::error::{ChunkStatus, Error, Result};
 use crate::format::{ChunkSpan, Container, ElemType};
+use crate::gpu::batch::{self, BatchShape, ChunkBatch, ChunkRecord};
 use crate::gpu::compile::KernelSource;
-use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
+use crate::gpu::{kernels, GpuContext, LaunchConfig, PushKernelArg};
 use cudarc::driver::{CudaStream, DeviceRepr};
 use std::sync::Arc;
 
@@ -121,27 +122,40 @@ pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Resu
     }
 }
 
-/// Device buffers of one batch: the padded input, the chunk list, the output, one status per
-/// chunk and the persistent grid's work counter.
-pub struct DecodeBatch {
-    pub input: CudaSlice<u8>,
-    pub chunks: CudaSlice<OrcRleChunk>,
-    pub n_chunks: u32,
-    /// The output, `out_len` bytes used (padded to 8).
-    pub out: CudaSlice<u8>,
-    pub out_len: usize,
-    pub status: CudaSlice<u32>,
-    counter: CudaSlice<u32>,
+impl ChunkRecord for OrcRleChunk {
+    fn input_span(&self) -> (u64, u64) {
+        (self.in_offset, u64::from(self.in_len))
+    }
+
+    fn output_span(&self) -> (u64, u64) {
+        (self.out_offset, u64::from(self.count))
+    }
+}
+
+/// The batch rules of the ORC RLE kernels for values of `elem_size` bytes: the input padded by
+/// [`INPUT_SLACK`] to [`INPUT_ALIGN`], the output rounded to 8 bytes, one status a chunk.
+fn batch_shape(elem_size: usize) -> BatchShape {
+    BatchShape {
+        input_align: INPUT_ALIGN,
+        input_slack: INPUT_SLACK,
+        out_unit: elem_size.max(1),
+        out_align: 1,
+        out_round: 8,
+        status_words: 1,
+        noun: "GPU chunk",
+    }
 }
 
 /// `bytes` copied into a vector with [`INPUT_SLACK`] zeros after them, padded with more zeros
 /// to a multiple of [`INPUT_ALIGN`].
 pub fn padded(bytes: &[u8]) -> Vec<u8> {
-    let len = (bytes.len() + INPUT_SLACK).div_ceil(INPUT_ALIGN) * INPUT_ALIGN;
-    let mut v = Vec::with_capacity(len);
-    v.extend_from_slice(bytes);
-    v.resize(len, 0);
-    v
+    batch::padded(bytes, INPUT_SLACK, INPUT_ALIGN)
+}
+
+/// One batch of ORC RLE chunks on the shared chunk batch: the padded input, the chunk list,
+/// the output, one status per chunk and the persistent grid's work counter.
+pub struct DecodeBatch {
+    pub batch: ChunkBatch<OrcRleChunk>,
 }
 
 impl DecodeBatch {
@@ -155,17 +169,9 @@ impl DecodeBatch {
         out_len: usize,
         elem_size: usize,
     ) -> Result<DecodeBatch> {
-        check_chunks(input.len(), chunks, out_len, elem_size)?;
-        let n_chunks = u32::try_from(chunks.len())
-            .map_err(|_| Error::InvalidArgument("too many chunks for one GPU batch".into()))?;
+        let shape = batch_shape(elem_size);
         Ok(DecodeBatch {
-            input: gpu.upload(&padded(input))?,
-            chunks: gpu.upload(chunks)?,
-            n_chunks,
-            out: gpu.alloc(out_len.div_ceil(8) * 8)?,
-            out_len,
-            status: gpu.alloc_zeros(chunks.len().max(1))?,
-            counter: gpu.alloc_zeros(1)?,
+            batch: ChunkBatch::upload(gpu, input, chunks.to_vec(), out_len, shape)?,
         })
     }
 
@@ -199,15 +205,16 @@ impl DecodeBatch {
         name: &str,
         par: Parallelism,
     ) -> Result<()> {
-        if self.n_chunks == 0 {
+        let n_chunks = self.batch.count();
+        if n_chunks == 0 {
             return Ok(());
         }
         let function = gpu.function(source, name)?;
         let (blocks, threads) = match par {
-            Parallelism::WarpPerChunk => (self.n_chunks.div_ceil(WARPS), WARPS * 32),
-            Parallelism::LeaderPerBlock => (self.n_chunks, LEADER_THREADS),
+            Parallelism::WarpPerChunk => (n_chunks.div_ceil(WARPS), WARPS * 32),
+            Parallelism::LeaderPerBlock => (n_chunks, LEADER_THREADS),
             Parallelism::LanePerSubBlock | Parallelism::WalkExpand | Parallelism::Lockstep => {
-                (self.n_chunks.div_ceil(LANES_THREADS), LANES_THREADS)
+                (n_chunks.div_ceil(LANES_THREADS), LANES_THREADS)
             }
         };
         // The persistent grid: BLOCKS_PER_SM blocks an SM, or as many as fit for the warps (their
@@ -223,74 +230,45 @@ impl DecodeBatch {
             block_dim: (threads, 1, 1),
             shared_mem_bytes: 0,
         };
-        stream.memset_zeros(&mut self.counter)?;
+        let b = &mut self.batch;
+        b.reset_counter(stream)?;
         let mut launch = stream.launch_builder(&function);
         launch
-            .arg(&self.input)
-            .arg(&self.chunks)
-            .arg(&self.n_chunks)
-            .arg(&mut self.out)
-            .arg(&mut self.status)
-            .arg(&mut self.counter);
+            .arg(&b.input)
+            .arg(&b.records)
+            .arg(&n_chunks)
+            .arg(&mut b.out)
+            .arg(&mut b.status)
+            .arg(&mut b.counter);
         // SAFETY: the arguments match ORC_KERNEL_PARAMS (input, chunks, count, output, statuses,
-        // counter). `check_chunks` proved that every chunk's input lies inside the input, whose
-        // allocation `padded` extends by INPUT_SLACK (128) bytes and to a multiple of 128 (the framework's whole
-        // aligned blocks, the lane kernels' 8-byte windows), and that every chunk's values lie
-        // inside the output; the kernels bound every value-bearing read by the chunk's `in_len`
-        // and write only values skip..skip+count of each chunk.
+        // counter). `ChunkBatch::upload` proved that every chunk's input lies inside the input,
+        // whose allocation it extends by INPUT_SLACK (128) bytes and to a multiple of 128 (the
+        // framework's whole aligned blocks, the lane kernels' 8-byte windows), and that every
+        // chunk's values lie inside the output; the kernels bound every value-bearing read by
+        // the chunk's `in_len` and write only values skip..skip+count of each chunk.
         unsafe { launch.launch(cfg) }?;
         Ok(())
     }
 
     /// Overwrites the output with `byte` (tests poison it before a kernel runs).
     pub fn poison_output(&mut self, gpu: &GpuContext, byte: u8) -> Result<()> {
-        let poison = vec![byte; self.out.len()];
-        gpu.stream().memcpy_htod(&poison, &mut self.out)?;
-        Ok(())
+        self.batch.poison_output(gpu, byte)
     }
 
     /// The per-chunk statuses (synchronises).
     pub fn statuses(&self, gpu: &GpuContext) -> Result<Vec<u32>> {
-        let mut s = gpu.download(&self.status)?;
-        s.truncate(self.n_chunks as usize);
-        Ok(s)
+        self.batch.status_words(gpu)
     }
 
     /// The output's bytes (synchronises).
     pub fn output(&self, gpu: &GpuContext) -> Result<Vec<u8>> {
-        let mut out = gpu.download(&self.out)?;
-        out.truncate(self.out_len);
-        Ok(out)
+        self.batch.output(gpu)
     }
-}
-
-/// Rejects chunks that reach outside the input or the output.
-fn check_chunks(
-    input_len: usize,
-    chunks: &[OrcRleChunk],
-    out_len: usize,
-    elem_size: usize,
-) -> Result<()> {
-    let out_elems = (out_len / elem_size.max(1)) as u64;
-    for (i, c) in chunks.iter().enumerate() {
-        let in_end = c.in_offset.checked_add(u64::from(c.in_len));
-        let out_end = c.out_offset.checked_add(u64::from(c.count));
-        if in_end.is_none_or(|e| e > input_len as u64) || out_end.is_none_or(|e| e > out_elems) {
-            return Err(Error::InvalidArgument(format!(
-                "GPU chunk {i} reaches outside its input ({input_len} bytes) or output \
-                 ({out_elems} values)"
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The error of the lowest-numbered failed chunk, if any.
 pub fn first_failure(statuses: &[u32]) -> Result<()> {
-    match statuses.iter().position(|&s| s != 0) {
-        Some(i) => Err(Error::chunk(i, ChunkStatus::from_code(statuses[i]))),
-        None => Ok(()),
-    }
+    batch::first_failure(statuses, 1)
 }
 
 /// The spans of a validated container's chunks, offsets counted from its payload's start.
@@ -851,16 +829,16 @@ mod tests {
             count: 4,
             exact: 1,
         };
-        assert!(check_chunks(10, &[ok], 16, 4).is_ok());
+        assert!(batch::check_spans(10, &[ok], 16, &batch_shape(4)).is_ok());
         let long_input = OrcRleChunk { in_len: 11, ..ok };
-        assert!(check_chunks(10, &[long_input], 16, 4).is_err());
+        assert!(batch::check_spans(10, &[long_input], 16, &batch_shape(4)).is_err());
         let long_output = OrcRleChunk { count: 5, ..ok };
-        assert!(check_chunks(10, &[long_output], 16, 4).is_err());
+        assert!(batch::check_spans(10, &[long_output], 16, &batch_shape(4)).is_err());
         let wrapping = OrcRleChunk {
             in_offset: u64::MAX,
             ..ok
         };
-        assert!(check_chunks(10, &[wrapping], 16, 4).is_err());
+        assert!(batch::check_spans(10, &[wrapping], 16, &batch_shape(4)).is_err());
     }
 
     #[test]

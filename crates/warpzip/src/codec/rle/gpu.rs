@@ -7,7 +7,7 @@
 
 use super::format::{max_compressed_len, segment_count, SEGMENT_SIZE};
 use super::pipeline::HostMemory;
-use crate::error::{ChunkStatus, Error, Result};
+use crate::error::{Error, Result};
 use crate::format::{ChunkSpan, Container};
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
 use cudarc::driver::CudaStream;
@@ -341,13 +341,9 @@ pub fn decode_on_stream(
 
 /// Turns the per-chunk statuses into the error of the lowest failing chunk.
 pub fn check_status(gpu: &GpuContext, b: &DecodeBuffers) -> Result<()> {
-    let status = gpu.download(&b.status)?;
-    for (i, &code) in status.iter().enumerate().take(b.geometry.chunks as usize) {
-        if code != 0 {
-            return Err(Error::chunk(i, ChunkStatus::from_code(code)));
-        }
-    }
-    Ok(())
+    let mut status = gpu.download(&b.status)?;
+    status.truncate(b.geometry.chunks as usize);
+    crate::gpu::batch::first_failure(&status, 1)
 }
 
 /// Decompresses every chunk of a validated `rle` container on the GPU into `out`.
