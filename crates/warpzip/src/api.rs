@@ -59,22 +59,20 @@ pub fn compress_to<W: Write>(
     format::write_container(w, &header, &encoded.payload, &encoded.spans)
 }
 
-/// Decompresses a `.wz` container after verifying every checksum.
+/// Decompresses a `.wz` container after verifying every checksum. The output is allocated
+/// only after every chunk's claimed size was checked against what its compressed bytes can
+/// decode to, and never with an abort: a failed allocation is `Error::OutOfMemory`.
 pub fn decompress(container: &[u8], device: &Device) -> Result<Vec<u8>> {
     let parsed = Container::parse(container)?;
-    let len = usize::try_from(parsed.header.total_len).map_err(|_| {
-        Error::Unsupported(format!(
-            "uncompressed size {} does not fit in memory on this platform",
-            parsed.header.total_len
-        ))
-    })?;
-    let mut out = vec![0u8; len];
-    decompress_container_into(&parsed, &mut out, device)?;
+    parsed.verify_all()?;
+    let codec = checked_codec(&parsed)?;
+    let mut out = alloc_output(parsed.header.total_len)?;
+    codec.decompress_into(&parsed, &mut out, device)?;
     Ok(out)
 }
 
 /// Decompresses a parsed container into `out`, whose length must be the container's total
-/// uncompressed size. Verifies every checksum first.
+/// uncompressed size. Verifies every checksum and every chunk's claimed size first.
 pub fn decompress_container_into(
     container: &Container<'_>,
     out: &mut [u8],
@@ -88,7 +86,47 @@ pub fn decompress_container_into(
         )));
     }
     container.verify_all()?;
-    codec::codec(container.header.codec)?.decompress_into(container, out, device)
+    checked_codec(container)?.decompress_into(container, out, device)
+}
+
+/// The codec of a verified container, after checking that its chunk size is one this build
+/// decodes and that no chunk claims more output than its compressed bytes can produce.
+fn checked_codec(container: &Container<'_>) -> Result<&'static dyn codec::Codec> {
+    let h = &container.header;
+    let codec = codec::codec(h.codec)?;
+    if h.chunk_size > MAX_CHUNK_SIZE {
+        return Err(Error::Unsupported(format!(
+            "chunk size {} is above {MAX_CHUNK_SIZE} (64 MiB), the most this build decodes",
+            h.chunk_size
+        )));
+    }
+    for (i, entry) in container.chunks.iter().enumerate() {
+        let most = codec.max_decoded_len(u64::from(entry.compressed_len), h.elem_type);
+        if u64::from(entry.uncompressed_len) > most {
+            return Err(Error::Corrupt {
+                chunk: i,
+                reason: format!(
+                    "claims {} bytes from {} compressed bytes, more than {} can decode to                      ({most})",
+                    entry.uncompressed_len, entry.compressed_len, h.codec
+                ),
+            });
+        }
+    }
+    Ok(codec)
+}
+
+/// A zeroed output buffer of `len` bytes, or `Error::OutOfMemory` (never an abort).
+fn alloc_output(len: u64) -> Result<Vec<u8>> {
+    let n = usize::try_from(len).map_err(|_| {
+        Error::Unsupported(format!(
+            "uncompressed size {len} does not fit in memory on this platform"
+        ))
+    })?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(n)
+        .map_err(|_| Error::out_of_memory("the decompressed output", len))?;
+    out.resize(n, 0);
+    Ok(out)
 }
 
 /// The compressed formats [`decompress_any`] reads, told apart by their first bytes.

@@ -95,12 +95,23 @@ pub enum Error {
         message: String,
         log: String,
     },
+    /// Memory for `what` (`bytes` bytes) could not be had; nothing was aborted.
+    #[error("out of memory: {bytes} bytes for {what} could not be allocated")]
+    OutOfMemory { what: String, bytes: u64 },
     /// Reading or writing a file failed.
     #[error("I/O error: {0}")]
     Io(#[from] std::io::Error),
 }
 
 impl Error {
+    /// The error for a failed allocation of `bytes` bytes for `what`.
+    pub fn out_of_memory(what: impl Into<String>, bytes: u64) -> Error {
+        Error::OutOfMemory {
+            what: what.into(),
+            bytes,
+        }
+    }
+
     /// The error for a chunk whose decoder stopped with `status`.
     pub fn chunk(chunk: usize, status: ChunkStatus) -> Error {
         Error::Corrupt {

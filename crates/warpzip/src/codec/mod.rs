@@ -64,6 +64,11 @@ pub trait Codec: Sync {
         device: &Device,
     ) -> Result<()>;
 
+    /// The most bytes a chunk of `compressed_len` bytes can decode to, for values of `elem`: a
+    /// bound from the format's densest encoding, checked against every chunk's claim before
+    /// any output is allocated, so that a small file cannot ask for a large allocation.
+    fn max_decoded_len(&self, compressed_len: u64, elem: ElemType) -> u64;
+
     /// The header's codec parameters in words, for `warpzip inspect`; `None` when they do not
     /// parse.
     fn describe_params(&self, params: &[u8], elem: ElemType) -> Option<String>;

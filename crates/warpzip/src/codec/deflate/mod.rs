@@ -87,6 +87,12 @@ impl Codec for DeflateCodec {
         chunked::decompress_into(&container.chunk_list(), out, device)
     }
 
+    fn max_decoded_len(&self, compressed_len: u64, _elem: ElemType) -> u64 {
+        // A match copies at most 258 bytes and costs at least two bits (a length code and a
+        // distance code): 1,032 bytes a compressed byte, plus a literal and a match of slack.
+        compressed_len.saturating_mul(1032).saturating_add(516)
+    }
+
     fn describe_params(&self, params: &[u8], _elem: ElemType) -> Option<String> {
         match params {
             [1, level] => Some(format!("layout 1, level {level}")),

@@ -11,6 +11,9 @@ use crate::format::{CodecId, Container, ElemType};
 /// Chunk sizes above this are refused: bounds the memory one chunk can ask a decoder for.
 const MAX_CHUNK_SIZE: u32 = 64 << 20;
 
+/// Values one stream byte can stand for at most, in either version.
+const MAX_VALUES_PER_BYTE: u64 = 128;
+
 /// An ORC Integer RLE `.wz` codec of one version.
 pub struct OrcRleCodec(RleVersion);
 
@@ -88,6 +91,14 @@ impl Codec for OrcRleCodec {
             }
             Device::Gpu(g) => gpu::decompress_into(g, container, elem, self.0, layout, out),
         }
+    }
+
+    fn max_decoded_len(&self, compressed_len: u64, elem: ElemType) -> u64 {
+        // The densest group is an RLE v2 DELTA of 512 equal steps in 4 bytes (RLE v1's densest
+        // run is 130 values in 3): at most 128 values a byte.
+        compressed_len
+            .saturating_mul(MAX_VALUES_PER_BYTE)
+            .saturating_mul(elem.size())
     }
 
     fn describe_params(&self, params: &[u8], _elem: ElemType) -> Option<String> {

@@ -73,6 +73,12 @@ impl Codec for RleCodec {
         }
     }
 
+    fn max_decoded_len(&self, compressed_len: u64, _elem: ElemType) -> u64 {
+        // Each segment costs at least its table entry (4 bytes) and its token count (2).
+        (compressed_len / (4 + format::SEGMENT_HEADER as u64))
+            .saturating_mul(format::SEGMENT_SIZE as u64)
+    }
+
     fn describe_params(&self, params: &[u8], _elem: ElemType) -> Option<String> {
         match params {
             [s0, s1, s2, s3, l0, l1, l2, l3] => Some(format!(

@@ -1,0 +1,215 @@
+//! Containers that lie about their size: valid checksums over a few bytes that claim gigabytes.
+//! Decoding must refuse them before allocating, and no small container may make the decoder
+//! allocate more than a fixed multiple of its size plus the largest chunk.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use proptest::prelude::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use warpzip::codec::{deflate, orc_rle, rle};
+use warpzip::format::{write_container, ChunkSpan, ElemType, Header};
+use warpzip::{api, CodecId, Device, Error};
+
+/// Counts the bytes allocated now and the most at once since the last reset.
+struct Counting;
+
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the counters are only
+// statistics.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, passed on as is.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above with this layout.
+        unsafe { System.dealloc(ptr, layout) };
+        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Tests in this file measure the allocator one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Bytes allocated at once at most while `f` runs, above what was allocated before it.
+fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = NOW.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed).saturating_sub(base))
+}
+
+/// The header parameters of `codec` for `elem`.
+fn params(codec: CodecId, elem: ElemType) -> Vec<u8> {
+    match codec {
+        CodecId::Rle => rle::format::codec_params(),
+        CodecId::Deflate => deflate::format::codec_params(6).unwrap(),
+        _ => {
+            orc_rle::format::codec_params(elem, orc_rle::format::Layout::default_for(elem)).unwrap()
+        }
+    }
+}
+
+/// A container of `chunks` chunks of `chunk_size` claimed bytes each, whose compressed bytes
+/// are `per_chunk` bytes of `fill`: every checksum valid.
+fn lying(codec: CodecId, chunk_size: u32, chunks: usize, per_chunk: usize, fill: u8) -> Vec<u8> {
+    let elem = match codec {
+        CodecId::Rle | CodecId::Deflate => ElemType::Bytes,
+        _ => ElemType::I64,
+    };
+    let header = Header {
+        codec,
+        codec_params: params(codec, elem),
+        elem_type: elem,
+        shape: Vec::new(),
+        total_len: chunk_size as u64 * chunks as u64,
+        chunk_size,
+    };
+    let payload = vec![fill; per_chunk * chunks];
+    let spans: Vec<ChunkSpan> = (0..chunks)
+        .map(|i| ChunkSpan {
+            offset: i * per_chunk,
+            compressed_len: per_chunk as u32,
+            uncompressed_len: chunk_size,
+        })
+        .collect();
+    let mut out = Vec::new();
+    write_container(&mut out, &header, &payload, &spans).unwrap();
+    out
+}
+
+#[test]
+fn a_kilobyte_claiming_gigabytes_is_refused_before_any_allocation() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for &codec in CodecId::ALL {
+        // 40 chunks of 64 MiB (2.5 GiB) in about 1.4 KB, checksums valid.
+        let file = lying(codec, 64 << 20, 40, 10, 0xAB);
+        assert!(file.len() < 2048, "{codec}: {} bytes", file.len());
+        let (result, peak) = peak_during(|| api::decompress(&file, &Device::cpu()));
+        match result {
+            Err(Error::Corrupt { chunk: 0, reason }) => {
+                assert!(reason.contains("claims"), "{codec}: {reason}")
+            }
+            other => panic!("{codec}: expected a refused claim, got {other:?}"),
+        }
+        assert!(peak < 1 << 20, "{codec}: {peak} bytes allocated");
+        // The front door for any input takes the same path.
+        assert!(matches!(
+            api::decompress_any(&file, &Device::cpu()),
+            Err(Error::Corrupt { chunk: 0, .. })
+        ));
+    }
+}
+
+#[test]
+fn chunks_above_64_mib_are_refused_by_the_decoder() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The container format allows chunks of up to 1 GiB; this build decodes 64 MiB at most.
+    let file = lying(CodecId::Rle, 1 << 30, 40, 10, 0);
+    let (result, peak) = peak_during(|| api::decompress(&file, &Device::cpu()));
+    assert!(
+        matches!(&result, Err(Error::Unsupported(m)) if m.contains("64 MiB")),
+        "{result:?}"
+    );
+    assert!(peak < 1 << 20, "{peak} bytes allocated");
+}
+
+#[test]
+fn a_claim_within_the_bound_still_decodes_honest_data() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // The densest data each codec writes decodes under the bound.
+    let zeros = vec![0u8; 8 << 20];
+    for &codec in CodecId::ALL {
+        let mut opts = api::CompressOptions::for_codec(codec);
+        if matches!(codec, CodecId::OrcRleV1 | CodecId::OrcRleV2) {
+            opts.elem_type = Some(ElemType::I64);
+        }
+        let packed = api::compress(&zeros, &opts, &Device::cpu()).unwrap();
+        assert_eq!(
+            api::decompress(&packed, &Device::cpu()).unwrap(),
+            zeros,
+            "{codec}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// No container of N bytes makes decoding allocate more than 1,100 N bytes plus the
+    /// largest chunk (64 MiB) plus a small constant, whatever it claims.
+    #[test]
+    fn allocation_is_bounded_by_the_container_size(
+        codec_index in 0usize..4,
+        chunk_kib in 1u32..=65536,
+        chunks in 1usize..40,
+        per_chunk in 1usize..64,
+        fill in any::<u8>(),
+    ) {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let codec = CodecId::ALL[codec_index];
+        let chunk_size = match codec {
+            CodecId::Rle => (chunk_kib.div_ceil(4) * 4) << 10,
+            _ => chunk_kib << 10,
+        };
+        let file = lying(codec, chunk_size, chunks, per_chunk, fill);
+        let (result, peak) = peak_during(|| api::decompress(&file, &Device::cpu()));
+        // Whether the junk decodes does not matter here; what it cost does.
+        drop(result);
+        let bound = 1100 * file.len() + (64 << 20) + (1 << 20);
+        prop_assert!(peak <= bound, "{codec}: {peak} bytes for a {}-byte file", file.len());
+    }
+}
+
+#[path = "../../../fuzz/common/wz_seal.rs"]
+mod wz_seal;
+
+/// The seeds of the fuzz target `wz_decompress` (`fuzz/corpus/wz_decompress/`), as the target
+/// takes them: a decoded output has exactly the claimed length, and nothing panics.
+#[test]
+fn wz_decompress_seeds_run_clean() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/wz_decompress");
+    let mut seeds = 0;
+    let mut decoded = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let data = std::fs::read(entry.unwrap().path()).unwrap();
+        let Some((&mode, rest)) = data.split_first() else {
+            continue;
+        };
+        let sealed;
+        let file = if mode & 1 == 0 {
+            rest
+        } else {
+            match wz_seal::seal(rest) {
+                Some(f) => {
+                    sealed = f;
+                    &sealed[..]
+                }
+                None => continue,
+            }
+        };
+        seeds += 1;
+        let (result, peak) = peak_during(|| api::decompress_any(file, &Device::cpu()));
+        if let (Ok(out), Ok(header)) = (&result, warpzip::format::peek_header(file)) {
+            assert_eq!(out.data.len() as u64, header.total_len);
+            decoded += 1;
+        }
+        assert!(peak <= 1100 * file.len() + (65 << 20));
+    }
+    assert!(seeds >= 10, "{seeds} seeds under {}", dir.display());
+    assert!(decoded >= 5, "only {decoded} seeds decoded");
+}
