@@ -7,6 +7,7 @@ mod common;
 use common::{gpu, shared_data};
 
 use rand::{Rng, SeedableRng};
+use warpzip::codec::rle::pipeline::{HostMemory, RlePipeline};
 use warpzip::codec::rle::{chunked, format as rle_format, gpu as rle_gpu};
 use warpzip::codec::CodecId;
 use warpzip::format::{write_container, ChunkSpan, Container, ElemType, Header};
@@ -87,6 +88,19 @@ fn round_trip(gpu: &GpuContext, data: &[u8], chunk_size: usize, what: &str) {
     let file = container_bytes(data.len(), chunk_size, &gpu_payload, &gpu_spans);
     let container = Container::parse(&file).unwrap();
     container.verify_all().unwrap();
+    // Two passes through one pipeline, each with its device outputs poisoned by another byte:
+    // an unwritten byte cannot pass, nor one the first pass left in a reused buffer.
+    for poison in [0xA5u8, 0x5A] {
+        let pipeline = RlePipeline::new(gpu).unwrap().poison_outputs(poison);
+        let mut out = vec![!poison; data.len()];
+        pipeline
+            .decompress_into(gpu, &container, &mut out, HostMemory::Pageable)
+            .unwrap();
+        if out != data {
+            let at = out.iter().zip(data).position(|(a, b)| a != b);
+            panic!("{what}: GPU decode (poison {poison:#04x}) differs at byte {at:?}");
+        }
+    }
     let mut out = vec![0xA5u8; data.len()];
     rle_gpu::decompress_into(gpu, &container, &mut out).unwrap();
     if out != data {
@@ -383,7 +397,6 @@ fn gpu_rle_corrupt_payloads_match_cpu_verdicts() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_rle_pipeline_with_pinned_buffers_matches_cpu() {
-    use warpzip::codec::rle::pipeline::{HostMemory, RlePipeline};
     let gpu = gpu();
     let mut rng = rand::rngs::StdRng::seed_from_u64(10);
     let chunk = 256 * 1024;
@@ -415,9 +428,10 @@ fn gpu_rle_pipeline_with_pinned_buffers_matches_cpu() {
     let mut pin_file = gpu.alloc_pinned(file.len()).unwrap();
     pin_file.as_mut_slice().unwrap().copy_from_slice(&file);
     let container = Container::parse(pin_file.as_slice().unwrap()).unwrap();
-    for memory in [HostMemory::Pinned, HostMemory::Pageable] {
-        pin_out.as_mut_slice().unwrap().fill(0xC3);
+    for (memory, poison) in [(HostMemory::Pinned, 0x3Cu8), (HostMemory::Pageable, 0xC3)] {
+        pin_out.as_mut_slice().unwrap().fill(!poison);
         let out = &mut pin_out.as_mut_slice().unwrap()[..data.len()];
+        let pipeline = RlePipeline::new(&gpu).unwrap().poison_outputs(poison);
         pipeline
             .decompress_into(&gpu, &container, out, memory)
             .unwrap();

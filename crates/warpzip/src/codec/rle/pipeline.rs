@@ -48,6 +48,9 @@ fn event(gpu: &GpuContext) -> Result<CudaEvent> {
 /// Reusable streams for pipelined compression and decompression.
 pub struct RlePipeline {
     streams: Vec<Arc<CudaStream>>,
+    /// Written over each batch's device output before its decode (tests: an unwritten byte
+    /// then shows, and no batch can pass on bytes a previous one left in a reused buffer).
+    poison: Option<u8>,
 }
 
 struct EncodeSlot {
@@ -70,7 +73,19 @@ impl RlePipeline {
         let streams = (0..SLOTS)
             .map(|_| gpu.new_stream())
             .collect::<Result<Vec<_>>>()?;
-        Ok(RlePipeline { streams })
+        Ok(RlePipeline {
+            streams,
+            poison: None,
+        })
+    }
+
+    /// The same pipeline, writing `byte` over every batch's device output before it is
+    /// decoded (for tests).
+    pub fn poison_outputs(self, byte: u8) -> RlePipeline {
+        RlePipeline {
+            poison: Some(byte),
+            ..self
+        }
     }
 
     /// Compresses `data` into `out`, which must hold at least `Geometry::max_payload()` of the
@@ -353,6 +368,11 @@ impl RlePipeline {
             let mut d_size = slot.sizes.slice_mut(0..sizes.len());
             stream.memcpy_htod(sizes.as_slice(), &mut d_size)?;
             slot.geometry = Geometry::new(raw as u64, chunk_size)?;
+            if let Some(byte) = self.poison {
+                let fill = vec![byte; raw];
+                let mut d_out = slot.out.slice_mut(0..raw);
+                stream.memcpy_htod(fill.as_slice(), &mut d_out)?;
+            }
             decode_on_stream(gpu, stream, slot)?;
             let src_out = slot.out.slice(0..raw);
             if staged {
