@@ -562,7 +562,7 @@ fn gpu_device_fails_clearly_without_a_gpu_or_works_with_one() {
     let dir = TempDir::new("gpu");
     let data = sample(300_000);
     write(&dir.path("g"), &data);
-    let required = std::env::var_os("WARPZIP_REQUIRE_GPU").is_some();
+    let required = common::require_gpu::gpu_required();
     let usable = required || warpzip::Device::gpu(0).is_ok();
     let o = warpzip(&dir, &["compress", "--device", "gpu", "-k", "g"]);
     if usable {

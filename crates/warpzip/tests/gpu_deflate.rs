@@ -16,6 +16,9 @@ mod deflate_writer;
 #[path = "common/deflate_cases.rs"]
 mod deflate_cases;
 
+#[path = "common/require_gpu.rs"]
+mod require_gpu;
+
 use deflate_cases::*;
 use warpzip::device::Device;
 use warpzip::error::ChunkStatus;
@@ -24,7 +27,7 @@ use warpzip::error::ChunkStatus;
 fn gpu_or_skip() -> Option<Device> {
     match Device::gpu(0) {
         Ok(d) => Some(d),
-        Err(e) if std::env::var_os("WARPZIP_REQUIRE_GPU").is_none() => {
+        Err(e) if !require_gpu::gpu_required() => {
             eprintln!("skipping: {e}");
             None
         }

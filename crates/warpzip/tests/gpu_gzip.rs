@@ -21,7 +21,7 @@ use warpzip::{CodecId, Device, Error};
 fn gpu_or_skip() -> Option<Device> {
     match Device::gpu(0) {
         Ok(d) => Some(d),
-        Err(e) if std::env::var_os("WARPZIP_REQUIRE_GPU").is_none() => {
+        Err(e) if !common::require_gpu::gpu_required() => {
             eprintln!("skipping: {e}");
             None
         }

@@ -2,6 +2,9 @@
 //! running the binary. Each test file uses only some of them.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+#[path = "../../../warpzip/tests/common/require_gpu.rs"]
+pub mod require_gpu;
+
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;

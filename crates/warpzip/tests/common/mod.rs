@@ -2,6 +2,8 @@
 //! folder. Both fail the test, never skip it, when what they look for is missing.
 #![allow(dead_code, clippy::panic)]
 
+pub mod require_gpu;
+
 use arrow_array::{
     Array, ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
 };
