@@ -886,6 +886,133 @@ fn table_and_payload_errors_come_in_the_documented_order() {
     assert!(corrupt_container_msg(Container::parse(&long)).contains("trailing"));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Codec chunk sizes the writer never writes: what warpzip's CPU reader does with them, as
+// docs/format.md says ("a reader may reject"; warpzip decodes them, or names the chunk)
+
+/// A container of `data` cut at `chunk_size`, each chunk encoded by `encode`.
+fn sealed(
+    codec: CodecId,
+    elem_type: ElemType,
+    params: Vec<u8>,
+    data: &[u8],
+    chunk_size: usize,
+    encode: impl Fn(&[u8]) -> Vec<u8>,
+) -> Vec<u8> {
+    let mut payload = Vec::new();
+    let mut spans = Vec::new();
+    for chunk in data.chunks(chunk_size) {
+        let bytes = encode(chunk);
+        spans.push(ChunkSpan {
+            offset: payload.len(),
+            compressed_len: bytes.len() as u32,
+            uncompressed_len: chunk.len() as u32,
+        });
+        payload.extend_from_slice(&bytes);
+    }
+    let h = Header {
+        codec,
+        codec_params: params,
+        elem_type,
+        shape: Vec::new(),
+        total_len: data.len() as u64,
+        chunk_size: chunk_size as u32,
+    };
+    write(&h, &payload, &spans)
+}
+
+#[test]
+fn rle_chunks_of_a_size_that_is_no_multiple_of_the_segment_decode_on_the_cpu() {
+    use warpzip::codec::rle;
+    let data: Vec<u8> = lcg_bytes(8, 12_000).iter().map(|b| b % 3).collect();
+    let file = sealed(
+        CodecId::Rle,
+        ElemType::Bytes,
+        rle::format::codec_params(),
+        &data,
+        5000,
+        |chunk| {
+            let mut out = Vec::new();
+            rle::cpu::encode_chunk(chunk, &mut out);
+            out
+        },
+    );
+    assert_eq!(Container::parse(&file).unwrap().chunk_count(), 3);
+    assert_eq!(
+        warpzip::decompress(&file, &warpzip::Device::Cpu).unwrap(),
+        data
+    );
+}
+
+#[test]
+fn orc_rle_chunks_of_partial_values_name_the_first_such_chunk() {
+    use warpzip::codec::orc_rle::{chunked, format};
+    let layout = format::Layout::default_for(ElemType::I32);
+    let params = format::codec_params(ElemType::I32, layout).unwrap();
+    let values: Vec<u8> = [7i32, -3, 12]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let encode = |chunk: &[u8]| {
+        if chunk.len().is_multiple_of(4) {
+            chunked::encode_chunk(chunk, ElemType::I32, format::RleVersion::V2, layout).unwrap()
+        } else {
+            vec![0; 3]
+        }
+    };
+    // 12 bytes in chunks of 6: chunk 0 holds a value and a half.
+    let file = sealed(
+        CodecId::OrcRleV2,
+        ElemType::I32,
+        params.clone(),
+        &values,
+        6,
+        encode,
+    );
+    match warpzip::decompress(&file, &warpzip::Device::Cpu) {
+        Err(Error::Corrupt { chunk: 0, .. }) => {}
+        other => panic!("expected Corrupt in chunk 0, got {other:?}"),
+    }
+    // One chunk: its size is the total, a whole number of values, whatever the chunk size.
+    let file = sealed(
+        CodecId::OrcRleV2,
+        ElemType::I32,
+        params,
+        &values,
+        14,
+        encode,
+    );
+    assert_eq!(
+        warpzip::decompress(&file, &warpzip::Device::Cpu).unwrap(),
+        values
+    );
+}
+
+#[test]
+fn deflate_chunks_below_the_writers_smallest_size_decode() {
+    use warpzip::codec::deflate;
+    let data: Vec<u8> = lcg_bytes(9, 5000).iter().map(|b| b'a' + b % 4).collect();
+    let file = sealed(
+        CodecId::Deflate,
+        ElemType::Bytes,
+        deflate::format::codec_params(6).unwrap(),
+        &data,
+        1000,
+        |chunk| {
+            let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(6).unwrap());
+            let mut out = vec![0u8; c.deflate_compress_bound(chunk.len())];
+            let n = c.deflate_compress(chunk, &mut out).unwrap();
+            out.truncate(n);
+            out
+        },
+    );
+    assert_eq!(Container::parse(&file).unwrap().chunk_count(), 5);
+    assert_eq!(
+        warpzip::decompress(&file, &warpzip::Device::Cpu).unwrap(),
+        data
+    );
+}
+
 #[test]
 fn verify_chunk_out_of_range_is_an_invalid_argument() {
     let file = small_file();
