@@ -338,7 +338,8 @@ fn arb_case() -> impl Strategy<Value = (Header, Vec<u32>, usize, bool, u64)> {
         .prop_map(
             |(elem_type, shape, flat_len, chunk_size, params, gap, rev, seed)| {
                 let total_len = if shape.is_empty() {
-                    flat_len
+                    // A flat stream holds a whole number of elements.
+                    flat_len - flat_len % elem_type.size()
                 } else {
                     shape.iter().product::<u64>() * elem_type.size()
                 };
@@ -724,6 +725,292 @@ fn trailing_bytes_are_rejected() {
     file.push(0);
     let msg = corrupt_container_msg(Container::parse(&file));
     assert!(msg.contains("1 trailing bytes"), "{msg}");
+}
+
+/// A typed flat stream holds a whole number of elements, as a shaped one does: the reader
+/// rejects a total size that is not (docs/format.md, validation step 11), and the writer
+/// refuses to write one.
+#[test]
+fn a_typed_flat_stream_of_a_partial_element_is_rejected() {
+    // 9 bytes in chunks of 4: 4, 4, 1.
+    let h = header(ElemType::Bytes, &[], 9, 4);
+    let (payload, spans) = layout(&h, &[2, 3, 1], 0, false, 6);
+    let file = write(&h, &payload, &spans);
+    assert!(Container::parse(&file).is_ok());
+    for elem in [ElemType::U16, ElemType::I32, ElemType::F64] {
+        let mut bad = file.clone();
+        bad[10] = elem.to_u8();
+        reseal(&mut bad);
+        let msg = corrupt_container_msg(Container::parse(&bad));
+        assert!(msg.contains("not a whole number of"), "{elem}: {msg}");
+        let mut typed = h.clone();
+        typed.elem_type = elem;
+        let mut sink = Vec::new();
+        let msg = invalid_argument_msg(write_container(&mut sink, &typed, &payload, &spans));
+        assert!(msg.contains("not a whole number of"), "{elem}: {msg}");
+        assert!(sink.is_empty());
+    }
+    // 40,001 bytes of i32: the total alone decides, whatever the chunk size.
+    let mut big = header(ElemType::Bytes, &[], 40_001, 1 << 20);
+    big.codec_params = Vec::new();
+    let (payload, spans) = layout(&big, &[5], 0, false, 7);
+    let mut bad = write(&big, &payload, &spans);
+    bad[10] = ElemType::I32.to_u8();
+    reseal(&mut bad);
+    assert!(corrupt_container_msg(Container::parse(&bad)).contains("40001"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which error each condition gives, in the order docs/format.md ("Validation") lists the steps
+
+fn unsupported_msg(result: warpzip::Result<Container<'_>>) -> String {
+    match result {
+        Err(Error::Unsupported(msg)) => msg,
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
+
+/// Step 1: the magic is compared over the bytes the file has, so a short file that starts
+/// like a `.wz` file is truncated and one that does not is not a `.wz` file at all.
+#[test]
+fn a_file_inside_the_magic_is_truncated_unless_its_bytes_differ() {
+    assert!(truncated_msg(Container::parse(&[])).contains("magic"));
+    assert!(truncated_msg(Container::parse(&[0x89, 0x57, 0x5A])).contains("magic"));
+    assert!(corrupt_container_msg(Container::parse(&[0x89, 0x58])).contains("not a .wz file"));
+    assert!(corrupt_container_msg(Container::parse(&[0x1F, 0x8B, 8])).contains("not a .wz file"));
+}
+
+/// Steps 2 and 3: the version is read and checked before anything after it, so a short file
+/// of a newer version is unsupported, and one of version 1 that ends in the fixed header is
+/// truncated.
+#[test]
+fn the_version_is_checked_before_the_rest_of_the_fixed_header_is_read() {
+    let file = small_file();
+    assert!(truncated_msg(Container::parse(&file[..5])).contains("format version"));
+    assert!(truncated_msg(Container::parse(&file[..12])).contains("chunk size"));
+    assert!(truncated_msg(Container::parse(&file[..31])).contains("codec params length"));
+    for len in [6, 12, 20, 31] {
+        let mut v2 = file[..len].to_vec();
+        v2[4] = 2;
+        assert!(
+            unsupported_msg(Container::parse(&v2)).contains("version 2"),
+            "{len}"
+        );
+        let mut v0 = file[..len].to_vec();
+        v0[4] = 0;
+        assert!(corrupt_container_msg(Container::parse(&v0)).contains("version 0"));
+    }
+}
+
+/// Steps 4 to 8 look only at the 32 bytes of the fixed header: they are checked once it is
+/// read, even when the file ends right after it, and before the dims are read.
+#[test]
+fn fixed_header_rules_apply_to_a_file_that_ends_after_the_fixed_header() {
+    let file = small_file();
+    let mut codec = file[..32].to_vec();
+    codec[6] = 0xFE;
+    assert!(unsupported_msg(Container::parse(&codec)).contains("codec"));
+    // An unknown codec in a file that ends inside the fixed header is truncation.
+    assert!(truncated_msg(Container::parse(&codec[..20])).contains("total size"));
+    let cases: &[(usize, u8, &str)] = &[
+        (8, 1, "flags"),
+        (10, 11, "element type"),
+        (11, 5, "ndim"),
+        (28, 65, "codec params length"),
+    ];
+    for &(offset, value, words) in cases {
+        let mut bad = file[..32].to_vec();
+        bad[offset] = value;
+        let msg = corrupt_container_msg(Container::parse(&bad));
+        assert!(msg.contains(words), "{offset}: {msg}");
+    }
+    // With those rules met, the file is truncated in the dims.
+    assert!(truncated_msg(Container::parse(&file[..32])).contains("dims"));
+}
+
+/// Step 9: a file that ends inside the dims or the codec params is truncated, whatever the
+/// fields that are checked after them (chunk size, dims against total size, chunk count) say.
+#[test]
+fn a_file_that_ends_inside_the_dims_or_params_is_truncated() {
+    let file = small_file();
+    // small_file: one dim (bytes 32..40), 4 bytes of params (40..44).
+    for len in [33, 39] {
+        let mut bad = file[..len].to_vec();
+        assert!(
+            truncated_msg(Container::parse(&bad)).contains("dims"),
+            "{len}"
+        );
+        bad[12..16].copy_from_slice(&0u32.to_le_bytes());
+        bad[24..28].copy_from_slice(&9u32.to_le_bytes());
+        assert!(
+            truncated_msg(Container::parse(&bad)).contains("dims"),
+            "{len}"
+        );
+    }
+    for len in [40, 43] {
+        let mut bad = file[..len].to_vec();
+        assert!(truncated_msg(Container::parse(&bad)).contains("codec params"));
+        bad[16..24].copy_from_slice(&7u64.to_le_bytes());
+        assert!(truncated_msg(Container::parse(&bad)).contains("codec params"));
+    }
+    // Once the dims and params are read, the header rules come before the table's length.
+    let mut bad = file[..44].to_vec();
+    bad[32..40].copy_from_slice(&51u64.to_le_bytes());
+    assert!(corrupt_container_msg(Container::parse(&bad)).contains("shape"));
+    bad[32..40].copy_from_slice(&50u64.to_le_bytes());
+    assert!(truncated_msg(Container::parse(&bad)).contains("header and table"));
+}
+
+/// Steps 13 to 16: a short table or header checksum is truncation (before the checksum is
+/// compared); a header checksum mismatch comes before the table's rules; a short payload is
+/// truncation and a long one corrupt.
+#[test]
+fn table_and_payload_errors_come_in_the_documented_order() {
+    let file = small_file();
+    let start = payload_start(&file);
+    let mut cut = file[..start - 1].to_vec();
+    cut[start - 9] ^= 1;
+    assert!(truncated_msg(Container::parse(&cut)).contains("header and table"));
+    // A table entry that breaks a rule, without a reseal: the checksum speaks first.
+    let mut bad = file.clone();
+    bad[small_entry(1)] = 9;
+    assert!(corrupt_container_msg(Container::parse(&bad)).contains("header checksum"));
+    reseal(&mut bad);
+    assert!(corrupt_container_msg(Container::parse(&bad)).contains("chunk 1 starts"));
+    // The payload's length is checked last: a short payload with a bad table entry is corrupt.
+    let short = &bad[..bad.len() - 1];
+    assert!(corrupt_container_msg(Container::parse(short)).contains("chunk 1 starts"));
+    assert!(truncated_msg(Container::parse(&file[..file.len() - 1])).contains("payload"));
+    let mut long = file.clone();
+    long.push(0);
+    assert!(corrupt_container_msg(Container::parse(&long)).contains("trailing"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codec chunk sizes the writer never writes: what warpzip's CPU reader does with them, as
+// docs/format.md says ("a reader may reject"; warpzip decodes them, or names the chunk)
+
+/// A container of `data` cut at `chunk_size`, each chunk encoded by `encode`.
+fn sealed(
+    codec: CodecId,
+    elem_type: ElemType,
+    params: Vec<u8>,
+    data: &[u8],
+    chunk_size: usize,
+    encode: impl Fn(&[u8]) -> Vec<u8>,
+) -> Vec<u8> {
+    let mut payload = Vec::new();
+    let mut spans = Vec::new();
+    for chunk in data.chunks(chunk_size) {
+        let bytes = encode(chunk);
+        spans.push(ChunkSpan {
+            offset: payload.len(),
+            compressed_len: bytes.len() as u32,
+            uncompressed_len: chunk.len() as u32,
+        });
+        payload.extend_from_slice(&bytes);
+    }
+    let h = Header {
+        codec,
+        codec_params: params,
+        elem_type,
+        shape: Vec::new(),
+        total_len: data.len() as u64,
+        chunk_size: chunk_size as u32,
+    };
+    write(&h, &payload, &spans)
+}
+
+#[test]
+fn rle_chunks_of_a_size_that_is_no_multiple_of_the_segment_decode_on_the_cpu() {
+    use warpzip::codec::rle;
+    let data: Vec<u8> = lcg_bytes(8, 12_000).iter().map(|b| b % 3).collect();
+    let file = sealed(
+        CodecId::Rle,
+        ElemType::Bytes,
+        rle::format::codec_params(),
+        &data,
+        5000,
+        |chunk| {
+            let mut out = Vec::new();
+            rle::cpu::encode_chunk(chunk, &mut out);
+            out
+        },
+    );
+    assert_eq!(Container::parse(&file).unwrap().chunk_count(), 3);
+    assert_eq!(
+        warpzip::decompress(&file, &warpzip::Device::Cpu).unwrap(),
+        data
+    );
+}
+
+#[test]
+fn orc_rle_chunks_of_partial_values_name_the_first_such_chunk() {
+    use warpzip::codec::orc_rle::{chunked, format};
+    let layout = format::Layout::default_for(ElemType::I32);
+    let params = format::codec_params(ElemType::I32, layout).unwrap();
+    let values: Vec<u8> = [7i32, -3, 12]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let encode = |chunk: &[u8]| {
+        if chunk.len().is_multiple_of(4) {
+            chunked::encode_chunk(chunk, ElemType::I32, format::RleVersion::V2, layout).unwrap()
+        } else {
+            vec![0; 3]
+        }
+    };
+    // 12 bytes in chunks of 6: chunk 0 holds a value and a half.
+    let file = sealed(
+        CodecId::OrcRleV2,
+        ElemType::I32,
+        params.clone(),
+        &values,
+        6,
+        encode,
+    );
+    match warpzip::decompress(&file, &warpzip::Device::Cpu) {
+        Err(Error::Corrupt { chunk: 0, .. }) => {}
+        other => panic!("expected Corrupt in chunk 0, got {other:?}"),
+    }
+    // One chunk: its size is the total, a whole number of values, whatever the chunk size.
+    let file = sealed(
+        CodecId::OrcRleV2,
+        ElemType::I32,
+        params,
+        &values,
+        14,
+        encode,
+    );
+    assert_eq!(
+        warpzip::decompress(&file, &warpzip::Device::Cpu).unwrap(),
+        values
+    );
+}
+
+#[test]
+fn deflate_chunks_below_the_writers_smallest_size_decode() {
+    use warpzip::codec::deflate;
+    let data: Vec<u8> = lcg_bytes(9, 5000).iter().map(|b| b'a' + b % 4).collect();
+    let file = sealed(
+        CodecId::Deflate,
+        ElemType::Bytes,
+        deflate::format::codec_params(6).unwrap(),
+        &data,
+        1000,
+        |chunk| {
+            let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(6).unwrap());
+            let mut out = vec![0u8; c.deflate_compress_bound(chunk.len())];
+            let n = c.deflate_compress(chunk, &mut out).unwrap();
+            out.truncate(n);
+            out
+        },
+    );
+    assert_eq!(Container::parse(&file).unwrap().chunk_count(), 5);
+    assert_eq!(
+        warpzip::decompress(&file, &warpzip::Device::Cpu).unwrap(),
+        data
+    );
 }
 
 #[test]

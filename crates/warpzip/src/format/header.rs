@@ -123,7 +123,9 @@ impl Header {
     }
 
     /// Checks every rule of a version-1 header and returns the chunk count. `bad` builds the
-    /// error: the reader reports corruption, the writer an invalid argument.
+    /// error: the reader reports corruption, the writer an invalid argument. The total size is
+    /// a whole number of elements: the product of the dims times the element size when there
+    /// are dims, a multiple of the element size for a flat stream.
     pub(crate) fn check(&self, bad: fn(String) -> Error) -> Result<u32> {
         if self.shape.len() > MAX_NDIM {
             return Err(bad(format!(
@@ -158,6 +160,13 @@ impl Header {
                     self.shape, self.elem_type, self.total_len
                 )));
             }
+        } else if !self.total_len.is_multiple_of(self.elem_type.size()) {
+            return Err(bad(format!(
+                "total size of {} bytes is not a whole number of {} elements ({} bytes each)",
+                self.total_len,
+                self.elem_type,
+                self.elem_type.size()
+            )));
         }
         self.chunk_count().ok_or_else(|| {
             bad(format!(
