@@ -67,6 +67,15 @@ impl Codec for RleCodec {
         device: &Device,
     ) -> Result<()> {
         format::check_codec_params(&container.header.codec_params)?;
+        // Both decoders cut a chunk into segments from its start; the GPU's geometry needs whole
+        // segments in every chunk but the last, so both refuse what the writer never writes.
+        let chunk_size = container.header.chunk_size;
+        if !chunk_size.is_multiple_of(format::SEGMENT_SIZE as u32) {
+            return Err(Error::CorruptContainer(format!(
+                "rle chunk size {chunk_size} is not a multiple of the {}-byte segment",
+                format::SEGMENT_SIZE
+            )));
+        }
         match device {
             Device::Cpu => chunked::decompress_into(&container.chunk_list(), out),
             Device::Gpu(gpu) => gpu::decompress_into(gpu, container, out),
