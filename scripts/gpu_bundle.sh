@@ -2,13 +2,12 @@
 # Builds .gpu/ for one call of the GPU machine, small enough to carry (64 MiB at most):
 # ../shared/gpu/bundle.sh builds the release binaries and every test executable (about 70 MiB);
 # this keeps only the GPU test executables asked for, strips them and the binaries, and adds
-# the shared data and the nvCOMP/CUB anchors when asked.
+# the nvCOMP/CUB anchors when asked. The tests' data travels with the working tree (`testdata/`,
+# found through $WARPZIP_REPO_ROOT/testdata), so nothing else is copied.
 #
 # Usage, from the repository root:
-#   scripts/gpu_bundle.sh [--data] [--anchors] [TEST...]
+#   scripts/gpu_bundle.sh [--anchors] [TEST...]
 #     TEST       test executables to keep, by name (gpu_rle, gpu_orc_rle, ...); default every gpu_*
-#     --data     copy ../shared/data/{corpora,orc,fields} to .gpu/data (about 20 MiB), which the
-#                real-files tests read (they look in $WARPZIP_REPO_ROOT/.gpu/data first)
 #     --anchors  copy ../shared/anchors and download nvCOMP's wheel into .gpu/anchors (about
 #                29 MiB; proprietary: it stays in the git-ignored .gpu/, never commit it), and
 #                apply scripts/nvcomp_anchor.patch to the harness (u16 columns, ONLY_CASCADED=1):
@@ -21,12 +20,10 @@
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 cd "$root"
-data=0
 anchors=0
 keep=()
 for arg in "$@"; do
   case "$arg" in
-    --data) data=1 ;;
     --anchors) anchors=1 ;;
     -*) echo "gpu_bundle: unknown option $arg" >&2; exit 2 ;;
     *) keep+=("$arg") ;;
@@ -46,10 +43,6 @@ for t in .gpu/tests/*; do
 done
 rm -f .gpu/bin/warpzip-*
 strip .gpu/bin/*
-if [[ $data -eq 1 ]]; then
-  mkdir -p .gpu/data
-  cp -r ../shared/data/corpora ../shared/data/orc ../shared/data/fields .gpu/data/
-fi
 if [[ $anchors -eq 1 ]]; then
   mkdir -p .gpu/anchors
   cp ../shared/anchors/* .gpu/anchors/
@@ -65,6 +58,6 @@ ls .gpu/tests
 size=$(du -sm .gpu | cut -f1)
 echo "gpu_bundle: .gpu is ${size} MiB"
 if [[ $size -gt 64 ]]; then
-  echo "gpu_bundle: more than the 64 MiB a call can carry; keep fewer tests or leave out --data" >&2
+  echo "gpu_bundle: more than the 64 MiB a call can carry; keep fewer tests" >&2
   exit 1
 fi

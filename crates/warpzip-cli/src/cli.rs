@@ -38,8 +38,10 @@ pub enum Command {
     Decompress(DecompressArgs),
     /// Show a .wz file's header, chunks and ratio, and verify its checksums.
     Inspect(InspectArgs),
-    /// Round-trip the bundled sample files with every codec and print a table.
-    Demo,
+    /// Run every part of warpzip on bundled and generated data it is made for (an ORC file,
+    /// gzip and BGZF files, integer columns, a fax image, text), check each result byte for
+    /// byte, and print a table.
+    Demo(DemoArgs),
     /// Measure throughput against the same run's memory-copy roofline.
     Bench(BenchArgs),
     /// Keep the values of a raw little-endian array whose mask bit is set (compressstore).
@@ -157,6 +159,12 @@ pub struct InspectArgs {
     /// are still inspected, exit status 1).
     #[arg(value_name = "FILE.wz", required = true)]
     pub inputs: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    pub device: DeviceArg,
 }
 
 #[derive(Debug, Args)]

@@ -537,24 +537,75 @@ fn inspect_reports_several_files_and_goes_on_past_a_bad_one() {
 }
 
 #[test]
-fn demo_round_trips_every_codec() {
+fn demo_runs_every_part_on_its_data_and_verifies_it() {
     let dir = TempDir::new("demo");
-    let o = warpzip(&dir, &["demo"]);
+    let o = warpzip(&dir, &["demo", "--device", "cpu"]);
     assert_ok(&o);
     let text = stdout(&o);
-    assert!(text.contains("compress GB/s"), "{text}");
-    assert!(text.contains("decompress GB/s"), "{text}");
-    for file in ["alice29.txt", "kennedy.xls", "ptt5", "sum"] {
-        for codec in warpzip::CodecId::ALL {
-            assert!(
-                text.lines()
-                    .any(|l| l.starts_with(file) && l.contains(codec.name()) && l.contains("ok")),
-                "no verified row for {file} / {codec}:\n{text}"
-            );
-        }
+    for column in [
+        "part",
+        "data",
+        "device",
+        "ratio",
+        "GB/s",
+        "encode GB/s",
+        "check",
+    ] {
+        assert!(
+            text.lines().any(|l| l.contains(column)),
+            "{column}:\n{text}"
+        );
     }
-    assert!(text.contains("verified byte for byte"), "{text}");
+    // (part, what its data must name, what it must be checked against)
+    let rows = [
+        ("ORC to Arrow", "demo-12-zlib.orc", "= row-group decoder"),
+        ("gzip -d", "alice29.txt.gz", "= original"),
+        ("BGZF -d", "BGZF members", "= original"),
+        ("orc-rle-v1", "l_orderkey", "= original"),
+        ("orc-rle-v2", "l_orderkey", "= original"),
+        ("orc-rle-v1", "l_shipdate", "= original"),
+        ("orc-rle-v2", "l_shipdate", "= original"),
+        ("orc-rle-v1", "l_quantity", "= original"),
+        ("orc-rle-v2", "l_quantity", "= original"),
+        ("rle", "ptt5", "= original"),
+        ("deflate", "alice29.txt", "= original"),
+        ("compact", "l_quantity < 25", "= scalar filter"),
+    ];
+    for (part, data, against) in rows {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{part} ")) && l.contains(data))
+            .unwrap_or_else(|| panic!("no row for {part} on {data}:\n{text}"));
+        assert!(line.contains(&format!("ok ({against}")), "{line}");
+        assert!(line.split_whitespace().any(|w| w == "cpu"), "{line}");
+    }
+    // Every codec has a row.
+    for codec in warpzip::CodecId::ALL {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("{} ", codec.name()))),
+            "no row for {codec}:\n{text}"
+        );
+    }
+    // The ORC file's five int columns of 1,920,800 rows decode to 38,416,000 bytes of values.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("ORC to Arrow") && l.contains(" 38416000 ")),
+        "{text}"
+    );
+    assert!(!text.contains("FAILED"), "{text}");
+    assert!(
+        text.contains("all 12 rows verified byte for byte"),
+        "{text}"
+    );
     assert!(dir.names().is_empty(), "demo writes no files");
+
+    // Without --device the demo runs wherever `auto` lands.
+    let o = warpzip(&dir, &["demo"]);
+    assert_ok(&o);
+    assert!(stdout(&o).contains("all 12 rows verified byte for byte"));
+    assert_exit(&warpzip(&dir, &["demo", "--device", "tpu"]), 2);
+    assert_exit(&warpzip(&dir, &["demo", "extra"]), 2);
 }
 
 #[test]

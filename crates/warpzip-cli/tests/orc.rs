@@ -10,23 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-/// The shared ORC corpus; missing data fails the test.
+/// The ORC files of the repository's test data (`testdata/orc`).
 fn orc_dir() -> PathBuf {
-    let mut candidates = Vec::new();
-    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
-        let root = PathBuf::from(root);
-        candidates.push(root.join(".gpu/data/orc"));
-        candidates.push(root.join("../shared/data/orc"));
-    }
-    candidates.push(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/orc"
-    )));
-    candidates
-        .iter()
-        .find(|p| p.join("TestOrcFile.test1.orc").is_file())
-        .cloned()
-        .unwrap_or_else(|| panic!("ORC test data not found in any of {candidates:?}"))
+    testdata().join("orc")
 }
 
 fn fixture(name: &str) -> PathBuf {

@@ -15,9 +15,9 @@ use warpzip::api::{self, CompressOptions};
 use warpzip::format::{write_container, ChunkSpan, Container, ElemType, Header};
 use warpzip::{CodecId, Device, Error};
 
-/// A corpus file from the shared data (`corpora/<dir>/<name>`).
+/// A corpus file of the repository's test data (`testdata/corpora/<dir>/<name>`).
 fn corpus(dir: &str, name: &str) -> Vec<u8> {
-    let path = common::shared_data().join("corpora").join(dir).join(name);
+    let path = common::testdata().join("corpora").join(dir).join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

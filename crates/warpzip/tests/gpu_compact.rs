@@ -3,12 +3,12 @@
 //! a tile +-1 and many tiles, for every strategy. Output buffers are poisoned (twice, with two
 //! different bytes, so that no unwritten element can pass) and followed by a guard that must stay
 //! poisoned. Also: misaligned views (the scalar fallbacks), outputs shorter than the selection,
-//! the device and host APIs, and masks made from the shared data files. GPU tests run only with
+//! the device and host APIs, and masks made from the files of `testdata/`. GPU tests run only with
 //! `--include-ignored` and fail (never skip) where no GPU is usable.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{gpu, shared_data};
+use common::{gpu, testdata};
 
 use rand::{Rng, SeedableRng};
 use warpzip::gpu::{CudaSlice, GpuContext};
@@ -512,7 +512,7 @@ fn gpu_select_device_and_host_apis_match_cpu() {
 fn gpu_select_on_masks_from_real_files() {
     // A filter over real data: keep the bytes (and the u32 words) above a threshold.
     let gpu = gpu();
-    let root = shared_data();
+    let root = testdata();
     let mut files = Vec::new();
     for dir in ["corpora/canterbury", "corpora/calgary", "fields"] {
         if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
@@ -524,7 +524,11 @@ fn gpu_select_on_masks_from_real_files() {
             }
         }
     }
-    assert!(files.len() > 10, "found only {} shared files", files.len());
+    assert!(
+        files.len() > 10,
+        "found only {} files in testdata/",
+        files.len()
+    );
     let device = Device::Gpu(gpu.clone());
     for path in files {
         let data = std::fs::read(&path).unwrap();

@@ -30,7 +30,7 @@ fn gpu_or_skip() -> Option<Device> {
 }
 
 fn corpus(dir: &str, name: &str) -> Vec<u8> {
-    let path = common::shared_data().join("corpora").join(dir).join(name);
+    let path = common::testdata().join("corpora").join(dir).join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

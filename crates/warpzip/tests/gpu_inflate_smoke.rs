@@ -10,7 +10,7 @@ use warpzip::codec::deflate::gpu::InflateBatch;
 use warpzip::ChunkStatus;
 
 fn corpora() -> Vec<u8> {
-    let root = common::shared_data().join("corpora");
+    let root = common::testdata().join("corpora");
     let mut all = Vec::new();
     for sub in ["canterbury", "calgary"] {
         let mut files: Vec<_> = std::fs::read_dir(root.join(sub))

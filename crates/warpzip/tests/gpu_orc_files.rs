@@ -1,12 +1,12 @@
 //! ORC files decoded on the GPU (a block and a warp per row group) against the CPU: every column
-//! of every ORC file here (the pyarrow fixtures and the shared corpus) gives exactly the CPU's
+//! of every ORC file here (the pyarrow fixtures and `testdata/orc`) gives exactly the CPU's
 //! Arrow array; damaged files (the corrupt/ corpus, bit flips in the stripes' data) give the
 //! verdict of the CPU's row-group decoder, never a fault. GPU tests fail (never skip) where no
 //! GPU is usable.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{gpu, shared_data};
+use common::{gpu, testdata};
 
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
@@ -52,11 +52,11 @@ fn fuzz_seed_dir() -> PathBuf {
 
 fn all_files() -> Vec<PathBuf> {
     let fixtures = orc_files_in(&fixture_dir());
-    let shared = orc_files_in(&shared_data().join("orc"));
-    assert!(fixtures.len() >= 8 && shared.len() >= 10);
+    let real = orc_files_in(&testdata().join("orc"));
+    assert!(fixtures.len() >= 8 && real.len() >= 10);
     fixtures
         .into_iter()
-        .chain(shared)
+        .chain(real)
         .filter(|p| p.file_name().unwrap() != "zero.orc")
         .collect()
 }
@@ -210,7 +210,7 @@ fn compare_damaged(g: &warpzip::gpu::GpuContext, bytes: Vec<u8>, what: &str) -> 
 #[ignore = "needs a CUDA GPU"]
 fn damaged_files_get_the_cpu_verdict() {
     let g = gpu();
-    for path in orc_files_in(&shared_data().join("orc/corrupt")) {
+    for path in orc_files_in(&testdata().join("orc/corrupt")) {
         compare_damaged(
             &g,
             std::fs::read(&path).unwrap(),

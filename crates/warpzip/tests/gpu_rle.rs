@@ -1,10 +1,10 @@
 //! The GPU rle encoder and decoder against the CPU reference: identical bytes on random inputs
-//! of awkward sizes and on the real files of ../shared/data, and identical verdicts on corrupt
+//! of awkward sizes and on the real files of `testdata/`, and identical verdicts on corrupt
 //! payloads. GPU tests fail (never skip) where no GPU is usable.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::{gpu, shared_data};
+use common::{gpu, testdata};
 
 use rand::{Rng, SeedableRng};
 use warpzip::codec::rle::pipeline::{HostMemory, RlePipeline};
@@ -174,7 +174,7 @@ fn gpu_rle_matches_cpu_on_many_chunks() {
 #[ignore = "needs a CUDA GPU"]
 fn gpu_rle_matches_cpu_on_real_files() {
     let gpu = gpu();
-    let root = shared_data();
+    let root = testdata();
     let mut files = Vec::new();
     for dir in ["corpora/canterbury", "corpora/calgary", "fields", "orc"] {
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
@@ -186,7 +186,7 @@ fn gpu_rle_matches_cpu_on_real_files() {
     }
     assert!(
         files.len() > 20,
-        "expected the shared corpora, found {} files",
+        "expected the files of testdata/, found {} files",
         files.len()
     );
     let mut all = Vec::new();
@@ -195,7 +195,7 @@ fn gpu_rle_matches_cpu_on_real_files() {
         round_trip(&gpu, &data, 64 * 1024, &path.display().to_string());
         all.extend_from_slice(&data);
     }
-    round_trip(&gpu, &all, 1 << 20, "all shared files concatenated");
+    round_trip(&gpu, &all, 1 << 20, "all testdata files concatenated");
 }
 
 /// CPU and GPU agree: both decode to the same bytes, or both blame the same chunk (the

@@ -1,5 +1,5 @@
 //! Row groups: every supported column of every ORC file here (the pyarrow fixtures of
-//! `tests/data/orc` and the shared corpus) decodes row group by row group, each group on its own
+//! `tests/data/orc` and `testdata/orc`) decodes row group by row group, each group on its own
 //! from the starts its row index gives, to exactly what the whole-stripe decode gives; damaged
 //! positions are errors naming the stripe, column and row group, never panics.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -32,15 +32,19 @@ fn orc_files_in(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The pyarrow fixtures and the shared corpus (less `zero.orc`, which is no ORC file at all).
+/// The pyarrow fixtures and `testdata/orc` (less `zero.orc`, which is no ORC file at all).
 fn all_files() -> Vec<PathBuf> {
     let fixtures = orc_files_in(&fixture_dir());
     assert!(fixtures.len() >= 8, "only {} fixtures", fixtures.len());
-    let shared = orc_files_in(&common::shared_data().join("orc"));
-    assert!(shared.len() >= 10, "only {} shared ORC files", shared.len());
+    let real = orc_files_in(&common::testdata().join("orc"));
+    assert!(
+        real.len() >= 10,
+        "only {} ORC files in testdata/orc",
+        real.len()
+    );
     fixtures
         .into_iter()
-        .chain(shared)
+        .chain(real)
         .filter(|p| p.file_name().unwrap() != "zero.orc")
         .collect()
 }

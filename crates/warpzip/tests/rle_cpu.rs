@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
-use common::shared_data;
+use common::testdata;
 
 use proptest::prelude::*;
 use rand::rngs::StdRng;
@@ -952,7 +952,7 @@ fn containers_carry_the_token_layout() {
 // Real data.
 
 fn corpus_files() -> Vec<PathBuf> {
-    let root = shared_data().join("corpora");
+    let root = testdata().join("corpora");
     let mut files = Vec::new();
     for corpus in ["canterbury", "calgary"] {
         let dir = root.join(corpus);
@@ -1262,7 +1262,7 @@ fn time_per_byte(mut f: impl FnMut(), bytes: usize) -> f64 {
 #[test]
 #[ignore = "timing; run in release mode"]
 fn throughput_single_core() {
-    let corpora = shared_data().join("corpora");
+    let corpora = testdata().join("corpora");
     let mut rng = StdRng::seed_from_u64(1);
     let random: Vec<u8> = (0..4 << 20).map(|_| rng.gen()).collect();
     let mut inputs: Vec<(String, Vec<u8>)> = vec![("random 4 MiB".into(), random)];

@@ -24,7 +24,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Compress(args) => compress::run(args),
         Command::Decompress(args) => decompress::run(args),
         Command::Inspect(args) => inspect::run(args),
-        Command::Demo => demo::run(),
+        Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Select(args) => select::run(args),
         Command::Orc(args) => orc::run(args),

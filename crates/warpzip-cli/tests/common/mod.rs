@@ -1,5 +1,5 @@
-//! Helpers shared by the command-line tests: the binary under test, temporary directories and
-//! running the binary. Each test file uses only some of them.
+//! Helpers shared by the command-line tests: the binary under test, the repository's test data,
+//! temporary directories and running the binary. Each test file uses only some of them.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../../../warpzip/tests/common/require_gpu.rs"]
@@ -24,6 +24,24 @@ pub fn bin() -> PathBuf {
     match std::env::var_os("WARPZIP_REPO_ROOT") {
         Some(root) => PathBuf::from(root).join(".gpu/bin/warpzip"),
         None => built,
+    }
+}
+
+/// The repository's test data folder (`testdata/`): `$WARPZIP_REPO_ROOT/testdata` when that
+/// variable is set (the GPU machine's copy of the repository), else the one two levels above
+/// this crate. A missing folder fails the test.
+pub fn testdata() -> PathBuf {
+    let mut tried = Vec::new();
+    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
+        tried.push(PathBuf::from(root).join("testdata"));
+    }
+    tried.push(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata"
+    )));
+    match tried.iter().find(|p| p.is_dir()) {
+        Some(dir) => dir.clone(),
+        None => panic!("the repository's testdata/ folder is missing; tried: {tried:?}"),
     }
 }
 

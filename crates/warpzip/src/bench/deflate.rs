@@ -197,14 +197,21 @@ fn sources(opts: &BenchOptions) -> Result<Vec<Source>> {
     Ok(out)
 }
 
-/// The shared corpora folder (holding `canterbury/` and `calgary/`): under
-/// `$WARPZIP_REPO_ROOT/.gpu/data` (the GPU machine's copy, made by `bundle.sh ../shared/data`),
-/// `$WARPZIP_REPO_ROOT/../shared/data`, beside the binary (`.gpu/bin/../data`), or beside the
-/// source tree the binary was built from.
+/// The corpora folder (holding `canterbury/` and `calgary/`): the repository's
+/// `testdata/corpora` (under `$WARPZIP_REPO_ROOT`, or in the source tree the binary was built
+/// from), else under `$WARPZIP_REPO_ROOT/.gpu/data` (a GPU bundle's copy), beside the binary
+/// (`.gpu/bin/../data`), or in `../shared/data` beside the repository.
 pub fn corpora_dir() -> Result<PathBuf> {
+    let root = std::env::var_os("WARPZIP_REPO_ROOT").map(PathBuf::from);
     let mut tried: Vec<PathBuf> = Vec::new();
-    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
-        let root = PathBuf::from(root);
+    if let Some(root) = &root {
+        tried.push(root.join("testdata/corpora"));
+    }
+    tried.push(PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/corpora"
+    )));
+    if let Some(root) = &root {
         tried.push(root.join(".gpu/data/corpora"));
         tried.push(root.join(".gpu/corpora"));
         tried.push(root.join("../shared/data/corpora"));
@@ -227,7 +234,7 @@ pub fn corpora_dir() -> Result<PathBuf> {
         Some(p) => Ok(p.clone()),
         None => Err(Error::InvalidArgument(format!(
             "the deflate bench without FILES needs the Canterbury and Calgary corpora (set \
-             WARPZIP_REPO_ROOT, or carry them with `bundle.sh ../shared/data`); tried: {}",
+             WARPZIP_REPO_ROOT to the repository's root, or give FILES); tried: {}",
             tried
                 .iter()
                 .map(|p| p.display().to_string())

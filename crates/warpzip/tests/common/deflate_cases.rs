@@ -264,66 +264,35 @@ pub fn zlib_inflate(input: &[u8], cap: usize) -> Zlib {
 // ---------------------------------------------------------------------------------------------
 // Data
 
-/// The Canterbury and Calgary corpora (name, bytes): from `$WARPZIP_REPO_ROOT/.gpu/data`,
-/// `$WARPZIP_REPO_ROOT/../shared/data` or `../shared/data` beside the repository; failing
-/// those, the Canterbury files bundled with the CLI. Fails when none is found.
+/// The Canterbury and Calgary corpora (name, bytes) of the repository's test data:
+/// `$WARPZIP_REPO_ROOT/testdata/corpora` when that variable is set, else the one two levels
+/// above this crate. Fails when they are missing.
 pub fn corpus_files() -> Vec<(String, Vec<u8>)> {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let root = std::env::var_os("WARPZIP_REPO_ROOT").map(PathBuf::from);
-    let mut shared = Vec::new();
-    let mut bundled = Vec::new();
-    if let Some(r) = &root {
-        shared.push(r.join(".gpu/data/corpora"));
-        shared.push(r.join("../shared/data/corpora"));
-        bundled.push(r.join("crates/warpzip-cli/data"));
+    let mut tried = Vec::new();
+    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
+        tried.push(PathBuf::from(root).join("testdata/corpora"));
     }
-    shared.push(manifest.join("../../../shared/data/corpora"));
-    bundled.push(manifest.join("../warpzip-cli/data"));
-    let read_dir = |dir: &PathBuf| -> Vec<(String, Vec<u8>)> {
-        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "md"))
+    tried.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/corpora"));
+    let Some(root) = tried.iter().find(|p| p.is_dir()) else {
+        panic!("the repository's testdata/corpora folder is missing; tried {tried:?}");
+    };
+    let mut files = Vec::new();
+    for corpus in ["canterbury", "calgary"] {
+        let dir = root.join(corpus);
+        let mut these: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
             .map(|p| {
-                let name = format!(
-                    "{}/{}",
-                    dir.file_name().unwrap().to_string_lossy(),
-                    p.file_name().unwrap().to_string_lossy()
-                );
+                let name = format!("{corpus}/{}", p.file_name().unwrap().to_string_lossy());
                 (name, std::fs::read(&p).unwrap())
             })
             .collect();
-        files.sort();
-        files
-    };
-    for dir in &shared {
-        let mut files = read_dir(&dir.join("canterbury"));
-        let calgary = read_dir(&dir.join("calgary"));
-        if files.is_empty() || calgary.is_empty() {
-            continue;
-        }
-        files.extend(calgary);
-        return files;
+        these.sort();
+        assert!(!these.is_empty(), "no files in {}", dir.display());
+        files.extend(these);
     }
-    for dir in &bundled {
-        let files = read_dir(dir);
-        if !files.is_empty() {
-            eprintln!(
-                "deflate tests: shared corpora not found (tried {shared:?}); using the {} \
-                 Canterbury files bundled in {}",
-                files.len(),
-                dir.display()
-            );
-            return files;
-        }
-    }
-    panic!(
-        "no test corpus found (WARPZIP_REQUIRE_GPU={:?}); tried {shared:?} and {bundled:?}; set \
-         WARPZIP_REPO_ROOT",
-        std::env::var_os("WARPZIP_REQUIRE_GPU")
-    );
+    files
 }
 
 /// Random bytes and highly compressible data of about `n` bytes (name, bytes).
