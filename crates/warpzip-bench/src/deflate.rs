@@ -6,16 +6,14 @@
 //! is reported.
 
 use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
-use crate::codec::deflate::batch::check_results;
-use crate::codec::deflate::chunk_file::{
-    compression_level, deflate_chunk, is_chunk_file, ChunkFile,
-};
-use crate::codec::deflate::gpu::{inflate_host, InflateBatch, InflateKernel};
-use crate::error::{Error, Result};
-use crate::gpu::{median, GpuContext};
+use crate::chunk_file::{compression_level, deflate_chunk, is_chunk_file, ChunkFile};
 use libdeflater::{Compressor, Decompressor};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use warpzip::codec::deflate::batch::check_results;
+use warpzip::codec::deflate::gpu::{inflate_host, InflateBatch, InflateKernel};
+use warpzip::error::{Error, Result};
+use warpzip::gpu::{median, GpuContext};
 
 /// Chunk sizes of the sweep when `--chunk-size` is not given.
 pub const DEFAULT_CHUNK_SIZES: [usize; 3] = [64 << 10, 128 << 10, 1 << 20];
@@ -497,7 +495,7 @@ fn check_gpu(gpu: &GpuContext, batch: &InflateBatch, case: &Case) -> Result<()> 
 }
 
 fn check_statuses(
-    results: &[crate::codec::deflate::StreamResult],
+    results: &[warpzip::codec::deflate::StreamResult],
     sizes: &[usize],
     case: &Case,
 ) -> Result<()> {
