@@ -1,7 +1,6 @@
 #![doc = include_str!("../../../README.md")]
 
 pub mod api;
-pub mod bench;
 pub mod codec;
 pub mod device;
 pub mod error;

@@ -1,12 +1,13 @@
 //! A first end-to-end check of the GPU inflate kernel against libdeflate: real corpora at
-//! several levels and chunk sizes, random and constant data, tiny streams and cut streams.
+//! several levels and chunk sizes, random and constant data, tiny streams and cut streams, each
+//! decoded by both kernels (one warp per stream, and pairs).
 //! (The full differential suite is tests/gpu_deflate.rs.)
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
 use rand::{Rng, SeedableRng};
-use warpzip::codec::deflate::gpu::InflateBatch;
+use warpzip::codec::deflate::gpu::{InflateBatch, InflateKernel};
 use warpzip::ChunkStatus;
 
 fn corpora() -> Vec<u8> {
@@ -33,14 +34,18 @@ fn deflate(data: &[u8], level: i32) -> Vec<u8> {
     out
 }
 
-/// Inflates `streams` on the GPU with outputs of `caps` bytes (poisoned first).
+/// Both inflate kernels, each of which every check runs on.
+const KERNELS: [InflateKernel; 2] = [InflateKernel::Warp, InflateKernel::Pair];
+
+/// Inflates `streams` on the GPU by `kernel` with outputs of `caps` bytes (poisoned first).
 fn gpu_inflate(
     streams: &[Vec<u8>],
     caps: &[usize],
+    kernel: InflateKernel,
 ) -> (Vec<warpzip::codec::deflate::StreamResult>, Vec<Vec<u8>>) {
     let g = common::gpu();
     let refs: Vec<&[u8]> = streams.iter().map(|s| s.as_slice()).collect();
-    let mut batch = InflateBatch::upload(&g, &refs, caps).unwrap();
+    let mut batch = InflateBatch::upload_with_kernel(&g, &refs, caps, kernel).unwrap();
     batch.poison_output(&g, 0xa5).unwrap();
     batch.launch(&g, g.stream()).unwrap();
     let results = batch.results(&g).unwrap();
@@ -58,20 +63,29 @@ fn check_round_trip(data: &[u8], chunk: usize, level: i32) {
     };
     let streams: Vec<Vec<u8>> = pieces.iter().map(|p| deflate(p, level)).collect();
     let caps: Vec<usize> = pieces.iter().map(|p| p.len()).collect();
-    let (results, outs) = gpu_inflate(&streams, &caps);
-    for (i, ((r, o), p)) in results.iter().zip(&outs).zip(&pieces).enumerate() {
-        assert_eq!(
-            r.status,
-            ChunkStatus::Ok,
-            "level {level} chunk {chunk}: stream {i}"
-        );
-        assert_eq!(
-            r.written,
-            p.len(),
-            "level {level} chunk {chunk}: stream {i}"
-        );
-        assert_eq!(r.consumed, streams[i].len(), "level {level}: stream {i}");
-        assert!(o == p, "level {level} chunk {chunk}: stream {i} differs");
+    for kernel in KERNELS {
+        let (results, outs) = gpu_inflate(&streams, &caps, kernel);
+        for (i, ((r, o), p)) in results.iter().zip(&outs).zip(&pieces).enumerate() {
+            assert_eq!(
+                r.status,
+                ChunkStatus::Ok,
+                "{kernel:?} level {level} chunk {chunk}: stream {i}"
+            );
+            assert_eq!(
+                r.written,
+                p.len(),
+                "{kernel:?} level {level} chunk {chunk}: stream {i}"
+            );
+            assert_eq!(
+                r.consumed,
+                streams[i].len(),
+                "{kernel:?} level {level}: stream {i}"
+            );
+            assert!(
+                o == p,
+                "{kernel:?} level {level} chunk {chunk}: stream {i} differs"
+            );
+        }
     }
 }
 
@@ -116,12 +130,18 @@ fn cut_and_overfull_streams_fail() {
         streams.push(full[..cut].to_vec());
     }
     let caps = vec![piece.len(); streams.len()];
-    let (results, _) = gpu_inflate(&streams, &caps);
-    for (i, r) in results.iter().enumerate() {
-        assert_eq!(r.status, ChunkStatus::Truncated, "cut stream {i}");
+    for kernel in KERNELS {
+        let (results, _) = gpu_inflate(&streams, &caps, kernel);
+        for (i, r) in results.iter().enumerate() {
+            assert_eq!(
+                r.status,
+                ChunkStatus::Truncated,
+                "{kernel:?}: cut stream {i}"
+            );
+        }
+        let (results, _) = gpu_inflate(std::slice::from_ref(&full), &[piece.len() - 1], kernel);
+        assert_eq!(results[0].status, ChunkStatus::Overflow, "{kernel:?}");
     }
-    let (results, _) = gpu_inflate(std::slice::from_ref(&full), &[piece.len() - 1]);
-    assert_eq!(results[0].status, ChunkStatus::Overflow);
 }
 
 /// Not a benchmark (see `warpzip bench --codec deflate`): a rough rate for development.

@@ -1,12 +1,12 @@
-//! `warpzip bench`: runs the library's benchmark and prints its rows as a table, and as CSV
-//! with `--csv`.
+//! `warpzip bench`: runs the benchmarks of `warpzip-bench` and prints their rows as a table,
+//! and as CSV with `--csv`.
 
 use super::{format_table, human_bytes, open_device, Align};
 use crate::cli::BenchArgs;
 use crate::output::OutputFile;
 use anyhow::{Context, Result};
 use std::io::Write;
-use warpzip::bench::{self, BenchOptions, BenchRow};
+use warpzip_bench::{BenchOptions, BenchRow};
 
 pub fn run(args: BenchArgs) -> Result<()> {
     let device = open_device(args.device.device)?;
@@ -35,7 +35,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         Some(path) => Some(OutputFile::create(path, true)?),
         None => None,
     };
-    let rows = bench::run(&device, &opts).context("benchmark failed")?;
+    let rows = warpzip_bench::run(&device, &opts).context("benchmark failed")?;
     print!("{}", table(&rows));
     if let Some(mut file) = csv {
         file.write_all(csv_text(&rows).as_bytes())

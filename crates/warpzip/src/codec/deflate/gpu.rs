@@ -110,8 +110,11 @@ impl InflateKernel {
     /// The kernel for `chunks`: pairs for few streams (at most [`FEW_STREAMS_PER_SM`] per SM)
     /// and for poorly compressed batches (where decoding the Huffman codes, the producer's half,
     /// dominates), one warp per stream for many well-compressed streams.
-    /// `WARPZIP_INFLATE_KERNEL=warp|pair` overrides the choice (for tests and benchmarks).
+    /// With the cargo feature `diagnostics`, `WARPZIP_INFLATE_KERNEL=warp|pair` overrides the
+    /// choice (for tests and benchmarks); [`InflateBatch::upload_with_kernel`] names one
+    /// without it.
     pub fn for_chunks(gpu: &GpuContext, chunks: &[InflateChunk]) -> InflateKernel {
+        #[cfg(feature = "diagnostics")]
         match std::env::var("WARPZIP_INFLATE_KERNEL").as_deref() {
             Ok("warp") => return InflateKernel::Warp,
             Ok("pair") => return InflateKernel::Pair,
@@ -198,6 +201,26 @@ pub fn output_layout(caps: &[usize]) -> (Vec<u64>, usize) {
 impl InflateBatch {
     /// Uploads `streams` back to back and allocates room for `out_caps[i]` output bytes each.
     pub fn upload(gpu: &GpuContext, streams: &[&[u8]], out_caps: &[usize]) -> Result<InflateBatch> {
+        InflateBatch::upload_as(gpu, streams, out_caps, None)
+    }
+
+    /// As [`InflateBatch::upload`], run by `kernel` rather than the one
+    /// [`InflateKernel::for_chunks`] picks: for tests that cover both kernels.
+    pub fn upload_with_kernel(
+        gpu: &GpuContext,
+        streams: &[&[u8]],
+        out_caps: &[usize],
+        kernel: InflateKernel,
+    ) -> Result<InflateBatch> {
+        InflateBatch::upload_as(gpu, streams, out_caps, Some(kernel))
+    }
+
+    fn upload_as(
+        gpu: &GpuContext,
+        streams: &[&[u8]],
+        out_caps: &[usize],
+        kernel: Option<InflateKernel>,
+    ) -> Result<InflateBatch> {
         if streams.len() != out_caps.len() {
             return Err(Error::InvalidArgument(format!(
                 "{} streams but {} output sizes",
@@ -227,7 +250,7 @@ impl InflateBatch {
         input.resize(input.len().div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN, 0);
         let input = gpu.upload(&input)?;
         let out = gpu.alloc::<u8>(out_len.max(OUTPUT_ALIGN))?;
-        InflateBatch::from_device(gpu, input, chunks, out)
+        InflateBatch::from_device_as(gpu, input, chunks, out, kernel)
     }
 
     /// A batch over buffers already on the device: `input` holds the streams (its length must
@@ -240,8 +263,20 @@ impl InflateBatch {
         chunks: Vec<InflateChunk>,
         out: CudaSlice<u8>,
     ) -> Result<InflateBatch> {
+        InflateBatch::from_device_as(gpu, input, chunks, out, None)
+    }
+
+    /// [`InflateBatch::from_device`] run by `kernel`, or by the one
+    /// [`InflateKernel::for_chunks`] picks when `None`.
+    fn from_device_as(
+        gpu: &GpuContext,
+        input: CudaSlice<u8>,
+        chunks: Vec<InflateChunk>,
+        out: CudaSlice<u8>,
+        kernel: Option<InflateKernel>,
+    ) -> Result<InflateBatch> {
         check_chunks(input.len(), &chunks, out.len())?;
-        let kernel = InflateKernel::for_chunks(gpu, &chunks);
+        let kernel = kernel.unwrap_or_else(|| InflateKernel::for_chunks(gpu, &chunks));
         let blocks = kernel.grid_blocks(gpu, &chunks)?;
         let scratch = gpu.alloc::<u32>(
             (u64::from(blocks) * kernel.block_scratch_bytes()) as usize

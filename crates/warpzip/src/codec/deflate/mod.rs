@@ -11,7 +11,6 @@
 //! - [`gpu`]: the GPU batch (host or device memory) and its kernel launch.
 
 pub mod batch;
-pub mod chunk_file;
 pub mod chunked;
 pub mod cpu;
 pub mod format;

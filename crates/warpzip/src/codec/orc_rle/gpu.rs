@@ -723,6 +723,71 @@ mod tests {
         assert_eq!(LANES_THREADS, 32 * define(lockstep, "#define ST_WARPS "));
     }
 
+    /// A generated column: name, element type, raw little-endian values.
+    struct Column {
+        name: &'static str,
+        elem: ElemType,
+        data: Vec<u8>,
+    }
+
+    /// The five columns of `warpzip bench --codec orc-rle`, `bytes` long each, generated here
+    /// byte for byte as the benchmark does (same xorshift64* and seed): TPC-H's `l_orderkey`
+    /// (sorted, 8 of every 32 keys, 1 to 7 lines an order), SSB's `lo_orderdate` (a random
+    /// yyyymmdd repeated 1 to 7 times), `l_quantity` (1 to 50), `lo_discount` (0 to 10) and
+    /// random i64 values.
+    fn columns(bytes: usize) -> Vec<Column> {
+        struct Rng(u64);
+        impl Rng {
+            fn next(&mut self) -> u64 {
+                self.0 ^= self.0 >> 12;
+                self.0 ^= self.0 << 25;
+                self.0 ^= self.0 >> 27;
+                self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+            }
+            fn below(&mut self, n: u64) -> u64 {
+                self.next() % n
+            }
+        }
+        let mut rng = Rng(0x7c4_5eed_1234_abcd);
+        let quantity: Vec<u8> = (0..bytes / 4)
+            .flat_map(|_| (1 + rng.below(50) as i32).to_le_bytes())
+            .collect();
+        let discount: Vec<u8> = (0..bytes / 2)
+            .flat_map(|_| (rng.below(11) as i16).to_le_bytes())
+            .collect();
+        let random: Vec<u8> = (0..bytes / 8)
+            .flat_map(|_| (rng.next() as i64).to_le_bytes())
+            .collect();
+        let mut keys = Vec::with_capacity(bytes);
+        let mut order = 0u64;
+        while keys.len() < bytes / 8 * 8 {
+            let key = (order / 8) * 32 + order % 8 + 1;
+            for _ in 0..1 + rng.below(7) {
+                keys.extend_from_slice(&(key as i64).to_le_bytes());
+            }
+            order += 1;
+        }
+        keys.truncate(bytes / 8 * 8);
+        let mut dates = Vec::with_capacity(bytes);
+        while dates.len() < bytes / 4 * 4 {
+            let day = rng.below(2405) as u32;
+            let (y, d) = (1992 + day / 365, day % 365);
+            let date = (y * 10_000 + (d / 31 + 1).min(12) * 100 + d % 28 + 1) as i32;
+            for _ in 0..1 + rng.below(7) {
+                dates.extend_from_slice(&date.to_le_bytes());
+            }
+        }
+        dates.truncate(bytes / 4 * 4);
+        let column = |name, elem, data| Column { name, elem, data };
+        vec![
+            column("l_orderkey", ElemType::I64, keys),
+            column("lo_orderdate", ElemType::I32, dates),
+            column("l_quantity", ElemType::I32, quantity),
+            column("lo_discount", ElemType::I16, discount),
+            column("random", ElemType::I64, random),
+        ]
+    }
+
     /// The picker's choices on the bench's columns: the fastest of the four sub-block decoders
     /// on an H200 in stop 24 (call 14), RLEv1 random values' staged warps (H100, stop 28), and
     /// RLEv2 random values' walk and expand (H200, stop 39).
@@ -739,7 +804,7 @@ mod tests {
             ("lo_discount", [(Step, true), (Step, false)]),
             ("random", [(Warps, false), (Expand, false)]),
         ];
-        for col in crate::bench::orc::columns(2 << 20) {
+        for col in columns(2 << 20) {
             let Some((_, picks)) = want.iter().find(|(n, _)| *n == col.name) else {
                 panic!("no expected pick for {}", col.name)
             };

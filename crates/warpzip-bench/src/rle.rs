@@ -2,12 +2,12 @@
 //! memory, and the CPU codec per core; every GPU result is checked against the CPU codec.
 
 use super::{gbps, inputs, wall_ms, BenchOptions, BenchRow, Ceilings};
-use crate::codec::rle::pipeline::{HostMemory, RlePipeline};
-use crate::codec::rle::{chunked, format as rle_format, gpu as rle_gpu};
-use crate::codec::CodecId;
-use crate::error::{Error, Result};
-use crate::format::{write_container, ChunkSpan, Container, ElemType, Header};
-use crate::gpu::{median, GpuContext};
+use warpzip::codec::rle::pipeline::{HostMemory, RlePipeline};
+use warpzip::codec::rle::{chunked, format as rle_format, gpu as rle_gpu};
+use warpzip::codec::CodecId;
+use warpzip::error::{Error, Result};
+use warpzip::format::{write_container, ChunkSpan, Container, ElemType, Header};
+use warpzip::gpu::{median, GpuContext};
 
 const CHUNK: usize = rle_format::DEFAULT_CHUNK_SIZE as usize;
 

@@ -1,5 +1,5 @@
 //! Prints ptxas's resource report (registers, spills, shared memory) for every kernel, compiled
-//! by NVRTC for an architecture: `cargo run -p warpzip --example ptxas_report -- sm_90`.
+//! by NVRTC for an architecture: `cargo run -p warpzip-bench --example ptxas_report -- sm_90`.
 fn main() {
     let arch = std::env::args()
         .nth(1)

@@ -5,12 +5,12 @@
 //! kept element, and the output. On the CPU: the scalar reference against each SIMD level.
 
 use super::{gbps, inputs, wall_ms, BenchOptions, BenchRow, Ceilings};
-use crate::error::{Error, Result};
-use crate::gpu::{median, GpuContext, LaunchConfig, PushKernelArg};
-use crate::ops::compact::gpu::{
+use warpzip::error::{Error, Result};
+use warpzip::gpu::{median, GpuContext, LaunchConfig, PushKernelArg};
+use warpzip::ops::compact::gpu::{
     staged_pattern_smem, DevicePattern, GpuCompactor, PatternKernel, Strategy,
 };
-use crate::ops::compact::{
+use warpzip::ops::compact::{
     cpu, cpu_simd, masks, values_from_le_bytes, CompactElem, Mask, Pattern, Width,
 };
 
@@ -86,10 +86,10 @@ fn time_and_verify<T: CompactElem>(
     gpu: &GpuContext,
     opts: &BenchOptions,
     comp: &mut GpuCompactor<T>,
-    d_out: &mut crate::gpu::CudaSlice<T>,
+    d_out: &mut warpzip::gpu::CudaSlice<T>,
     expected: &[T],
     label: &str,
-    mut queue: impl FnMut(&mut GpuCompactor<T>, &mut crate::gpu::CudaSlice<T>) -> Result<()>,
+    mut queue: impl FnMut(&mut GpuCompactor<T>, &mut warpzip::gpu::CudaSlice<T>) -> Result<()>,
 ) -> Result<Measured> {
     let times = gpu.time_ms(3, opts.runs(), || queue(comp, d_out))?;
     let ms = median(&times);
@@ -294,7 +294,7 @@ fn probe_sector_reads(
     let host: Vec<u32> = values::<u32>(vecs * 4)?;
     let d_in = gpu.upload(&host)?;
     let mut sink = gpu.alloc::<u32>(1)?;
-    let func = gpu.function(&crate::gpu::kernels::COMPACT, "compact_probe_read")?;
+    let func = gpu.function(&warpzip::gpu::kernels::COMPACT, "compact_probe_read")?;
     let groups = (vecs / 4) as u64;
     let blocks = gpu.sm_count().max(1) * 16;
     let mut full_ms = None;

@@ -7,15 +7,15 @@
 
 use super::inputs::Rng;
 use super::{gbps, BenchOptions, BenchRow, Ceilings};
-use crate::codec::orc_rle::chunked;
-use crate::codec::orc_rle::format::{Layout, RleVersion, DEFAULT_CHUNK_SIZE};
-use crate::codec::orc_rle::gpu::{
+use std::time::Instant;
+use warpzip::codec::orc_rle::chunked;
+use warpzip::codec::orc_rle::format::{Layout, RleVersion, DEFAULT_CHUNK_SIZE};
+use warpzip::codec::orc_rle::gpu::{
     arrange, first_failure, plan_sub_blocks, stream_units, DecodeBatch, Parallelism, StreamCodec,
 };
-use crate::error::{Error, Result};
-use crate::format::{ChunkSpan, ElemType};
-use crate::gpu::{median, GpuContext};
-use std::time::Instant;
+use warpzip::error::{Error, Result};
+use warpzip::format::{ChunkSpan, ElemType};
+use warpzip::gpu::{median, GpuContext};
 
 /// One generated column: name, element type, raw little-endian values.
 pub struct Column {

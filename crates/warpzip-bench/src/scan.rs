@@ -1,9 +1,9 @@
 //! Scan benchmark: 2^28 u32 and 2^27 u64, exclusive, against the same run's copy bandwidth.
 
 use super::{gbps, inputs, BenchOptions, BenchRow, Ceilings};
-use crate::error::{Error, Result};
-use crate::gpu::{median, GpuContext};
-use crate::ops::scan::{exclusive_scan_cpu, GpuScan, ScanElem};
+use warpzip::error::{Error, Result};
+use warpzip::gpu::{median, GpuContext};
+use warpzip::ops::scan::{exclusive_scan_cpu, GpuScan, ScanElem};
 
 fn one<T: ScanElem + PartialEq>(
     gpu: &GpuContext,

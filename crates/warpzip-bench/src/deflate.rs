@@ -6,16 +6,14 @@
 //! is reported.
 
 use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
-use crate::codec::deflate::batch::check_results;
-use crate::codec::deflate::chunk_file::{
-    compression_level, deflate_chunk, is_chunk_file, ChunkFile,
-};
-use crate::codec::deflate::gpu::{inflate_host, InflateBatch, InflateKernel};
-use crate::error::{Error, Result};
-use crate::gpu::{median, GpuContext};
+use crate::chunk_file::{compression_level, deflate_chunk, is_chunk_file, ChunkFile};
 use libdeflater::{Compressor, Decompressor};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use warpzip::codec::deflate::batch::check_results;
+use warpzip::codec::deflate::gpu::{inflate_host, InflateBatch, InflateKernel};
+use warpzip::error::{Error, Result};
+use warpzip::gpu::{median, GpuContext};
 
 /// Chunk sizes of the sweep when `--chunk-size` is not given.
 pub const DEFAULT_CHUNK_SIZES: [usize; 3] = [64 << 10, 128 << 10, 1 << 20];
@@ -198,34 +196,16 @@ fn sources(opts: &BenchOptions) -> Result<Vec<Source>> {
 }
 
 /// The corpora folder (holding `canterbury/` and `calgary/`): the repository's
-/// `testdata/corpora` (under `$WARPZIP_REPO_ROOT`, or in the source tree the binary was built
-/// from), else under `$WARPZIP_REPO_ROOT/.gpu/data` (a GPU bundle's copy), beside the binary
-/// (`.gpu/bin/../data`), or in `../shared/data` beside the repository.
+/// `testdata/corpora`, under `$WARPZIP_REPO_ROOT` (the GPU machine's copy of the tree) or in
+/// the source tree the binary was built from.
 pub fn corpora_dir() -> Result<PathBuf> {
-    let root = std::env::var_os("WARPZIP_REPO_ROOT").map(PathBuf::from);
     let mut tried: Vec<PathBuf> = Vec::new();
-    if let Some(root) = &root {
-        tried.push(root.join("testdata/corpora"));
+    if let Some(root) = std::env::var_os("WARPZIP_REPO_ROOT") {
+        tried.push(PathBuf::from(root).join("testdata/corpora"));
     }
     tried.push(PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../testdata/corpora"
-    )));
-    if let Some(root) = &root {
-        tried.push(root.join(".gpu/data/corpora"));
-        tried.push(root.join(".gpu/corpora"));
-        tried.push(root.join("../shared/data/corpora"));
-    }
-    if let Some(bin_dir) = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-    {
-        tried.push(bin_dir.join("../data/corpora"));
-        tried.push(bin_dir.join("../corpora"));
-    }
-    tried.push(PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/corpora"
     )));
     match tried
         .iter()
@@ -504,7 +484,7 @@ fn check_gpu(gpu: &GpuContext, batch: &InflateBatch, case: &Case) -> Result<()> 
 }
 
 fn check_statuses(
-    results: &[crate::codec::deflate::StreamResult],
+    results: &[warpzip::codec::deflate::StreamResult],
     sizes: &[usize],
     case: &Case,
 ) -> Result<()> {

@@ -6,19 +6,19 @@
 //! inflate against the CPU inflate, column by column and for the whole file at once.
 
 use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
-use crate::codec::orc_rle::OrcInt;
-use crate::error::{Error, Result};
-use crate::gpu::{median, GpuContext};
-use crate::orc::gpu::{
-    decode_columns_on_device, decode_on_device, DeviceColumn, GroupMode, PreparedColumn,
-};
-use crate::orc::proto::TypeKind;
-use crate::orc::row_groups::{
-    decode_plan, decode_plan_dense_into, plan_file_column, ColumnPlan, DataKind,
-};
-use crate::orc::OrcFile;
 use std::path::Path;
 use std::time::Instant;
+use warpzip::codec::orc_rle::OrcInt;
+use warpzip::error::{Error, Result};
+use warpzip::gpu::{median, GpuContext};
+use warpzip::orc::gpu::{
+    decode_columns_on_device, decode_on_device, DeviceColumn, GroupMode, PreparedColumn,
+};
+use warpzip::orc::proto::TypeKind;
+use warpzip::orc::row_groups::{
+    decode_plan, decode_plan_dense_into, plan_file_column, ColumnPlan, DataKind,
+};
+use warpzip::orc::OrcFile;
 
 /// Times of `runs` one-core decodes of a column's plans into buffers allocated once beforehand
 /// (as the generated columns' CPU rows decode into one output buffer): values of `T` and the
@@ -133,7 +133,7 @@ pub(super) fn bench_gpu(
     let stream = gpu.stream().clone();
     for path in files {
         let file = OrcFile::open(path)?;
-        if file.compression().kind == crate::orc::proto::CompressionKind::Zlib {
+        if file.compression().kind == warpzip::orc::proto::CompressionKind::Zlib {
             whole_file(gpu, &file, &label(path), rows)?;
         }
         for column in file
@@ -146,7 +146,7 @@ pub(super) fn bench_gpu(
             let mut dev = DeviceColumn::upload(gpu, &prepared)?;
             dev.launch(gpu, &stream)?;
             dev.check(gpu, &prepared)?;
-            let on_gpu = crate::orc::gpu::read_column(gpu, &file, column)?;
+            let on_gpu = warpzip::orc::gpu::read_column(gpu, &file, column)?;
             if on_gpu.to_data() != file.read_column(column)?.to_data() {
                 return Err(Error::Corrupt {
                     chunk: 0,
@@ -216,13 +216,13 @@ pub(super) fn bench_gpu(
             // End to end from the file in host memory to values on the host: ZLIB streams
             // inflated on the GPU (the library's path) against inflated on the CPU while the
             // plans are made (the path before GPU inflate). Wall clock, median of 5.
-            if file.compression().kind == crate::orc::proto::CompressionKind::Zlib {
+            if file.compression().kind == warpzip::orc::proto::CompressionKind::Zlib {
                 let e2e = |cpu_inflate: bool| {
                     wall_ms(5, || {
                         std::hint::black_box(if cpu_inflate {
-                            crate::orc::gpu::read_column_cpu_inflate(gpu, &file, column)?
+                            warpzip::orc::gpu::read_column_cpu_inflate(gpu, &file, column)?
                         } else {
-                            crate::orc::gpu::read_column(gpu, &file, column)?
+                            warpzip::orc::gpu::read_column(gpu, &file, column)?
                         });
                         Ok(())
                     })
@@ -242,7 +242,7 @@ pub(super) fn bench_gpu(
                 // The CPU inflate alone (all cores), which the GPU inflate replaces: the
                 // CPU-inflate path less this bounds what any inflate could gain.
                 let inflate_ms = wall_ms(5, || {
-                    std::hint::black_box(crate::orc::row_groups::inflate_column_streams(
+                    std::hint::black_box(warpzip::orc::row_groups::inflate_column_streams(
                         &file, column,
                     )?);
                     Ok(())
@@ -304,7 +304,7 @@ fn whole_file(
     name: &str,
     rows: &mut Vec<BenchRow>,
 ) -> Result<()> {
-    let columns: Vec<&crate::orc::column::OrcColumn> =
+    let columns: Vec<&warpzip::orc::column::OrcColumn> =
         file.columns().iter().filter(|c| c.is_supported()).collect();
     if columns.is_empty() {
         return Ok(());

@@ -16,7 +16,7 @@
 //! - for RLEv2, step 4's balance: rounds per warp, groups per lane, values of DELTA groups of
 //!   bit-packed steps.
 //!
-//! `cargo run --release -p warpzip --example orc_regions_sim -- FILE [ENTRIES [STEPS]]`
+//! `cargo run --release -p warpzip-bench --example orc_regions_sim -- FILE [ENTRIES [STEPS]]`
 //! (defaults 15 and 64, the kernel's RG_ENTRIES and RG_TABLE_STEPS).
 use std::path::Path;
 use warpzip::codec::orc_rle::int_rle_v2::{closest_fixed_width, decode_width};

@@ -1,6 +1,8 @@
 //! `warpzip bench`: device-side and end-to-end throughput of every codec and primitive, with
-//! the roofline measured in the same run (device-to-device and host-to-device copies).
+//! the roofline measured in the same run (device-to-device and host-to-device copies); and the
+//! reader and writer of the anchors' chunk files, which nvCOMP's anchor decodes too.
 
+pub mod chunk_file;
 mod compact;
 pub mod deflate;
 pub mod inputs;
@@ -9,11 +11,11 @@ mod orc_file;
 mod rle;
 mod scan;
 
-use crate::device::Device;
-use crate::error::{Error, Result};
-use crate::gpu::GpuContext;
 use std::path::PathBuf;
 use std::time::Instant;
+use warpzip::device::Device;
+use warpzip::error::{Error, Result};
+use warpzip::gpu::GpuContext;
 
 /// What to benchmark.
 #[derive(Clone, Debug, Default)]
@@ -229,7 +231,7 @@ pub(crate) fn wall_ms(runs: usize, mut f: impl FnMut() -> Result<()>) -> Result<
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(|a, b| a.total_cmp(b));
-    Ok(crate::gpu::median(&times))
+    Ok(warpzip::gpu::median(&times))
 }
 
 fn measure_ceilings(
@@ -246,7 +248,7 @@ fn measure_ceilings(
         stream.memcpy_dtod(&src, &mut dst)?;
         Ok(())
     })?;
-    let ms = crate::gpu::median(&times);
+    let ms = warpzip::gpu::median(&times);
     let d2d_gbps = gbps(2.0 * n as f64, ms);
     rows.push(BenchRow {
         what: "memcpy d2d".into(),
@@ -270,13 +272,13 @@ fn measure_ceilings(
         stream.memcpy_htod(&pinned, &mut dev)?;
         Ok(())
     })?;
-    let h2d_ms = crate::gpu::median(&times);
+    let h2d_ms = warpzip::gpu::median(&times);
     let h2d_gbps = gbps(m as f64, h2d_ms);
     let times = gpu.time_ms(2, opts.runs(), || {
         stream.memcpy_dtoh(&dev, &mut pinned)?;
         Ok(())
     })?;
-    let d2h_ms = crate::gpu::median(&times);
+    let d2h_ms = warpzip::gpu::median(&times);
     let d2h_gbps = gbps(m as f64, d2h_ms);
     // Both directions at once, on two streams: what a pipeline whose output is as large as its
     // input (incompressible data) can move each way. Reported, not used as a roofline.

@@ -5,10 +5,10 @@
 //! compressed size)`, then the `count` raw-deflate streams back to back. The file ends exactly
 //! where the last stream ends. [`ChunkFile::compress`] makes one with libdeflate.
 
-use crate::error::{Error, Result};
 use libdeflater::{CompressionLvl, Compressor};
 use rayon::prelude::*;
 use std::ops::Range;
+use warpzip::error::{Error, Result};
 
 /// Largest uncompressed size a chunk may declare (64 MiB): more than any batch codec uses, small
 /// enough that a corrupt size cannot make a reader allocate the machine away.
