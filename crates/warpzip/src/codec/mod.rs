@@ -4,9 +4,9 @@
 //! (`api.rs`) dispatches through the registry and never names a codec. `docs/adding-a-codec.md`
 //! is the recipe for a new one.
 
-pub mod deflate;
-pub mod orc_rle;
-pub mod rle;
+internal_mod!(deflate);
+internal_mod!(orc_rle);
+internal_mod!(rle);
 
 mod options;
 

@@ -7,11 +7,11 @@
 //! `i / 8` is set (the same bits as little-endian `u32` or `u64` words). A mask may be longer
 //! than the values (the extra bits are ignored), never shorter.
 
-pub mod cpu;
+internal_mod!(cpu);
 mod cpu_pattern;
-pub mod cpu_simd;
-pub mod gpu;
-pub mod masks;
+internal_mod!(cpu_simd);
+internal_mod!(gpu);
+internal_mod!(masks);
 
 use crate::device::Device;
 use crate::error::{Error, Result};
