@@ -38,5 +38,5 @@ pub mod gzip {
 pub use api::{compress, decompress, decompress_any, CompressOptions};
 pub use codec::CodecId;
 pub use device::Device;
-pub use gpu::GpuContext;
 pub use error::{ChunkStatus, Error, Result};
+pub use gpu::GpuContext;
