@@ -18,19 +18,24 @@ pub struct KernelSource {
     pub text: &'static str,
 }
 
+/// A header as `(name, text)`: its path under `src/kernels/`, which is also the name kernels
+/// include it by (`#include "framework/codag.cuh"`), so the two cannot disagree.
+macro_rules! header {
+    ($path:literal) => {
+        ($path, include_str!(concat!("../kernels/", $path)))
+    };
+}
+
 /// The shared headers kernels include, by the name they are included as.
 const HEADERS: &[(&str, &str)] = &[
-    ("common.cuh", include_str!("../kernels/common.cuh")),
-    ("codag.cuh", include_str!("../kernels/codag.cuh")),
-    ("orc_int.cuh", include_str!("../kernels/orc_int.cuh")),
-    ("orc_lanes.cuh", include_str!("../kernels/orc_lanes.cuh")),
-    (
-        "orc_columns.cuh",
-        include_str!("../kernels/orc_columns.cuh"),
-    ),
-    ("inflate.cuh", include_str!("../kernels/inflate.cuh")),
+    header!("framework/common.cuh"),
+    header!("framework/codag.cuh"),
+    header!("orc/orc_int.cuh"),
+    header!("orc/orc_lanes.cuh"),
+    header!("orc/orc_columns.cuh"),
+    header!("deflate/inflate.cuh"),
     // Included whole by orc_rle_rg6.cu, which builds only its block kernels (ORC_RLE_RG6).
-    ("orc_rle.cu", include_str!("../kernels/orc_rle.cu")),
+    header!("orc/orc_rle.cu"),
 ];
 
 /// Every kernel source of the library, for the compile-everything test and cache warm-up.
@@ -44,7 +49,6 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::ORC_RLE_LANES,
     super::kernels::ORC_RLE_EXPAND,
     super::kernels::ORC_RLE_LOCKSTEP,
-    super::kernels::CODAG_TEST,
     super::kernels::INFLATE,
     super::kernels::INFLATE_PAIR,
 ];
@@ -247,12 +251,12 @@ mod tests {
     fn library_headers_expand_once_with_or_without_a_comment() {
         let source = KernelSource {
             name: "t",
-            text: "#include \"codag.cuh\" // the framework\n#include \"common.cuh\"\n\
-                   #include \"orc_int.cuh\"\n#include \"other.h\"\nint x;",
+            text: "#include \"framework/codag.cuh\" // the framework\n\
+                   #include \"framework/common.cuh\"\n#include \"orc/orc_int.cuh\"\n#include \"other.h\"\nint x;",
         };
         let text = source.expanded();
-        assert!(!text.contains("#include \"codag.cuh\""));
-        assert!(!text.contains("#include \"orc_int.cuh\""));
+        assert!(!text.contains("#include \"framework/codag.cuh\""));
+        assert!(!text.contains("#include \"orc/orc_int.cuh\""));
         assert!(
             text.contains("#include \"other.h\""),
             "unknown headers stay"

@@ -1,5 +1,5 @@
 //! Exclusive prefix sum over u32 and u64 (wrapping arithmetic): a CPU twin and a single-pass
-//! GPU scan with decoupled look-back (`kernels/scan.cu`).
+//! GPU scan with decoupled look-back (`kernels/ops/scan.cu`).
 
 use crate::error::{Error, Result};
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
@@ -193,7 +193,7 @@ mod tests {
     /// The launch geometry on the Rust side must be the kernels' own.
     #[test]
     fn launch_constants_match_scan_cu() {
-        let src = include_str!("../kernels/scan.cu");
+        let src = kernels::SCAN.text;
         let define = |name: &str| -> u32 {
             src.lines()
                 .find_map(|l| l.strip_prefix(&format!("#define {name} ")))

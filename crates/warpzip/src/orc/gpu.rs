@@ -874,7 +874,7 @@ mod tests {
     #[test]
     fn group_layout_matches_the_kernel() {
         assert_eq!(std::mem::size_of::<OrcGroup>(), 64);
-        let src = include_str!("../kernels/orc_columns.cuh");
+        let src = kernels::ORC_RLE.expanded();
         assert!(src.contains("struct OrcGroup"));
         assert!(src.contains(&format!("#define ORC_RG_WARPS {RG_WARPS}u ")));
         assert!(src.contains(&format!("#define RG_FLAG_MARKS {RG_FLAG_MARKS}u ")));

@@ -1,7 +1,7 @@
-//! Inflate on the GPU (`kernels/inflate.cuh`, on the CODAG framework of `kernels/codag.cuh`): one
-//! warp per raw-deflate stream (`kernels/inflate.cu`), all 32 lanes decoding together, a
+//! Inflate on the GPU (`kernels/deflate/inflate.cuh`, on the CODAG framework of `kernels/framework/codag.cuh`): one
+//! warp per raw-deflate stream (`kernels/deflate/inflate.cu`), all 32 lanes decoding together, a
 //! persistent grid; or, for batches of few or poorly compressed streams, a pair of warps per
-//! stream (`kernels/inflate_pair.cu`; see [`InflateKernel`]). A batch is a
+//! stream (`kernels/deflate/inflate_pair.cu`; see [`InflateKernel`]). A batch is a
 //! set of [`InflateChunk`]s over one device input buffer and one device output buffer; it can be
 //! built from host slices ([`InflateBatch::upload`]) or from buffers already on the device
 //! ([`InflateBatch::from_device`]).
@@ -35,7 +35,7 @@ pub const OUTPUT_ALIGN: usize = 4;
 /// Result words per stream: status, bytes written, bytes consumed.
 const RESULT_WORDS: usize = 3;
 
-/// One stream of a batch; the layout of `InflateChunk` in `kernels/inflate.cu`. The raw-deflate
+/// One stream of a batch; the layout of `InflateChunk` in `kernels/deflate/inflate.cu`. The raw-deflate
 /// stream at `in_offset` (`in_len` bytes) of the input inflates to at most `out_cap` bytes from
 /// `out_offset` of the output (a multiple of [`OUTPUT_ALIGN`]).
 #[repr(C)]
@@ -428,9 +428,9 @@ mod tests {
 
     #[test]
     fn launch_constants_match_the_kernels() {
-        let shared = include_str!("../../kernels/inflate.cuh");
-        let warp = include_str!("../../kernels/inflate.cu");
-        let pair = include_str!("../../kernels/inflate_pair.cu");
+        let shared = &kernels::INFLATE.expanded();
+        let warp = kernels::INFLATE.text;
+        let pair = kernels::INFLATE_PAIR.text;
         let rows = |src| define(src, "INFLATE_LIST").zip(define(src, "INFLATE_FIX"));
         assert_eq!(Some(WARPS), define(shared, "INFLATE_WARPS"));
         assert_eq!(

@@ -1,10 +1,10 @@
-//! ORC run-length decoding on the GPU (`kernels/orc_rle.cu`, on the CODAG framework of
-//! `kernels/codag.cuh`): one warp per chunk, a persistent grid. A batch is a set of
+//! ORC run-length decoding on the GPU (`kernels/orc/orc_rle.cu`, on the CODAG framework of
+//! `kernels/framework/codag.cuh`): one warp per chunk, a persistent grid. A batch is a set of
 //! [`OrcRleChunk`]s over one input buffer; each chunk decodes one ORC stream (or the part of it
 //! that one ORC row group needs) into its place in one output array. The same batches also run
-//! on the block-per-chunk leader-thread decoders of `kernels/orc_rle_leader.cu`, the ablation the
+//! on the block-per-chunk leader-thread decoders of `kernels/orc/orc_rle_leader.cu`, the ablation the
 //! benchmark compares against. Indexed `.wz` chunks (layout 2) are decoded by one of four
-//! sub-block decoders (a lane per sub-block, `kernels/orc_rle_lanes.cu`, and the three others):
+//! sub-block decoders (a lane per sub-block, `kernels/orc/orc_rle_lanes.cu`, and the three others):
 //! [`plan_sub_blocks`] turns their indexes into units, and [`arrange`] picks the decoder from a
 //! sample of the headers and orders the units for it.
 
@@ -38,7 +38,7 @@ const _: () = assert!(
 /// orc_rle_lanes.cu.
 pub const LANES_THREADS: u32 = 128;
 
-/// One unit of GPU work; the layout of `OrcRleChunk` in `kernels/orc_int.cuh`. The stream at
+/// One unit of GPU work; the layout of `OrcRleChunk` in `kernels/orc/orc_int.cuh`. The stream at
 /// `in_offset` (`in_len` bytes) is decoded, its first `skip` values dropped and the next `count`
 /// written from element `out_offset` on. `exact == 1` demands that the stream hold exactly
 /// `skip + count` values (a `.wz` chunk); `exact == 0` stops after `count` (an ORC row group).
@@ -80,13 +80,13 @@ pub enum Parallelism {
     LanePerSubBlock,
     /// For the same units: the lanes of a warp walk the group headers of 32 sub-blocks, one
     /// each, into descriptors, and the warp writes each sub-block's values 32 at a time
-    /// (`kernels/orc_rle_expand.cu`); a sub-block that fails a check is decoded again by its own
+    /// (`kernels/orc/orc_rle_expand.cu`); a sub-block that fails a check is decoded again by its own
     /// lane, for the exact status.
     WalkExpand,
     /// For the same units: one lane per sub-block, the lanes stepping through their groups in
     /// lockstep (a header parse, then up to 8 values each, 16 of 4 bytes), their values staged
     /// in shared memory and written by the warp in whole 64-byte lines, four lanes' a store
-    /// (`kernels/orc_rle_lockstep.cu`); a sub-block that fails a check, or whose output is not
+    /// (`kernels/orc/orc_rle_lockstep.cu`); a sub-block that fails a check, or whose output is not
     /// 8-byte aligned, is decoded again by its own lane, for the exact status.
     Lockstep,
 }
@@ -721,7 +721,7 @@ mod tests {
     /// The launch geometry on the Rust side must be the kernels' own.
     #[test]
     fn launch_constants_match_orc_rle_cu() {
-        let src = include_str!("../../kernels/orc_rle.cu");
+        let src = kernels::ORC_RLE.text;
         let warps = src
             .lines()
             .find_map(|l| l.strip_prefix("#define ORC_WARPS "))
@@ -737,11 +737,11 @@ mod tests {
                 .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok())
                 .unwrap_or_else(|| panic!("no {name}"))
         };
-        let lanes = include_str!("../../kernels/orc_rle_lanes.cu");
+        let lanes = kernels::ORC_RLE_LANES.text;
         assert_eq!(LANES_THREADS, define(lanes, "#define ORC_LANES_THREADS "));
-        let expand = include_str!("../../kernels/orc_rle_expand.cu");
+        let expand = kernels::ORC_RLE_EXPAND.text;
         assert_eq!(LANES_THREADS, 32 * define(expand, "#define XP_WARPS "));
-        let lockstep = include_str!("../../kernels/orc_rle_lockstep.cu");
+        let lockstep = kernels::ORC_RLE_LOCKSTEP.text;
         assert_eq!(LANES_THREADS, 32 * define(lockstep, "#define ST_WARPS "));
     }
 

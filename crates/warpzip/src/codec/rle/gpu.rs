@@ -1,4 +1,4 @@
-//! GPU encoder and decoder of the `rle` chunk format (`kernels/rle.cu`): one warp per 4096-byte
+//! GPU encoder and decoder of the `rle` chunk format (`kernels/rle/rle.cu`): one warp per 4096-byte
 //! segment. The encoder writes every segment straight to its final place (a single-pass scan of
 //! the segment sizes), so its output is the CPU encoder's byte for byte. The decoder takes a
 //! segment's controls 64 at a time and finds every token's payload and output with two warp
@@ -379,7 +379,7 @@ mod tests {
     /// The launch geometry on the Rust side must be the kernels' own.
     #[test]
     fn launch_constants_match_rle_cu() {
-        let src = include_str!("../../kernels/rle.cu");
+        let src = kernels::RLE.text;
         let define = |name: &str| -> u32 {
             src.lines()
                 .find_map(|l| l.strip_prefix(&format!("#define {name} ")))

@@ -5,7 +5,7 @@
 // outside the stream's domain (i64 for a signed stream, u64 for an unsigned one) or outside the
 // output type is CORRUPT.
 #pragma once
-#include "common.cuh"
+#include "framework/common.cuh"
 
 // One unit of work: decode the ORC integer stream that starts at `in_offset` of the input
 // buffer, drop its first `skip` values, and write the next `count` values from element

@@ -8,7 +8,7 @@
 #define INFLATE_LIST 96u
 #define INFLATE_FIX 48u
 #define INFLATE_PAIR_BLOCKS 16u  // resident blocks per SM `inflate_pair` is compiled for
-#include "inflate.cuh"
+#include "deflate/inflate.cuh"
 
 // ---------------------------------------------------------------------------------------------
 // Paired warps (`inflate_pair`): for batches of few streams, a block's two warps share one

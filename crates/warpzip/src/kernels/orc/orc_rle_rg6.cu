@@ -3,4 +3,4 @@
 // orc_rle.cu. A module of their own, compiled on first use, so that decoding files of few row
 // groups never pays for it.
 #define ORC_RLE_RG6 1
-#include "orc_rle.cu"
+#include "orc/orc_rle.cu"

@@ -10,8 +10,8 @@
 //   0x04 a n  bytes           the same through skip_bits(a), peek_bits(n), skip_bits(n)
 //   0x05 k                    a k-byte (1..8) big-endian field, written as eight bytes  fetch_be
 // Anything else is CORRUPT. The output must be filled exactly (`exact`).
-#include "codag.cuh"
-#include "orc_int.cuh"
+#include "framework/codag.cuh"
+#include "orc/orc_int.cuh"
 
 #define OPS_WARPS 4u
 

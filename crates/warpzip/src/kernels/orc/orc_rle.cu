@@ -6,8 +6,8 @@
 // applied one per lane. An RLEv1 unit short enough (a sub-block of layout 2) is first copied
 // whole into the warp's shared memory and decoded there (`decode_v1_staged`), its literal
 // varints a varint a lane. Results and verdicts match the CPU decoders of `codec::orc_rle`.
-#include "codag.cuh"
-#include "orc_int.cuh"
+#include "framework/codag.cuh"
+#include "orc/orc_int.cuh"
 
 #define ORC_WARPS 4u  // warps per block
 
@@ -958,4 +958,4 @@ extern "C" __global__ void orc_byte_rle(ORC_KERNEL_PARAMS) {
 
 // ---------------------------------------------------------------------------------------------
 // ORC columns (row groups of real files): `orc_columns.cuh`.
-#include "orc_columns.cuh"
+#include "orc/orc_columns.cuh"

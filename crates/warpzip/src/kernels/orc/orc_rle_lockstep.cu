@@ -39,7 +39,7 @@
 // Bounds: every byte a value depends on lies inside the unit's `in_len` (headers and packed
 // data are checked against it before use; varints by `lane_varint`); the lane windows and
 // `st_pool`'s loads read up to 16 bytes past them, inside the host's `INPUT_SLACK`.
-#include "orc_lanes.cuh"
+#include "orc/orc_lanes.cuh"
 
 // Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).
 #define ST_WARPS 4u
