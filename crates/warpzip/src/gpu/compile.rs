@@ -9,13 +9,21 @@ use std::ffi::CString;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
-/// A CUDA source file embedded in the library. `#include "NAME.cuh"` lines naming one of the
-/// library's headers are replaced by the header's text (each header once, headers may include
-/// headers), so NVRTC needs no include paths.
+/// A kernel module: a CUDA source embedded in the library, the defines it is compiled with, and
+/// its entry points (the registry is `gpu::kernels`). `#include "DIR/NAME.cuh"` lines naming one
+/// of the library's headers are replaced by the header's text (each header once, headers may
+/// include headers), so NVRTC needs no include paths.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelSource {
+    /// The module's name: its key in the kernel caches and its name in compiler errors.
     pub name: &'static str,
+    /// The CUDA source.
     pub text: &'static str,
+    /// Preprocessor definitions it is compiled with, `(NAME, VALUE)` for `-DNAME=VALUE`: one
+    /// source built with different definitions makes different modules.
+    pub defines: &'static [(&'static str, &'static str)],
+    /// Every `extern "C"` kernel of the module, the names launchers load.
+    pub entries: &'static [&'static str],
 }
 
 /// A header as `(name, text)`: its path under `src/kernels/`, which is also the name kernels
@@ -32,13 +40,15 @@ const HEADERS: &[(&str, &str)] = &[
     header!("framework/codag.cuh"),
     header!("orc/orc_int.cuh"),
     header!("orc/orc_lanes.cuh"),
-    header!("orc/orc_columns.cuh"),
+    header!("orc/orc_group.cuh"),
+    header!("orc/orc_rg_stage.cuh"),
+    header!("orc/orc_rg_regions.cuh"),
+    header!("orc/orc_rg_split.cuh"),
+    header!("orc/orc_rg_blocks.cuh"),
     header!("deflate/inflate.cuh"),
-    // Included whole by orc_rle_rg6.cu, which builds only its block kernels (ORC_RLE_RG6).
-    header!("orc/orc_rle.cu"),
 ];
 
-/// Every kernel source of the library, for the compile-everything test and cache warm-up.
+/// Every kernel module of the library, for the compile-everything test and cache warm-up.
 pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::SCAN,
     super::kernels::RLE,
@@ -54,6 +64,14 @@ pub const ALL_SOURCES: &[KernelSource] = &[
 ];
 
 impl KernelSource {
+    /// The NVRTC options for `arch` (such as `sm_90`): `options_for(arch)` and the module's
+    /// defines.
+    pub fn options(&self, arch: &str) -> Vec<String> {
+        let mut options = options_for(arch);
+        options.extend(self.defines.iter().map(|(n, v)| format!("-D{n}={v}")));
+        options
+    }
+
     /// The full text handed to NVRTC.
     pub fn expanded(&self) -> String {
         let mut out = String::with_capacity(self.text.len() + 16 * 1024);
@@ -146,7 +164,7 @@ fn memory_cache() -> &'static Mutex<HashMap<String, Vec<u8>>> {
 /// Compiles `source` to CUBIN for `arch` (such as `sm_90`), using the caches where it can.
 pub fn cubin_for(source: &KernelSource, arch: &str) -> Result<Vec<u8>> {
     let text = source.expanded();
-    let options = options_for(arch);
+    let options = source.options(arch);
     let key = format!(
         "{}-{arch}-{}",
         source.name,
@@ -251,6 +269,8 @@ mod tests {
     fn library_headers_expand_once_with_or_without_a_comment() {
         let source = KernelSource {
             name: "t",
+            defines: &[],
+            entries: &[],
             text: "#include \"framework/codag.cuh\" // the framework\n\
                    #include \"framework/common.cuh\"\n#include \"orc/orc_int.cuh\"\n#include \"other.h\"\nint x;",
         };

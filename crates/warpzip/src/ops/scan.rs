@@ -25,7 +25,7 @@ pub trait ScanElem: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync 
 }
 
 impl ScanElem for u32 {
-    const KERNEL: &'static str = "scan_exclusive_u32";
+    const KERNEL: &'static str = kernels::entry::SCAN_EXCLUSIVE_U32;
     const THREADS: u32 = 256;
     const VECS: u32 = 32;
     fn wrapping_add(self, other: Self) -> Self {
@@ -34,7 +34,7 @@ impl ScanElem for u32 {
 }
 
 impl ScanElem for u64 {
-    const KERNEL: &'static str = "scan_exclusive_u64";
+    const KERNEL: &'static str = kernels::entry::SCAN_EXCLUSIVE_U64;
     const THREADS: u32 = 256;
     const VECS: u32 = 32;
     fn wrapping_add(self, other: Self) -> Self {

@@ -8,6 +8,8 @@ use warpzip::gpu::compile::KernelSource;
 pub const CODAG_TEST: KernelSource = KernelSource {
     name: "codag_test",
     text: include_str!("codag_test.cu"),
+    defines: &[],
+    entries: &["codag_ops_smem", "codag_ops_reg", "codag_ops_ring"],
 };
 
 /// Every test-only kernel module, for the compile test.

@@ -115,8 +115,8 @@ impl InflateKernel {
     /// The kernel's source and entry point.
     pub fn function(self) -> (&'static KernelSource, &'static str) {
         match self {
-            InflateKernel::Warp => (&kernels::INFLATE, "inflate_warp"),
-            InflateKernel::Pair => (&kernels::INFLATE_PAIR, "inflate_pair"),
+            InflateKernel::Warp => (&kernels::INFLATE, kernels::entry::INFLATE_WARP),
+            InflateKernel::Pair => (&kernels::INFLATE_PAIR, kernels::entry::INFLATE_PAIR),
         }
     }
 

@@ -91,6 +91,19 @@ pub enum Parallelism {
     Lockstep,
 }
 
+impl Parallelism {
+    /// The kernel module whose entry points (`kernel_name`) decode this way.
+    pub fn module(self) -> &'static KernelSource {
+        match self {
+            Parallelism::WarpPerChunk => &kernels::ORC_RLE,
+            Parallelism::LeaderPerBlock => &kernels::ORC_RLE_LEADER,
+            Parallelism::LanePerSubBlock => &kernels::ORC_RLE_LANES,
+            Parallelism::WalkExpand => &kernels::ORC_RLE_EXPAND,
+            Parallelism::Lockstep => &kernels::ORC_RLE_LOCKSTEP,
+        }
+    }
+}
+
 /// The kernel entry point for a codec, element type and parallelisation.
 pub fn kernel_name(codec: StreamCodec, elem: ElemType, par: Parallelism) -> Result<String> {
     match codec {
@@ -179,14 +192,7 @@ impl DecodeBatch {
         par: Parallelism,
     ) -> Result<()> {
         let name = kernel_name(codec, elem, par)?;
-        let source = match par {
-            Parallelism::WarpPerChunk => &kernels::ORC_RLE,
-            Parallelism::LeaderPerBlock => &kernels::ORC_RLE_LEADER,
-            Parallelism::LanePerSubBlock => &kernels::ORC_RLE_LANES,
-            Parallelism::WalkExpand => &kernels::ORC_RLE_EXPAND,
-            Parallelism::Lockstep => &kernels::ORC_RLE_LOCKSTEP,
-        };
-        self.launch_kernel(gpu, stream, source, &name, par)
+        self.launch_kernel(gpu, stream, par.module(), &name, par)
     }
 
     /// Queues entry point `name` of `source`, which must take `ORC_KERNEL_PARAMS` and follow
