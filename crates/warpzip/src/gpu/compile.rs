@@ -272,7 +272,8 @@ mod tests {
             defines: &[],
             entries: &[],
             text: "#include \"framework/codag.cuh\" // the framework\n\
-                   #include \"framework/common.cuh\"\n#include \"orc/orc_int.cuh\"\n#include \"other.h\"\nint x;",
+                   #include \"framework/common.cuh\"\n#include \"orc/orc_int.cuh\"\n\
+                   #include \"other.h\"\nint x;",
         };
         let text = source.expanded();
         assert!(!text.contains("#include \"framework/codag.cuh\""));

@@ -1,8 +1,8 @@
-//! Inflate on the GPU (`kernels/deflate/inflate.cuh`, on the CODAG framework of `kernels/framework/codag.cuh`): one
-//! warp per raw-deflate stream (`kernels/deflate/inflate.cu`), all 32 lanes decoding together, a
-//! persistent grid; or, for batches of few or poorly compressed streams, a pair of warps per
-//! stream (`kernels/deflate/inflate_pair.cu`; see [`InflateKernel`]). A batch is a
-//! set of [`InflateChunk`]s over one device input buffer and one device output buffer; it can be
+//! Inflate on the GPU (`kernels/deflate/inflate.cuh`, on the CODAG framework of
+//! `kernels/framework/codag.cuh`): one warp per raw-deflate stream (`kernels/deflate/inflate.cu`),
+//! all 32 lanes decoding together, a persistent grid; or, for batches of few or poorly compressed
+//! streams, a pair of warps per stream (`kernels/deflate/inflate_pair.cu`; see
+//! [`InflateKernel`]). A batch is a set of [`InflateChunk`]s over one device input buffer and one device output buffer; it can be
 //! built from host slices ([`InflateBatch::upload`]) or from buffers already on the device
 //! ([`InflateBatch::from_device`]).
 
@@ -35,8 +35,8 @@ pub const OUTPUT_ALIGN: usize = 4;
 /// Result words per stream: status, bytes written, bytes consumed.
 const RESULT_WORDS: usize = 3;
 
-/// One stream of a batch; the layout of `InflateChunk` in `kernels/deflate/inflate.cu`. The raw-deflate
-/// stream at `in_offset` (`in_len` bytes) of the input inflates to at most `out_cap` bytes from
+/// One stream of a batch; the layout of `InflateChunk` in `kernels/deflate/inflate.cu`. The
+/// raw-deflate stream at `in_offset` (`in_len` bytes) of the input inflates to at most `out_cap` bytes from
 /// `out_offset` of the output (a multiple of [`OUTPUT_ALIGN`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -2,11 +2,11 @@
 //! `kernels/framework/codag.cuh`): one warp per chunk, a persistent grid. A batch is a set of
 //! [`OrcRleChunk`]s over one input buffer; each chunk decodes one ORC stream (or the part of it
 //! that one ORC row group needs) into its place in one output array. The same batches also run
-//! on the block-per-chunk leader-thread decoders of `kernels/orc/orc_rle_leader.cu`, the ablation the
-//! benchmark compares against. Indexed `.wz` chunks (layout 2) are decoded by one of four
-//! sub-block decoders (a lane per sub-block, `kernels/orc/orc_rle_lanes.cu`, and the three others):
-//! [`plan_sub_blocks`] turns their indexes into units, and [`arrange`] picks the decoder from a
-//! sample of the headers and orders the units for it.
+//! on the block-per-chunk leader-thread decoders of `kernels/orc/orc_rle_leader.cu`, the
+//! ablation the benchmark compares against. Indexed `.wz` chunks (layout 2) are decoded by one of
+//! four sub-block decoders (a lane per sub-block, `kernels/orc/orc_rle_lanes.cu`, and the three
+//! others): [`plan_sub_blocks`] turns their indexes into units, and [`arrange`] picks the decoder
+//! from a sample of the headers and orders the units for it.
 
 use super::format::{check_elem, split_indexed, Layout, RleVersion, INDEX_ENTRY};
 use crate::error::{ChunkStatus, Error, Result};
@@ -80,14 +80,14 @@ pub enum Parallelism {
     LanePerSubBlock,
     /// For the same units: the lanes of a warp walk the group headers of 32 sub-blocks, one
     /// each, into descriptors, and the warp writes each sub-block's values 32 at a time
-    /// (`kernels/orc/orc_rle_expand.cu`); a sub-block that fails a check is decoded again by its own
-    /// lane, for the exact status.
+    /// (`kernels/orc/orc_rle_expand.cu`); a sub-block that fails a check is decoded again by its
+    /// own lane, for the exact status.
     WalkExpand,
     /// For the same units: one lane per sub-block, the lanes stepping through their groups in
     /// lockstep (a header parse, then up to 8 values each, 16 of 4 bytes), their values staged
     /// in shared memory and written by the warp in whole 64-byte lines, four lanes' a store
-    /// (`kernels/orc/orc_rle_lockstep.cu`); a sub-block that fails a check, or whose output is not
-    /// 8-byte aligned, is decoded again by its own lane, for the exact status.
+    /// (`kernels/orc/orc_rle_lockstep.cu`); a sub-block that fails a check, or whose output is
+    /// not 8-byte aligned, is decoded again by its own lane, for the exact status.
     Lockstep,
 }
 

@@ -1002,10 +1002,10 @@ ORC_RG_KERNEL(orc_rg_v2_i32, u32, ORC_KIND_V2, 5)
 ORC_RG_KERNEL(orc_rg_v2_i64, u64, ORC_KIND_V2, 5)
 #else
 // RLEv2 with 6 blocks an SM (80 registers), in a module of their own (this source with
-// ORC_RLE_RG6) so that a decode that never needs them never compiles them: batches of more row groups than one wave
-// of the above, where the SM's throughput sets the column's time (stop 44, H200: TPC-H SF 12,
-// 5-8% faster on RLEv2 columns, SF 2 up to 5%; 1.5-3% slower than the above on SF 1's one
-// wave). Not RLEv1: its keys lost 5% at SF 2 and gained nothing at SF 12.
+// ORC_RLE_RG6) so that a decode that never needs them never compiles them: batches of more row
+// groups than one wave of the above, where the SM's throughput sets the column's time (H200,
+// TPC-H SF 12: 5-8% faster on RLEv2 columns, SF 2 up to 5%; 1.5-3% slower than the above on
+// SF 1's one wave). Not RLEv1: its keys lost 5% at SF 2 and gained nothing at SF 12.
 ORC_RG_KERNEL(orc_rg6_v2_i16, u16, ORC_KIND_V2, 6)
 ORC_RG_KERNEL(orc_rg6_v2_i32, u32, ORC_KIND_V2, 6)
 ORC_RG_KERNEL(orc_rg6_v2_i64, u64, ORC_KIND_V2, 6)
