@@ -202,6 +202,38 @@ fn orc_rle_kernel_names_are_registered() {
     assert!(checked > 0);
 }
 
+/// One module for one architecture: its report line, the names checked, and the problems found.
+fn compile_and_check(source: &KernelSource, arch: &str) -> (String, usize, Vec<String>) {
+    match compile_cubin(source.name, &source.expanded(), &source.options(arch)) {
+        Ok(cubin) => {
+            if let Some(dir) = std::env::var_os("WARPZIP_NVRTC_DUMP") {
+                let path = std::path::Path::new(&dir).join(format!("{}-{arch}.cubin", source.name));
+                std::fs::write(path, &cubin).unwrap();
+            }
+            let problems = check_symbols(source, arch, &cubin);
+            let line = format!(
+                "{} for {arch}: {} bytes of CUBIN, {} entry points",
+                source.name,
+                cubin.len(),
+                source.entries.len()
+            );
+            let checked = if problems.is_empty() {
+                source.entries.len()
+            } else {
+                0
+            };
+            (line, checked, problems)
+        }
+        Err(e) => (
+            format!("{} for {arch}: failed", source.name),
+            0,
+            vec![format!("{} for {arch}: {e}", source.name)],
+        ),
+    }
+}
+
+/// Compiles every module (or only those named in `WARPZIP_NVRTC_ONLY`, a comma-separated list)
+/// on as many threads as there are cores. `WARPZIP_NVRTC_DUMP=DIR` writes the CUBINs there.
 #[test]
 fn every_kernel_compiles_for_sm80_and_sm90() {
     if !probe::nvrtc_library_present() {
@@ -215,36 +247,44 @@ fn every_kernel_compiles_for_sm80_and_sm90() {
     }
     let (major, minor) = probe::nvrtc_version().unwrap();
     eprintln!("NVRTC {major}.{minor}");
-    let modules = modules();
-    assert!(!modules.is_empty());
-    let mut failures = Vec::new();
-    let mut names_checked = 0;
-    for source in &modules {
-        for arch in ["sm_80", "sm_90"] {
-            match compile_cubin(source.name, &source.expanded(), &source.options(arch)) {
-                Ok(cubin) => {
-                    let problems = check_symbols(source, arch, &cubin);
-                    if problems.is_empty() {
-                        names_checked += source.entries.len();
-                    }
-                    eprintln!(
-                        "{} for {arch}: {} bytes of CUBIN, {} entry points",
-                        source.name,
-                        cubin.len(),
-                        source.entries.len()
-                    );
-                    failures.extend(problems);
-                }
-                Err(e) => failures.push(format!("{} for {arch}: {e}", source.name)),
-            }
+    let only = std::env::var("WARPZIP_NVRTC_ONLY").unwrap_or_default();
+    let modules: Vec<KernelSource> = modules()
+        .into_iter()
+        .filter(|m| only.is_empty() || only.split(',').any(|n| n.trim() == m.name))
+        .collect();
+    assert!(
+        !modules.is_empty(),
+        "no module named in WARPZIP_NVRTC_ONLY={only}"
+    );
+    let jobs: Vec<(&KernelSource, &str)> = modules
+        .iter()
+        .flat_map(|m| ["sm_80", "sm_90"].map(|arch| (m, arch)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(jobs.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(source, arch)) = jobs.get(i) else {
+                    break;
+                };
+                let result = compile_and_check(source, arch);
+                eprintln!("{}", result.0);
+                results.lock().unwrap().push(result);
+            });
         }
-    }
+    });
+    let results = results.into_inner().unwrap();
+    let names_checked: usize = results.iter().map(|r| r.1).sum();
+    let failures: Vec<String> = results.into_iter().flat_map(|r| r.2).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     let sources: BTreeSet<_> = modules.iter().map(|m| m.text).collect();
     let variants = modules.iter().filter(|m| !m.defines.is_empty()).count();
     eprintln!(
-        "{} modules ({} sources, {variants} of them built with defines) compiled for sm_80 and \
-         sm_90; {names_checked} entry-point names found in the CUBINs' symbol tables, none \
+        "{} modules ({} sources; {variants} of the modules built with defines) compiled for sm_80 \
+         and sm_90; {names_checked} entry-point names found in the CUBINs' symbol tables, none \
          missing, none unlisted",
         modules.len(),
         sources.len()

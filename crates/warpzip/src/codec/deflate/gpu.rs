@@ -2,9 +2,9 @@
 //! `kernels/framework/codag.cuh`): one warp per raw-deflate stream (`kernels/deflate/inflate.cu`),
 //! all 32 lanes decoding together, a persistent grid; or, for batches of few or poorly compressed
 //! streams, a pair of warps per stream (`kernels/deflate/inflate_pair.cu`; see
-//! [`InflateKernel`]). A batch is a set of [`InflateChunk`]s over one device input buffer and one device output buffer; it can be
-//! built from host slices ([`InflateBatch::upload`]) or from buffers already on the device
-//! ([`InflateBatch::from_device`]).
+//! [`InflateKernel`]). A batch is a set of [`InflateChunk`]s over one device input buffer and one
+//! device output buffer; it can be built from host slices ([`InflateBatch::upload`]) or from
+//! buffers already on the device ([`InflateBatch::from_device`]).
 
 use super::batch::StreamResult;
 use crate::error::{ChunkStatus, Error, Result};

@@ -467,20 +467,20 @@ pub fn plan_sub_blocks(
 /// lockstep on values of 4 bytes or fewer: long DIRECT groups, which it writes 16 bytes a lane
 /// (quantities, 366 values a group: 1588.6 GB/s against 1184.0). Shorter groups go to the lanes
 /// in lockstep (discounts, 63 values a group: 462.5 against 423.9; dates, 4 values a group:
-/// 382.3 against 282.8; H200, stop 24).
+/// 382.3 against 282.8; H200).
 pub const LONG_MEAN_GROUP: f64 = 128.0;
 /// Stream bytes per value at or above which the walk-and-expand decoder beats the lanes in
 /// lockstep on 8-byte RLEv2 values: random values, 8 bytes a value, whose DIRECT groups of 512
 /// it writes 16 bytes a lane (1304.3 GB/s against 575.6, and 1004.9 for a warp per sub-block, on
-/// an H200 in stop 39, nvCOMP Cascaded 1160.1 in the same call; stop 24 had the warp at
-/// 1000-1342 between calls of the H200 against the walk's 1264-1290, and on an H100 the warp
+/// an H200, nvCOMP Cascaded 1160.1 in the same run; an earlier H200 measurement had the warp at
+/// 1000-1342 between runs against the walk's 1264-1290, and on an H100 the warp
 /// 1174-1186 against 979-1055, nvCOMP 963-968). Sorted keys, 1 byte a value, stay with the lanes
-/// in lockstep (996.3 against 645.8 for the warp on an H200; stop 24).
+/// in lockstep (996.3 against 645.8 for the warp on an H200).
 pub const V2_WIDE_COMPRESSED: f64 = 4.0;
 /// Stream bytes per value at or above which a warp per sub-block beats the lanes in lockstep on
 /// 8-byte RLEv1 values: literal groups of long varints, which the warp decodes from its staged
 /// copy of the stream, a varint a lane (random values, 9.5 bytes a value: 989.9-1001.1 GB/s
-/// against 592.7-593.4 on an H100, stop 28, same call; every other bench column has 1-1.6 bytes
+/// against 592.7-593.4 on an H100, in one run; every other bench column has 1-1.6 bytes
 /// a value and short groups, where the lanes in lockstep are 4-12x faster).
 pub const V1_WIDE_VARINTS: f64 = 4.0;
 
@@ -609,7 +609,7 @@ pub const BALANCE_MIN_STREAM: f64 = 512.0;
 
 /// Whether [`SubBlockPlan::balance`] pays for a plan of this shape decoded by `pick`: only for
 /// the lanes in lockstep, on streams of short groups ([`BALANCE_MAX_GROUP`]) whose sub-blocks
-/// are long enough ([`BALANCE_MIN_STREAM`]). Measured on an H100 (stop 27, call 1): dates
+/// are long enough ([`BALANCE_MIN_STREAM`]). Measured on an H100: dates
 /// +2.2% (RLEv1) and +5.6% (RLEv2), RLEv1 discounts +8.8%; where it does not hold it lost: RLEv2
 /// discounts (62 values a group) -5.3%, sorted keys (206-242 bytes a sub-block) -2% (RLEv1) and
 /// -25% (RLEv2).
@@ -635,12 +635,12 @@ pub fn arrange(
     pick
 }
 
-/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H200 (stop 24,
-/// call 14: it picks the fastest of the four sub-block decoders on nine; on RLEv2 random values
-/// the warp per sub-block measured 1000-1342 GB/s between calls of the H200 against 1264-1290
+/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H200 (it picks
+/// the fastest of the four sub-block decoders on nine; on RLEv2 random values the warp per
+/// sub-block measured 1000-1342 GB/s between runs on the H200 against 1264-1290
 /// for the walk-and-expand decoder, and wins on the H100, 1174-1186 against 979-1055):
 /// - RLEv1 into 8-byte values: a warp per sub-block where the values are long varints
-///   ([`V1_WIDE_VARINTS`] bytes a value or more; stop 28, H100), else the lanes in lockstep;
+///   ([`V1_WIDE_VARINTS`] bytes a value or more; H100), else the lanes in lockstep;
 /// - RLEv1 into narrower values: the lanes in lockstep (363.2-847.5 GB/s there, against
 ///   192.4-615.0 for the walk-and-expand decoder);
 /// - RLEv2 into 8-byte values: the walk-and-expand decoder where values hardly compress
@@ -752,14 +752,14 @@ mod tests {
     }
 
     /// The picker's choices on the bench's columns: the fastest of the four sub-block decoders
-    /// on an H200 in stop 24 (call 14), RLEv1 random values' staged warps (H100, stop 28), and
-    /// RLEv2 random values' walk and expand (H200, stop 39).
+    /// on an H200, RLEv1 random values' staged warps (H100), and RLEv2 random values' walk and
+    /// expand (H200).
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
         use Parallelism::{Lockstep as Step, WalkExpand as Expand, WarpPerChunk as Warps};
-        // Per column, RLEv1 then RLEv2: the pick, and whether the units are reordered (stop 27:
-        // dates both ways, RLEv1 discounts).
+        // Per column, RLEv1 then RLEv2: the pick, and whether the units are reordered (dates
+        // both ways, RLEv1 discounts).
         let want = [
             ("l_orderkey", [(Step, false), (Step, false)]),
             ("lo_orderdate", [(Step, true), (Step, true)]),

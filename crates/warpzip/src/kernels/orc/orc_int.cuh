@@ -105,8 +105,8 @@ __device__ __forceinline__ bool orc_in_order(u64 prev, u64 x, bool dec) {
 }
 
 // The 7-bit groups of the first `n` (0..8) bytes of a little-endian word, packed: the value of
-// an n-byte varint (0 for n = 0). The length mask is a select, not a branch on `n < 8` (stop
-// 42: the branch form cost the row groups' RLEv1 line numbers 2.5% on an H200).
+// an n-byte varint (0 for n = 0). The length mask is a select, not a branch on `n < 8` (the
+// branch form cost the row groups' RLEv1 line numbers 2.5% on an H200).
 __device__ __forceinline__ u64 lane_varint_bits(u64 le, u32 n) {
     u64 x = le & (n >= 8u ? ~0ull : (1ull << (8u * n)) - 1ull) & 0x7f7f7f7f7f7f7f7full;
     x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);

@@ -110,7 +110,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
                 hi = max(hi, h < 0x80u || b - 1u == values * l ? l : l + 1u);
             };
             // Within 96 bytes (RLEv1), 128 (RLEv2: TPC-H SF 12's keys, which pass 96 less often
-            // than SF 1's, 410.7 -> 521.0 GB/s in stop 44; a wider RLEv1 bound sends RLEv1
+            // than SF 1's, 410.7 -> 521.0 GB/s on an H200; a wider RLEv1 bound sends RLEv1
             // quantities' row groups to the regions, 579 -> 150 GB/s at SF 1). Diagnostics:
             // flags bits 16-23, where not 0, set the bound.
             const u32 reach_flag = (flags >> 16) & 255u;
@@ -183,7 +183,7 @@ __device__ __forceinline__ void orc_row_group_blocks(
         }
         __syncthreads();
         // The units' warps read the staged bytes (shared memory): RLEv2 ship dates 407.0 ->
-        // 508.2 GB/s on an H200, stop 33; from global memory (L2) with flags 256, and where
+        // 508.2 GB/s on an H200; from global memory (L2) with flags 256, and where
         // the stage ends before a unit does (a damaged stream), for the exact status.
         const bool from_stage = (flags & RG_FLAG_UNITS_GLOBAL) == 0u;
         if (go && !done) {

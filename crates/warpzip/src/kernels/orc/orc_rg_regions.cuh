@@ -79,7 +79,7 @@ struct OrcRgRegions {
 // values. RLEv1 literal groups of more than 8 values are sized by the masks of varint ends
 // (a few 64-byte steps); shorter ones and run bases varint by varint (rg_skip_varint: on short
 // groups of small values one byte load a varint beats the masks, RLEv1 line numbers 176 -> 156
-// GB/s with them in stop 31).
+// GB/s with them).
 //
 // `vl` (RLEv1; 0: none) says how long the row group's varints are taken to be, so that groups
 // are sized without finding each varint's end. 2..8 (RG_VL_SPAN clear): every varint is that
@@ -95,7 +95,7 @@ struct OrcRgRegions {
 #define RG_VL_SPAN 16u  // rg_extent's `vl`: lo | span * RG_VL_SPAN, the range form
 
 // The length of the varint at `q` where it is `lo` to `lo + span` bytes long (else anything).
-// Both bytes are loaded at once, without branches (stop 41's `&&` chain branched on the first:
+// Both bytes are loaded at once, without branches (a `&&` chain branched on the first:
 // a fifth of the instructions of TPC-H RLEv1 keys' first row group were its and its callers').
 __device__ __forceinline__ u32 rg_vl_len(const u8* st, u32 q, u32 lo, u32 span) {
     const u32 more = (u32)st[q + lo - 1u] >> 7;
@@ -559,8 +559,8 @@ __device__ void rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
                 // met by a walk from a wrong entry, whose sizing would step the masks through
                 // up to 128 varints. Where the real chain enters here, the walk through the
                 // regions sizes it. (Also where groups are sized by varint lengths: such walks
-                // would go on for the region's length, where they no longer meet the real chain;
-                // stop 41.)
+                // would go on for the region's length, where they no longer meet the real
+                // chain.)
                 e = RG_EXIT_UNKNOWN;
             } else {
                 u32 values = 0;
@@ -608,7 +608,7 @@ __device__ void rg_entries_tables(const u8* st, const u16* masks, u32* marks, u3
 
 // The same by speculation, for streams of short groups of small values, whose bytes read as
 // headers lead back to the real chain within a few groups (TPC-H RLEv1 line numbers: 181 GB/s
-// against 147 by the tables on an H200, stop 32). Each region's own walk marks where it goes;
+// against 147 by the tables on an H200). Each region's own walk marks where it goes;
 // a group that is not valid or longer than RG_SPEC_MAX bytes moves the walk on by one byte
 // instead, and only the walk after the last such move is a chain the real one can join. Then,
 // in rounds, each thread follows the chain from where the region before it was left (below)
@@ -780,7 +780,7 @@ __device__ bool rg_threads(const u8* __restrict__ in, const OrcGroup& g, const u
     // RLEv2: the block's list of groups, in the marks (no longer needed): a u16 stage offset a
     // group and the chain's end, then the first value of every 32nd group, where it has room
     // for every group (those the last thread's walk adds hold a value each at least). TPC-H
-    // RLEv2 keys 316-318 GB/s with it against 294-295 without (same binary, H200, stop 38);
+    // RLEv2 keys 316-318 GB/s with it against 294-295 without (same binary, H200);
     // RLEv1 keys 228-232 against 234-236, so not for RLE v1.
     const u32 marks_words = (end + 7u) / 8u;
     const u32 cap = (marks_words * 15u / 8u) & ~31u;

@@ -7,8 +7,8 @@
 // meanwhile the block's warps decode the listed groups, a warp a group: a run's values a lane
 // each, and a literal group's varints by the lane whose 16-byte block of the payload ends
 // them: inside a literal group the masks of varint ends mark exactly the varints' ends, and a
-// warp scan of the blocks' counts numbers them (stop 37: no list of the ends in shared memory
-// first, as stop 36 had). Where the list does not reach the row group's last value, holds
+// warp scan of the blocks' counts numbers them (without first listing the ends in shared
+// memory). Where the list does not reach the row group's last value, holds
 // more than RG_SPLIT_GROUPS groups, or a value fails a check, the units decode the row group
 // again and give the exact status.
 

@@ -939,7 +939,7 @@ __device__ void orc_v1_warp(ORC_KERNEL_PARAMS) {
 }
 // RLEv2 reads the input through the two-slot window and per-lane field reads from global
 // memory. (Staging its sub-blocks as RLEv1's are, with `decode_v2` reading the stage through the
-// same `CodagIn`, measured 1210 -> 953 GB/s on random values: stop 28.)
+// same `CodagIn`, measured 1210 -> 953 GB/s on random values.)
 template <typename T, bool SIGNED>
 __device__ void orc_v2_warp(ORC_KERNEL_PARAMS) {
     orc_window_warp<T>(ORC_KERNEL_ARGS,
