@@ -127,7 +127,7 @@ fn check_symbols(source: &KernelSource, arch: &str, cubin: &[u8]) -> Vec<String>
     for s in symbols.iter().filter(|s| s.global) {
         if !source.entries.contains(&s.name.as_str()) {
             problems.push(format!(
-                "{what}: kernel `{}` is not listed in the registry (gpu/kernels.rs)",
+                "{what}: kernel `{}` is not listed in the module's `entries` (the registry)",
                 s.name
             ));
         }
