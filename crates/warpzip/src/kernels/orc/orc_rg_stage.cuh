@@ -4,7 +4,6 @@
 #pragma once
 #include "orc/orc_group.cuh"
 
-
 #define ORC_RG_WARPS 4u           // warps per block (4: 5 blocks an SM at 96 registers)
 #define ORC_RG_UNITS 64u          // most units a row group is cut into
 #define ORC_RG_UNITS_PER_WARP 4u  // units a warp gets on average, for balance
