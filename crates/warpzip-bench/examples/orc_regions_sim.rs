@@ -1,4 +1,4 @@
-//! A CPU model of the ORC block kernel's thread regions (`kernels/orc_columns.cuh`, steps 1-4
+//! A CPU model of the ORC block kernel's thread regions (`kernels/orc/orc_rg_*.cuh`, steps 1-4
 //! of `rg_threads`), run on a file's row groups, for choosing what to try on the GPU. The
 //! regions lie over `data_starts` (up to the next row group's position), the last thread
 //! walking on to the groups past it that hold the row group's last values. Per column it

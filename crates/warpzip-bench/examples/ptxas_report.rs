@@ -5,7 +5,7 @@ fn main() {
         .nth(1)
         .unwrap_or_else(|| "sm_90".to_string());
     for src in warpzip::gpu::compile::ALL_SOURCES {
-        let mut opts = warpzip::gpu::compile::options_for(&arch);
+        let mut opts = src.options(&arch);
         opts.push("--ptxas-options=-v".to_string());
         match warpzip::gpu::compile::compile_cubin_with_log(src.name, &src.expanded(), &opts) {
             Ok((_, log)) => println!("== {} ({arch})\n{log}", src.name),

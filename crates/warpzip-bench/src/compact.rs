@@ -294,7 +294,10 @@ fn probe_sector_reads(
     let host: Vec<u32> = values::<u32>(vecs * 4)?;
     let d_in = gpu.upload(&host)?;
     let mut sink = gpu.alloc::<u32>(1)?;
-    let func = gpu.function(&warpzip::gpu::kernels::COMPACT, "compact_probe_read")?;
+    let func = gpu.function(
+        &warpzip::gpu::kernels::COMPACT,
+        warpzip::gpu::kernels::entry::COMPACT_PROBE_READ,
+    )?;
     let groups = (vecs / 4) as u64;
     let blocks = gpu.sm_count().max(1) * 16;
     let mut full_ms = None;

@@ -1,4 +1,4 @@
-//! The GPU inflate (`kernels/inflate.cu`) on the cases of `tests/deflate_cpu.rs`
+//! The GPU inflate (`kernels/deflate/inflate.cu`) on the cases of `tests/deflate_cpu.rs`
 //! (`common/deflate_cases.rs`), at full scale: every corpus file at every libdeflate and zlib
 //! level and every awkward chunk size, pathological and crafted invalid streams with the GPU's
 //! precise statuses (Truncated, Corrupt, BadDistance, Overflow), 100 000 corrupted streams judged

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+mod kernels;
 use common::gpu;
 
 use rand::rngs::StdRng;
@@ -22,7 +23,7 @@ use warpzip::codec::CodecId;
 use warpzip::device::Device;
 use warpzip::error::ChunkStatus;
 use warpzip::format::ElemType;
-use warpzip::gpu::{kernels, GpuContext};
+use warpzip::gpu::GpuContext;
 
 const ELEMS: [ElemType; 8] = [
     ElemType::I8,
@@ -336,7 +337,7 @@ fn corrupt_streams_get_the_cpu_verdict() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn staged_rlev1_units_get_the_cpu_status() {
-    const STAGED: usize = 3072 - 16; // V1_STAGE_BYTES - 16 in kernels/orc_rle.cu
+    const STAGED: usize = 3072 - 16; // V1_STAGE_BYTES - 16 in kernels/orc/orc_rle.cu
     let g = gpu();
     let mut rng = StdRng::seed_from_u64(0x57a6ed);
     let (mut staged, mut staged_errors) = (0usize, 0usize);
@@ -753,7 +754,7 @@ fn byte_rle_matches_the_cpu() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The CODAG framework through its test codec (see kernels/codag_test.cu for the format).
+// The CODAG framework through its test codec (see tests/kernels/codag_test.cu for the format).
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {

@@ -9,31 +9,46 @@ use std::ffi::CString;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
-/// A CUDA source file embedded in the library. `#include "NAME.cuh"` lines naming one of the
-/// library's headers are replaced by the header's text (each header once, headers may include
-/// headers), so NVRTC needs no include paths.
+/// A kernel module: a CUDA source embedded in the library, the defines it is compiled with, and
+/// its entry points (the registry is `gpu::kernels`). `#include "DIR/NAME.cuh"` lines naming one
+/// of the library's headers are replaced by the header's text (each header once, headers may
+/// include headers), so NVRTC needs no include paths.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelSource {
+    /// The module's name: its key in the kernel caches and its name in compiler errors.
     pub name: &'static str,
+    /// The CUDA source.
     pub text: &'static str,
+    /// Preprocessor definitions it is compiled with, `(NAME, VALUE)` for `-DNAME=VALUE`: one
+    /// source built with different definitions makes different modules.
+    pub defines: &'static [(&'static str, &'static str)],
+    /// Every `extern "C"` kernel of the module, the names launchers load.
+    pub entries: &'static [&'static str],
+}
+
+/// A header as `(name, text)`: its path under `src/kernels/`, which is also the name kernels
+/// include it by (`#include "framework/codag.cuh"`), so the two cannot disagree.
+macro_rules! header {
+    ($path:literal) => {
+        ($path, include_str!(concat!("../kernels/", $path)))
+    };
 }
 
 /// The shared headers kernels include, by the name they are included as.
 const HEADERS: &[(&str, &str)] = &[
-    ("common.cuh", include_str!("../kernels/common.cuh")),
-    ("codag.cuh", include_str!("../kernels/codag.cuh")),
-    ("orc_int.cuh", include_str!("../kernels/orc_int.cuh")),
-    ("orc_lanes.cuh", include_str!("../kernels/orc_lanes.cuh")),
-    (
-        "orc_columns.cuh",
-        include_str!("../kernels/orc_columns.cuh"),
-    ),
-    ("inflate.cuh", include_str!("../kernels/inflate.cuh")),
-    // Included whole by orc_rle_rg6.cu, which builds only its block kernels (ORC_RLE_RG6).
-    ("orc_rle.cu", include_str!("../kernels/orc_rle.cu")),
+    header!("framework/common.cuh"),
+    header!("framework/codag.cuh"),
+    header!("orc/orc_int.cuh"),
+    header!("orc/orc_lanes.cuh"),
+    header!("orc/orc_group.cuh"),
+    header!("orc/orc_rg_stage.cuh"),
+    header!("orc/orc_rg_regions.cuh"),
+    header!("orc/orc_rg_split.cuh"),
+    header!("orc/orc_rg_blocks.cuh"),
+    header!("deflate/inflate.cuh"),
 ];
 
-/// Every kernel source of the library, for the compile-everything test and cache warm-up.
+/// Every kernel module of the library, for the compile-everything test and cache warm-up.
 pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::SCAN,
     super::kernels::RLE,
@@ -44,12 +59,19 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::ORC_RLE_LANES,
     super::kernels::ORC_RLE_EXPAND,
     super::kernels::ORC_RLE_LOCKSTEP,
-    super::kernels::CODAG_TEST,
     super::kernels::INFLATE,
     super::kernels::INFLATE_PAIR,
 ];
 
 impl KernelSource {
+    /// The NVRTC options for `arch` (such as `sm_90`): `options_for(arch)` and the module's
+    /// defines.
+    pub fn options(&self, arch: &str) -> Vec<String> {
+        let mut options = options_for(arch);
+        options.extend(self.defines.iter().map(|(n, v)| format!("-D{n}={v}")));
+        options
+    }
+
     /// The full text handed to NVRTC.
     pub fn expanded(&self) -> String {
         let mut out = String::with_capacity(self.text.len() + 16 * 1024);
@@ -142,7 +164,7 @@ fn memory_cache() -> &'static Mutex<HashMap<String, Vec<u8>>> {
 /// Compiles `source` to CUBIN for `arch` (such as `sm_90`), using the caches where it can.
 pub fn cubin_for(source: &KernelSource, arch: &str) -> Result<Vec<u8>> {
     let text = source.expanded();
-    let options = options_for(arch);
+    let options = source.options(arch);
     let key = format!(
         "{}-{arch}-{}",
         source.name,
@@ -247,12 +269,15 @@ mod tests {
     fn library_headers_expand_once_with_or_without_a_comment() {
         let source = KernelSource {
             name: "t",
-            text: "#include \"codag.cuh\" // the framework\n#include \"common.cuh\"\n\
-                   #include \"orc_int.cuh\"\n#include \"other.h\"\nint x;",
+            defines: &[],
+            entries: &[],
+            text: "#include \"framework/codag.cuh\" // the framework\n\
+                   #include \"framework/common.cuh\"\n#include \"orc/orc_int.cuh\"\n\
+                   #include \"other.h\"\nint x;",
         };
         let text = source.expanded();
-        assert!(!text.contains("#include \"codag.cuh\""));
-        assert!(!text.contains("#include \"orc_int.cuh\""));
+        assert!(!text.contains("#include \"framework/codag.cuh\""));
+        assert!(!text.contains("#include \"orc/orc_int.cuh\""));
         assert!(
             text.contains("#include \"other.h\""),
             "unknown headers stay"

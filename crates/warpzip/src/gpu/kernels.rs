@@ -1,64 +1,212 @@
-//! The embedded CUDA sources. Entry points are `extern "C"` and named `<codec>_<op>_<type>`.
+//! The kernel registry: every module the library compiles, as a CUDA source under
+//! `src/kernels/`, the defines it is compiled with, and the `extern "C"` entry points launchers
+//! load from it (named `<codec>_<op>_<type>`). One source compiled with other defines is a
+//! module of its own, compiled and cached apart. `tests/nvrtc_compile.rs` compiles every module
+//! for sm_80 and sm_90 and checks that its CUBIN defines exactly the entry points listed here.
 
 use super::compile::KernelSource;
 
+/// The entry points launchers name with a fixed string.
+pub mod entry {
+    pub const SCAN_EXCLUSIVE_U32: &str = "scan_exclusive_u32";
+    pub const SCAN_EXCLUSIVE_U64: &str = "scan_exclusive_u64";
+    pub const RLE_ENCODE_SEGMENTS: &str = "rle_encode_segments";
+    pub const RLE_ENCODE_TABLES: &str = "rle_encode_tables";
+    pub const RLE_DECODE: &str = "rle_decode";
+    pub const COMPACT_PROBE_READ: &str = "compact_probe_read";
+    pub const INFLATE_WARP: &str = "inflate_warp";
+    pub const INFLATE_PAIR: &str = "inflate_pair";
+}
+
+/// The eight kernels `ORC_INT_KERNELS*` (orc_int.cuh) makes for each prefix, then `extra`.
+macro_rules! orc_int_entries {
+    ($($prefix:literal),+ $(; $($extra:literal),+)?) => {
+        &[
+            $(
+                concat!($prefix, "_i8"),
+                concat!($prefix, "_i16"),
+                concat!($prefix, "_i32"),
+                concat!($prefix, "_i64"),
+                concat!($prefix, "_u8"),
+                concat!($prefix, "_u16"),
+                concat!($prefix, "_u32"),
+                concat!($prefix, "_u64"),
+            )+
+            $($($extra,)+)?
+        ]
+    };
+}
+
+/// Single-pass scans with decoupled look-back, and the variants the scan bench compares.
 pub const SCAN: KernelSource = KernelSource {
     name: "scan",
-    text: include_str!("../kernels/scan.cu"),
+    text: include_str!("../kernels/ops/scan.cu"),
+    defines: &[],
+    entries: &[
+        entry::SCAN_EXCLUSIVE_U32,
+        entry::SCAN_EXCLUSIVE_U64,
+        "scan_variant_u32_t256_v4",
+        "scan_variant_u32_t256_v8",
+        "scan_variant_u32_t256_v8_p",
+        "scan_variant_u32_t256_v8_po",
+        "scan_variant_u32_t128_v8_po",
+        "scan_variant_u32_t512_v4_po",
+        "scan_variant_u32_t128_v16_po",
+        "scan_variant_u32_t256_v8_ps",
+        "scan_variant_u32_t256_v16_ps",
+        "scan_variant_u32_t256_v24_ps",
+        "scan_variant_u32_t256_v32_ps",
+        "scan_variant_u32_t128_v32_ps",
+        "scan_variant_u32_t512_v16_ps",
+        "scan_variant_u32_t64_v32_ps",
+        "scan_variant_u32_t192_v32_ps",
+        "scan_variant_u64_t256_v4",
+        "scan_variant_u64_t256_v4_o",
+        "scan_variant_u64_t128_v8_o",
+        "scan_variant_u64_t256_v8_o",
+        "scan_variant_u64_t256_v16_s",
+        "scan_variant_u64_t256_v32_s",
+        "scan_variant_u64_t128_v32_s",
+    ],
 };
 
+/// Byte RLE (`rle` chunks).
 pub const RLE: KernelSource = KernelSource {
     name: "rle",
-    text: include_str!("../kernels/rle.cu"),
+    text: include_str!("../kernels/rle/rle.cu"),
+    defines: &[],
+    entries: &[
+        entry::RLE_ENCODE_SEGMENTS,
+        entry::RLE_ENCODE_TABLES,
+        entry::RLE_DECODE,
+    ],
 };
 
+/// Stream compaction: `compact_{select,writeout}_{bits,flags}[_wide]_T`,
+/// `compact_pattern[_staged]_T`, `compact_count_{bits,flags}`, and the bench's read probe.
 pub const COMPACT: KernelSource = KernelSource {
     name: "compact",
-    text: include_str!("../kernels/compact.cu"),
+    text: include_str!("../kernels/ops/compact.cu"),
+    defines: &[],
+    entries: &[
+        entry::COMPACT_PROBE_READ,
+        "compact_count_bits",
+        "compact_count_flags",
+        "compact_select_bits_u8",
+        "compact_select_bits_u16",
+        "compact_select_bits_u32",
+        "compact_select_bits_u64",
+        "compact_select_flags_u8",
+        "compact_select_flags_u16",
+        "compact_select_flags_u32",
+        "compact_select_flags_u64",
+        "compact_select_bits_wide_u8",
+        "compact_select_bits_wide_u16",
+        "compact_select_bits_wide_u32",
+        "compact_select_bits_wide_u64",
+        "compact_select_flags_wide_u8",
+        "compact_select_flags_wide_u16",
+        "compact_select_flags_wide_u32",
+        "compact_select_flags_wide_u64",
+        "compact_writeout_bits_u8",
+        "compact_writeout_bits_u16",
+        "compact_writeout_bits_u32",
+        "compact_writeout_bits_u64",
+        "compact_writeout_flags_u8",
+        "compact_writeout_flags_u16",
+        "compact_writeout_flags_u32",
+        "compact_writeout_flags_u64",
+        "compact_pattern_u8",
+        "compact_pattern_u16",
+        "compact_pattern_u32",
+        "compact_pattern_u64",
+        "compact_pattern_staged_u8",
+        "compact_pattern_staged_u16",
+        "compact_pattern_staged_u32",
+        "compact_pattern_staged_u64",
+    ],
 };
 
+/// The ORC RLE warp decoders (`.wz` chunks and Byte RLE), and ORC files' row groups: a warp per
+/// row group (`orc_col_*`) or a block per row group built for 5 blocks an SM (`orc_rg_*`).
 pub const ORC_RLE: KernelSource = KernelSource {
     name: "orc_rle",
-    text: include_str!("../kernels/orc_rle.cu"),
+    text: include_str!("../kernels/orc/orc_rle.cu"),
+    defines: &[],
+    entries: orc_int_entries![
+        "orc_rle_v1", "orc_rle_v2";
+        "orc_byte_rle",
+        "orc_col_bool",
+        "orc_col_byte",
+        "orc_col_v1_i16",
+        "orc_col_v1_i32",
+        "orc_col_v1_i64",
+        "orc_col_v2_i16",
+        "orc_col_v2_i32",
+        "orc_col_v2_i64",
+        "orc_rg_v1_i16",
+        "orc_rg_v1_i32",
+        "orc_rg_v1_i64",
+        "orc_rg_v2_i16",
+        "orc_rg_v2_i32",
+        "orc_rg_v2_i64"
+    ],
 };
 
-/// `orc_rle.cu`'s RLEv2 block-per-row-group kernels alone, built for 6 blocks an SM (`orc_rg6_*`).
+/// `orc_rle.cu` with `ORC_RLE_RG6`: its RLEv2 block-per-row-group kernels alone, built for 6
+/// blocks an SM (`orc_rg6_*`). A module of its own, compiled the first time a batch of more row
+/// groups than one wave of the 5-block build needs it.
 pub const ORC_RLE_RG6: KernelSource = KernelSource {
     name: "orc_rle_rg6",
-    text: include_str!("../kernels/orc_rle_rg6.cu"),
+    text: include_str!("../kernels/orc/orc_rle.cu"),
+    defines: &[("ORC_RLE_RG6", "1")],
+    entries: &["orc_rg6_v2_i16", "orc_rg6_v2_i32", "orc_rg6_v2_i64"],
 };
 
+/// The block-per-chunk leader-thread decoders, the ablation baseline.
 pub const ORC_RLE_LEADER: KernelSource = KernelSource {
     name: "orc_rle_leader",
-    text: include_str!("../kernels/orc_rle_leader.cu"),
+    text: include_str!("../kernels/orc/orc_rle_leader.cu"),
+    defines: &[],
+    entries: orc_int_entries!["orc_rle_v1_leader", "orc_rle_v2_leader"],
 };
 
+/// A lane per sub-block.
 pub const ORC_RLE_LANES: KernelSource = KernelSource {
     name: "orc_rle_lanes",
-    text: include_str!("../kernels/orc_rle_lanes.cu"),
+    text: include_str!("../kernels/orc/orc_rle_lanes.cu"),
+    defines: &[],
+    entries: orc_int_entries!["orc_rle_v1_lanes", "orc_rle_v2_lanes"],
 };
 
+/// The lanes walk 32 sub-blocks' headers into descriptors, then expand them together.
 pub const ORC_RLE_EXPAND: KernelSource = KernelSource {
     name: "orc_rle_expand",
-    text: include_str!("../kernels/orc_rle_expand.cu"),
+    text: include_str!("../kernels/orc/orc_rle_expand.cu"),
+    defines: &[],
+    entries: orc_int_entries!["orc_rle_v1_expand", "orc_rle_v2_expand"],
 };
 
+/// A lane per sub-block, the lanes in lockstep.
 pub const ORC_RLE_LOCKSTEP: KernelSource = KernelSource {
     name: "orc_rle_lockstep",
-    text: include_str!("../kernels/orc_rle_lockstep.cu"),
+    text: include_str!("../kernels/orc/orc_rle_lockstep.cu"),
+    defines: &[],
+    entries: orc_int_entries!["orc_rle_v1_lockstep", "orc_rle_v2_lockstep"],
 };
 
-pub const CODAG_TEST: KernelSource = KernelSource {
-    name: "codag_test",
-    text: include_str!("../kernels/codag_test.cu"),
-};
-
+/// Inflate, a warp per raw-deflate stream.
 pub const INFLATE: KernelSource = KernelSource {
     name: "inflate",
-    text: include_str!("../kernels/inflate.cu"),
+    text: include_str!("../kernels/deflate/inflate.cu"),
+    defines: &[],
+    entries: &[entry::INFLATE_WARP],
 };
 
+/// Inflate, two warps per stream.
 pub const INFLATE_PAIR: KernelSource = KernelSource {
     name: "inflate_pair",
-    text: include_str!("../kernels/inflate_pair.cu"),
+    text: include_str!("../kernels/deflate/inflate_pair.cu"),
+    defines: &[],
+    entries: &[entry::INFLATE_PAIR],
 };

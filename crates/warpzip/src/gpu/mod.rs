@@ -259,7 +259,7 @@ impl GpuContext {
     /// on the default stream. Large copies go through two pinned staging buffers: while one
     /// piece is copied from the device, the piece before it is copied into `dst` by every core.
     /// A plain copy into pageable memory runs at the speed of one thread touching fresh pages:
-    /// 1.4 GB/s for a 1.3 GB ORC file on the H200 machine's host (stop 46).
+    /// 1.4 GB/s for a 1.3 GB ORC file on the H200 machine's host.
     pub fn download_into(&self, src: &CudaSlice<u8>, dst: &mut [u8]) -> Result<()> {
         use rayon::prelude::*;
         /// Bytes of one staged piece.

@@ -1,5 +1,5 @@
 //! Exclusive prefix sum over u32 and u64 (wrapping arithmetic): a CPU twin and a single-pass
-//! GPU scan with decoupled look-back (`kernels/scan.cu`).
+//! GPU scan with decoupled look-back (`kernels/ops/scan.cu`).
 
 use crate::error::{Error, Result};
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
@@ -25,7 +25,7 @@ pub trait ScanElem: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync 
 }
 
 impl ScanElem for u32 {
-    const KERNEL: &'static str = "scan_exclusive_u32";
+    const KERNEL: &'static str = kernels::entry::SCAN_EXCLUSIVE_U32;
     const THREADS: u32 = 256;
     const VECS: u32 = 32;
     fn wrapping_add(self, other: Self) -> Self {
@@ -34,7 +34,7 @@ impl ScanElem for u32 {
 }
 
 impl ScanElem for u64 {
-    const KERNEL: &'static str = "scan_exclusive_u64";
+    const KERNEL: &'static str = kernels::entry::SCAN_EXCLUSIVE_U64;
     const THREADS: u32 = 256;
     const VECS: u32 = 32;
     fn wrapping_add(self, other: Self) -> Self {
@@ -193,7 +193,7 @@ mod tests {
     /// The launch geometry on the Rust side must be the kernels' own.
     #[test]
     fn launch_constants_match_scan_cu() {
-        let src = include_str!("../kernels/scan.cu");
+        let src = kernels::SCAN.text;
         let define = |name: &str| -> u32 {
             src.lines()
                 .find_map(|l| l.strip_prefix(&format!("#define {name} ")))

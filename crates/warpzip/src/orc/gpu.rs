@@ -1,4 +1,4 @@
-//! ORC integer-family columns decoded on the GPU (`kernels/orc_columns.cuh`, on the CODAG
+//! ORC integer-family columns decoded on the GPU (`kernels/orc/orc_*.cuh`, on the CODAG
 //! framework). The row index says where every group starts in the decompressed PRESENT and DATA
 //! streams (`row_groups`); a file without a row index gets one group per stripe. A ZLIB file's
 //! compression chunks are inflated on the GPU (`orc::gpu_inflate`, the columns read together in
@@ -35,7 +35,7 @@ const WARPS: u32 = crate::codec::orc_rle::gpu::WARPS;
 /// Resident blocks per SM asked for by the persistent grid.
 const BLOCKS_PER_SM: u32 = 8;
 
-/// One row group as the kernels read it; the layout of `OrcGroup` in `kernels/orc_columns.cuh`.
+/// One row group as the kernels read it; the layout of `OrcGroup` in `kernels/orc/orc_group.cuh`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OrcGroup {
@@ -102,7 +102,8 @@ pub enum GroupMode {
     Block,
 }
 
-/// Warps per block of the block-per-row-group kernels (`orc_rg_*` in orc_columns.cuh).
+/// Warps per block of the block-per-row-group kernels (`orc_rg_*`; `ORC_RG_WARPS` in
+/// kernels/orc/orc_rg_stage.cuh).
 const RG_WARPS: u32 = 4;
 /// Resident blocks per SM asked for by their persistent grid.
 const RG_BLOCKS_PER_SM: u32 = 8;
@@ -215,7 +216,7 @@ fn diagnostic_flags() -> u32 {
 /// of 228 KiB.
 const RG_MARKS_MAX_DYNAMIC: u32 = 35 * 1024;
 /// The flag that tells a block kernel its dynamic shared memory holds the regions' marks
-/// (`RG_FLAG_MARKS` in orc_columns.cuh).
+/// (`RG_FLAG_MARKS` in kernels/orc/orc_rg_regions.cuh).
 const RG_FLAG_MARKS: u32 = 32;
 
 /// RLEv1's masks after the stage: a 16-bit mask per 16 bytes of it plus 128 more (the walk reads
@@ -874,7 +875,7 @@ mod tests {
     #[test]
     fn group_layout_matches_the_kernel() {
         assert_eq!(std::mem::size_of::<OrcGroup>(), 64);
-        let src = include_str!("../kernels/orc_columns.cuh");
+        let src = kernels::ORC_RLE.expanded();
         assert!(src.contains("struct OrcGroup"));
         assert!(src.contains(&format!("#define ORC_RG_WARPS {RG_WARPS}u ")));
         assert!(src.contains(&format!("#define RG_FLAG_MARKS {RG_FLAG_MARKS}u ")));

@@ -1,10 +1,10 @@
-//! Inflate on the GPU (`kernels/inflate.cuh`, on the CODAG framework of `kernels/codag.cuh`): one
-//! warp per raw-deflate stream (`kernels/inflate.cu`), all 32 lanes decoding together, a
-//! persistent grid; or, for batches of few or poorly compressed streams, a pair of warps per
-//! stream (`kernels/inflate_pair.cu`; see [`InflateKernel`]). A batch is a
-//! set of [`InflateChunk`]s over one device input buffer and one device output buffer; it can be
-//! built from host slices ([`InflateBatch::upload`]) or from buffers already on the device
-//! ([`InflateBatch::from_device`]).
+//! Inflate on the GPU (`kernels/deflate/inflate.cuh`, on the CODAG framework of
+//! `kernels/framework/codag.cuh`): one warp per raw-deflate stream (`kernels/deflate/inflate.cu`),
+//! all 32 lanes decoding together, a persistent grid; or, for batches of few or poorly compressed
+//! streams, a pair of warps per stream (`kernels/deflate/inflate_pair.cu`; see
+//! [`InflateKernel`]). A batch is a set of [`InflateChunk`]s over one device input buffer and one
+//! device output buffer; it can be built from host slices ([`InflateBatch::upload`]) or from
+//! buffers already on the device ([`InflateBatch::from_device`]).
 
 use super::batch::StreamResult;
 use crate::error::{ChunkStatus, Error, Result};
@@ -36,8 +36,8 @@ pub const OUTPUT_ALIGN: usize = 4;
 /// Result words per stream: status, bytes written, bytes consumed.
 const RESULT_WORDS: usize = 3;
 
-/// One stream of a batch; the layout of `InflateChunk` in `kernels/inflate.cu`. The raw-deflate
-/// stream at `in_offset` (`in_len` bytes) of the input inflates to at most `out_cap` bytes from
+/// One stream of a batch; the layout of `InflateChunk` in `kernels/deflate/inflate.cu`. The
+/// raw-deflate stream at `in_offset` (`in_len` bytes) of the input inflates to at most `out_cap` bytes from
 /// `out_offset` of the output (a multiple of [`OUTPUT_ALIGN`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -135,8 +135,8 @@ impl InflateKernel {
     /// The kernel's source and entry point.
     pub fn function(self) -> (&'static KernelSource, &'static str) {
         match self {
-            InflateKernel::Warp => (&kernels::INFLATE, "inflate_warp"),
-            InflateKernel::Pair => (&kernels::INFLATE_PAIR, "inflate_pair"),
+            InflateKernel::Warp => (&kernels::INFLATE, kernels::entry::INFLATE_WARP),
+            InflateKernel::Pair => (&kernels::INFLATE_PAIR, kernels::entry::INFLATE_PAIR),
         }
     }
 
@@ -456,9 +456,9 @@ mod tests {
 
     #[test]
     fn launch_constants_match_the_kernels() {
-        let shared = include_str!("../../kernels/inflate.cuh");
-        let warp = include_str!("../../kernels/inflate.cu");
-        let pair = include_str!("../../kernels/inflate_pair.cu");
+        let shared = &kernels::INFLATE.expanded();
+        let warp = kernels::INFLATE.text;
+        let pair = kernels::INFLATE_PAIR.text;
         let rows = |src| define(src, "INFLATE_LIST").zip(define(src, "INFLATE_FIX"));
         assert_eq!(Some(WARPS), define(shared, "INFLATE_WARPS"));
         assert_eq!(

@@ -1,6 +1,6 @@
 //! Deflate (RFC 1951): raw-deflate streams compressed on the CPU with libdeflate and inflated
-//! either on the CPU (libdeflate) or on the GPU (`kernels/inflate.cu`, one warp per stream on
-//! the CODAG framework).
+//! either on the CPU (libdeflate) or on the GPU (`kernels/deflate/inflate.cu`, one warp per
+//! stream on the CODAG framework).
 //!
 //! - [`format`]: the `.wz` codec's constants and params; [`chunked`]: the container glue;
 //! - [`gzip`]: `.gz` files (RFC 1952), single-member, multi-member and BGZF, members inflated as

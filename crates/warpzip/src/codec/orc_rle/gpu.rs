@@ -1,12 +1,12 @@
-//! ORC run-length decoding on the GPU (`kernels/orc_rle.cu`, on the CODAG framework of
-//! `kernels/codag.cuh`): one warp per chunk, a persistent grid. A batch is a set of
+//! ORC run-length decoding on the GPU (`kernels/orc/orc_rle.cu`, on the CODAG framework of
+//! `kernels/framework/codag.cuh`): one warp per chunk, a persistent grid. A batch is a set of
 //! [`OrcRleChunk`]s over one input buffer; each chunk decodes one ORC stream (or the part of it
 //! that one ORC row group needs) into its place in one output array. The same batches also run
-//! on the block-per-chunk leader-thread decoders of `kernels/orc_rle_leader.cu`, the ablation the
-//! benchmark compares against. Indexed `.wz` chunks (layout 2) are decoded by one of four
-//! sub-block decoders (a lane per sub-block, `kernels/orc_rle_lanes.cu`, and the three others):
-//! [`plan_sub_blocks`] turns their indexes into units, and [`arrange`] picks the decoder from a
-//! sample of the headers and orders the units for it.
+//! on the block-per-chunk leader-thread decoders of `kernels/orc/orc_rle_leader.cu`, the
+//! ablation the benchmark compares against. Indexed `.wz` chunks (layout 2) are decoded by one of
+//! four sub-block decoders (a lane per sub-block, `kernels/orc/orc_rle_lanes.cu`, and the three
+//! others): [`plan_sub_blocks`] turns their indexes into units, and [`arrange`] picks the decoder
+//! from a sample of the headers and orders the units for it.
 
 use super::format::{check_elem, split_indexed, Layout, RleVersion, INDEX_ENTRY};
 use crate::error::{ChunkStatus, Error, Result};
@@ -39,7 +39,7 @@ const _: () = assert!(
 /// orc_rle_lanes.cu.
 pub const LANES_THREADS: u32 = 128;
 
-/// One unit of GPU work; the layout of `OrcRleChunk` in `kernels/orc_int.cuh`. The stream at
+/// One unit of GPU work; the layout of `OrcRleChunk` in `kernels/orc/orc_int.cuh`. The stream at
 /// `in_offset` (`in_len` bytes) is decoded, its first `skip` values dropped and the next `count`
 /// written from element `out_offset` on. `exact == 1` demands that the stream hold exactly
 /// `skip + count` values (a `.wz` chunk); `exact == 0` stops after `count` (an ORC row group).
@@ -81,15 +81,28 @@ pub enum Parallelism {
     LanePerSubBlock,
     /// For the same units: the lanes of a warp walk the group headers of 32 sub-blocks, one
     /// each, into descriptors, and the warp writes each sub-block's values 32 at a time
-    /// (`kernels/orc_rle_expand.cu`); a sub-block that fails a check is decoded again by its own
-    /// lane, for the exact status.
+    /// (`kernels/orc/orc_rle_expand.cu`); a sub-block that fails a check is decoded again by its
+    /// own lane, for the exact status.
     WalkExpand,
     /// For the same units: one lane per sub-block, the lanes stepping through their groups in
     /// lockstep (a header parse, then up to 8 values each, 16 of 4 bytes), their values staged
     /// in shared memory and written by the warp in whole 64-byte lines, four lanes' a store
-    /// (`kernels/orc_rle_lockstep.cu`); a sub-block that fails a check, or whose output is not
-    /// 8-byte aligned, is decoded again by its own lane, for the exact status.
+    /// (`kernels/orc/orc_rle_lockstep.cu`); a sub-block that fails a check, or whose output is
+    /// not 8-byte aligned, is decoded again by its own lane, for the exact status.
     Lockstep,
+}
+
+impl Parallelism {
+    /// The kernel module whose entry points (`kernel_name`) decode this way.
+    pub fn module(self) -> &'static KernelSource {
+        match self {
+            Parallelism::WarpPerChunk => &kernels::ORC_RLE,
+            Parallelism::LeaderPerBlock => &kernels::ORC_RLE_LEADER,
+            Parallelism::LanePerSubBlock => &kernels::ORC_RLE_LANES,
+            Parallelism::WalkExpand => &kernels::ORC_RLE_EXPAND,
+            Parallelism::Lockstep => &kernels::ORC_RLE_LOCKSTEP,
+        }
+    }
 }
 
 /// The kernel entry point for a codec, element type and parallelisation.
@@ -185,14 +198,7 @@ impl DecodeBatch {
         par: Parallelism,
     ) -> Result<()> {
         let name = kernel_name(codec, elem, par)?;
-        let source = match par {
-            Parallelism::WarpPerChunk => &kernels::ORC_RLE,
-            Parallelism::LeaderPerBlock => &kernels::ORC_RLE_LEADER,
-            Parallelism::LanePerSubBlock => &kernels::ORC_RLE_LANES,
-            Parallelism::WalkExpand => &kernels::ORC_RLE_EXPAND,
-            Parallelism::Lockstep => &kernels::ORC_RLE_LOCKSTEP,
-        };
-        self.launch_kernel(gpu, stream, source, &name, par)
+        self.launch_kernel(gpu, stream, par.module(), &name, par)
     }
 
     /// Queues entry point `name` of `source`, which must take `ORC_KERNEL_PARAMS` and follow
@@ -439,20 +445,20 @@ pub fn plan_sub_blocks(
 /// lockstep on values of 4 bytes or fewer: long DIRECT groups, which it writes 16 bytes a lane
 /// (quantities, 366 values a group: 1588.6 GB/s against 1184.0). Shorter groups go to the lanes
 /// in lockstep (discounts, 63 values a group: 462.5 against 423.9; dates, 4 values a group:
-/// 382.3 against 282.8; H200, stop 24).
+/// 382.3 against 282.8; H200).
 pub const LONG_MEAN_GROUP: f64 = 128.0;
 /// Stream bytes per value at or above which the walk-and-expand decoder beats the lanes in
 /// lockstep on 8-byte RLEv2 values: random values, 8 bytes a value, whose DIRECT groups of 512
 /// it writes 16 bytes a lane (1304.3 GB/s against 575.6, and 1004.9 for a warp per sub-block, on
-/// an H200 in stop 39, nvCOMP Cascaded 1160.1 in the same call; stop 24 had the warp at
-/// 1000-1342 between calls of the H200 against the walk's 1264-1290, and on an H100 the warp
+/// an H200, nvCOMP Cascaded 1160.1 in the same run; an earlier H200 measurement had the warp at
+/// 1000-1342 between runs against the walk's 1264-1290, and on an H100 the warp
 /// 1174-1186 against 979-1055, nvCOMP 963-968). Sorted keys, 1 byte a value, stay with the lanes
-/// in lockstep (996.3 against 645.8 for the warp on an H200; stop 24).
+/// in lockstep (996.3 against 645.8 for the warp on an H200).
 pub const V2_WIDE_COMPRESSED: f64 = 4.0;
 /// Stream bytes per value at or above which a warp per sub-block beats the lanes in lockstep on
 /// 8-byte RLEv1 values: literal groups of long varints, which the warp decodes from its staged
 /// copy of the stream, a varint a lane (random values, 9.5 bytes a value: 989.9-1001.1 GB/s
-/// against 592.7-593.4 on an H100, stop 28, same call; every other bench column has 1-1.6 bytes
+/// against 592.7-593.4 on an H100, in one run; every other bench column has 1-1.6 bytes
 /// a value and short groups, where the lanes in lockstep are 4-12x faster).
 pub const V1_WIDE_VARINTS: f64 = 4.0;
 
@@ -581,7 +587,7 @@ pub const BALANCE_MIN_STREAM: f64 = 512.0;
 
 /// Whether [`SubBlockPlan::balance`] pays for a plan of this shape decoded by `pick`: only for
 /// the lanes in lockstep, on streams of short groups ([`BALANCE_MAX_GROUP`]) whose sub-blocks
-/// are long enough ([`BALANCE_MIN_STREAM`]). Measured on an H100 (stop 27, call 1): dates
+/// are long enough ([`BALANCE_MIN_STREAM`]). Measured on an H100: dates
 /// +2.2% (RLEv1) and +5.6% (RLEv2), RLEv1 discounts +8.8%; where it does not hold it lost: RLEv2
 /// discounts (62 values a group) -5.3%, sorted keys (206-242 bytes a sub-block) -2% (RLEv1) and
 /// -25% (RLEv2).
@@ -607,12 +613,12 @@ pub fn arrange(
     pick
 }
 
-/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H200 (stop 24,
-/// call 14: it picks the fastest of the four sub-block decoders on nine; on RLEv2 random values
-/// the warp per sub-block measured 1000-1342 GB/s between calls of the H200 against 1264-1290
+/// The rule [`choose_decoder`] applies, fitted to the ten bench columns on an H200 (it picks
+/// the fastest of the four sub-block decoders on nine; on RLEv2 random values the warp per
+/// sub-block measured 1000-1342 GB/s between runs on the H200 against 1264-1290
 /// for the walk-and-expand decoder, and wins on the H100, 1174-1186 against 979-1055):
 /// - RLEv1 into 8-byte values: a warp per sub-block where the values are long varints
-///   ([`V1_WIDE_VARINTS`] bytes a value or more; stop 28, H100), else the lanes in lockstep;
+///   ([`V1_WIDE_VARINTS`] bytes a value or more; H100), else the lanes in lockstep;
 /// - RLEv1 into narrower values: the lanes in lockstep (363.2-847.5 GB/s there, against
 ///   192.4-615.0 for the walk-and-expand decoder);
 /// - RLEv2 into 8-byte values: the walk-and-expand decoder where values hardly compress
@@ -699,7 +705,7 @@ mod tests {
     /// The launch geometry on the Rust side must be the kernels' own.
     #[test]
     fn launch_constants_match_orc_rle_cu() {
-        let src = include_str!("../../kernels/orc_rle.cu");
+        let src = kernels::ORC_RLE.text;
         let warps = src
             .lines()
             .find_map(|l| l.strip_prefix("#define ORC_WARPS "))
@@ -715,11 +721,11 @@ mod tests {
                 .and_then(|v| v.trim_end_matches('u').parse::<u32>().ok())
                 .unwrap_or_else(|| panic!("no {name}"))
         };
-        let lanes = include_str!("../../kernels/orc_rle_lanes.cu");
+        let lanes = kernels::ORC_RLE_LANES.text;
         assert_eq!(LANES_THREADS, define(lanes, "#define ORC_LANES_THREADS "));
-        let expand = include_str!("../../kernels/orc_rle_expand.cu");
+        let expand = kernels::ORC_RLE_EXPAND.text;
         assert_eq!(LANES_THREADS, 32 * define(expand, "#define XP_WARPS "));
-        let lockstep = include_str!("../../kernels/orc_rle_lockstep.cu");
+        let lockstep = kernels::ORC_RLE_LOCKSTEP.text;
         assert_eq!(LANES_THREADS, 32 * define(lockstep, "#define ST_WARPS "));
     }
 
@@ -789,14 +795,14 @@ mod tests {
     }
 
     /// The picker's choices on the bench's columns: the fastest of the four sub-block decoders
-    /// on an H200 in stop 24 (call 14), RLEv1 random values' staged warps (H100, stop 28), and
-    /// RLEv2 random values' walk and expand (H200, stop 39).
+    /// on an H200, RLEv1 random values' staged warps (H100), and RLEv2 random values' walk and
+    /// expand (H200).
     #[test]
     fn the_picker_takes_the_measured_winners() {
         use crate::codec::orc_rle::chunked;
         use Parallelism::{Lockstep as Step, WalkExpand as Expand, WarpPerChunk as Warps};
-        // Per column, RLEv1 then RLEv2: the pick, and whether the units are reordered (stop 27:
-        // dates both ways, RLEv1 discounts).
+        // Per column, RLEv1 then RLEv2: the pick, and whether the units are reordered (dates
+        // both ways, RLEv1 discounts).
         let want = [
             ("l_orderkey", [(Step, false), (Step, false)]),
             ("lo_orderdate", [(Step, true), (Step, true)]),

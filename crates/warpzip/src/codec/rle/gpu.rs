@@ -1,4 +1,4 @@
-//! GPU encoder and decoder of the `rle` chunk format (`kernels/rle.cu`): one warp per 4096-byte
+//! GPU encoder and decoder of the `rle` chunk format (`kernels/rle/rle.cu`): one warp per 4096-byte
 //! segment. The encoder writes every segment straight to its final place (a single-pass scan of
 //! the segment sizes), so its output is the CPU encoder's byte for byte. The decoder takes a
 //! segment's controls 64 at a time and finds every token's payload and output with two warp
@@ -147,7 +147,7 @@ pub fn encode_on_stream(
     stream.memset_zeros(&mut b.status)?;
     stream.memset_zeros(&mut b.error)?;
     let capacity = b.out.len() as u64;
-    let encode = gpu.function(&kernels::RLE, "rle_encode_segments")?;
+    let encode = gpu.function(&kernels::RLE, kernels::entry::RLE_ENCODE_SEGMENTS)?;
     let cfg = LaunchConfig {
         grid_dim: (g.total_segments.div_ceil(ENCODE_WARPS), 1, 1),
         block_dim: (ENCODE_WARPS * 32, 1, 1),
@@ -171,7 +171,7 @@ pub fn encode_on_stream(
     // the per-segment arrays hold total_segments entries, chunk_start one per chunk, and the
     // kernel bounds every output write by `capacity`, the length of `out`.
     unsafe { launch.launch(cfg) }?;
-    let tables = gpu.function(&kernels::RLE, "rle_encode_tables")?;
+    let tables = gpu.function(&kernels::RLE, kernels::entry::RLE_ENCODE_TABLES)?;
     let cfg = LaunchConfig {
         grid_dim: (g.total_segments.div_ceil(256), 1, 1),
         block_dim: (256, 1, 1),
@@ -315,7 +315,7 @@ pub fn decode_on_stream(
         return Ok(());
     }
     stream.memset_zeros(&mut b.status)?;
-    let decode = gpu.function(&kernels::RLE, "rle_decode")?;
+    let decode = gpu.function(&kernels::RLE, kernels::entry::RLE_DECODE)?;
     let cfg = LaunchConfig {
         grid_dim: (g.total_segments.div_ceil(DECODE_WARPS), 1, 1),
         block_dim: (DECODE_WARPS * 32, 1, 1),
@@ -375,7 +375,7 @@ mod tests {
     /// The launch geometry on the Rust side must be the kernels' own.
     #[test]
     fn launch_constants_match_rle_cu() {
-        let src = include_str!("../../kernels/rle.cu");
+        let src = kernels::RLE.text;
         let define = |name: &str| -> u32 {
             src.lines()
                 .find_map(|l| l.strip_prefix(&format!("#define {name} ")))

@@ -1,4 +1,4 @@
-//! GPU launches of `kernels/compact.cu`: the single-pass select (decoupled look-back over the
+//! GPU launches of `kernels/ops/compact.cu`: the single-pass select (decoupled look-back over the
 //! tiles' counts, mask read once), the three-pass select (count kernel, device-wide scan,
 //! write-out kernel) and the scan-free patterned gather. Nothing synchronizes until a count or
 //! an output is read back.

@@ -1,7 +1,7 @@
 //! Compressstore (stream compaction): keep the elements whose mask bit is set, in order, in a
 //! new array. Owns the mask forms (packed bits, one byte per flag, repeating pattern), the
 //! scalar reference (`cpu`), the SIMD fast path (`cpu_simd`) and the GPU launches (`gpu`,
-//! `kernels/compact.cu`); the three agree element for element.
+//! `kernels/ops/compact.cu`); the three agree element for element.
 //!
 //! The packed mask is least significant bit first: element `i` is kept when bit `i % 8` of byte
 //! `i / 8` is set (the same bits as little-endian `u32` or `u64` words). A mask may be longer

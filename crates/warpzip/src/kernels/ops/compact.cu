@@ -6,7 +6,7 @@
 // decoupled look-back over the tile counts; three pass: a scanned count array), places the kept
 // elements contiguously in shared memory, and writes them out with aligned 16-byte stores.
 // Patterned masks (a period of p flags) need no scan: every output's source is computed.
-#include "common.cuh"
+#include "framework/common.cuh"
 
 #define COMPACT_THREADS 256
 #define COMPACT_VECS 4

@@ -37,7 +37,7 @@
 // a chunk lies inside the allocation; the output of `copy_back` starts 4-byte aligned and is
 // padded to a multiple of 4 bytes.
 #pragma once
-#include "common.cuh"
+#include "framework/common.cuh"
 
 #define CODAG_BLOCK 128u   // bytes per coalesced refill: 32 lanes x 4 bytes
 

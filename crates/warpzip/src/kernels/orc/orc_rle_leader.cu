@@ -11,7 +11,7 @@
 // the same verdict and the same status. Every read is bounds-checked against `in_len`, and
 // every group consumes at least one byte, so no input can keep the leader looping for longer
 // than the chunk is long.
-#include "orc_int.cuh"
+#include "orc/orc_int.cuh"
 
 // Most values of one group: an RLEv2 group (an RLEv1 group holds at most 130).
 #define ORC_LEADER_MAX_GROUP 512u

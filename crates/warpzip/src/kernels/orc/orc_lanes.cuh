@@ -14,7 +14,7 @@
 // the host's padding of the input allocation (`INPUT_SLACK` bytes beyond the payload, then up to
 // a multiple of 128) keeps inside the allocation.
 #pragma once
-#include "orc_int.cuh"
+#include "orc/orc_int.cuh"
 
 // One lane's position in its sub-block's stream, and the aligned 16 bytes it read last (reads
 // move forward, so most windows need no load, or one).

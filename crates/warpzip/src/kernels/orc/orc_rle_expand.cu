@@ -34,8 +34,8 @@
 // from the 4-byte word holding the next unparsed byte, and the expand step reads 16 bytes around
 // a packed value, so reads reach at most 63 bytes past a payload byte, inside the host's
 // `INPUT_SLACK` of 128 bytes.
-#include "codag.cuh"
-#include "orc_lanes.cuh"
+#include "framework/codag.cuh"
+#include "orc/orc_lanes.cuh"
 
 // Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).
 #define XP_WARPS 4u

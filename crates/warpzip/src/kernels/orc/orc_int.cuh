@@ -5,7 +5,7 @@
 // outside the stream's domain (i64 for a signed stream, u64 for an unsigned one) or outside the
 // output type is CORRUPT.
 #pragma once
-#include "common.cuh"
+#include "framework/common.cuh"
 
 // One unit of work: decode the ORC integer stream that starts at `in_offset` of the input
 // buffer, drop its first `skip` values, and write the next `count` values from element
@@ -105,8 +105,8 @@ __device__ __forceinline__ bool orc_in_order(u64 prev, u64 x, bool dec) {
 }
 
 // The 7-bit groups of the first `n` (0..8) bytes of a little-endian word, packed: the value of
-// an n-byte varint (0 for n = 0). The length mask is a select, not a branch on `n < 8` (stop
-// 42: the branch form cost the row groups' RLEv1 line numbers 2.5% on an H200).
+// an n-byte varint (0 for n = 0). The length mask is a select, not a branch on `n < 8` (the
+// branch form cost the row groups' RLEv1 line numbers 2.5% on an H200).
 __device__ __forceinline__ u64 lane_varint_bits(u64 le, u32 n) {
     u64 x = le & (n >= 8u ? ~0ull : (1ull << (8u * n)) - 1ull) & 0x7f7f7f7f7f7f7f7full;
     x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);

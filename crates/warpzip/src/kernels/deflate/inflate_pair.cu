@@ -2,13 +2,13 @@
 // inflate.cuh split into a producer and a consumer, for batches of few or poorly compressed
 // streams. Each block keeps two sets of INFLATE_ROWS x 32 words of token rows in global scratch;
 // the rounds' regions are smaller than the warp kernel's so that the scratch rule allows more
-// pairs at once (36 KiB a block, 1,820 blocks in 64 MiB, against 1,365 at 48 KiB; measured in
-// docs/benchmarks.md, "Stop 15").
+// pairs at once (36 KiB a block, 1,820 blocks in 64 MiB, against 1,365 at 48 KiB; measured on
+// an H200, docs/benchmarks.md).
 #define INFLATE_REGION_WORDS 21u
 #define INFLATE_LIST 96u
 #define INFLATE_FIX 48u
 #define INFLATE_PAIR_BLOCKS 16u  // resident blocks per SM `inflate_pair` is compiled for
-#include "inflate.cuh"
+#include "deflate/inflate.cuh"
 
 // ---------------------------------------------------------------------------------------------
 // Paired warps (`inflate_pair`): for batches of few streams, a block's two warps share one

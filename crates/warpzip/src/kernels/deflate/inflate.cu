@@ -4,7 +4,7 @@
 #define INFLATE_REGION_WORDS 28u
 #define INFLATE_LIST 128u
 #define INFLATE_FIX 64u
-#include "inflate.cuh"
+#include "deflate/inflate.cuh"
 
 // Where the single-warp decoder's tokens go: its own deferred LZ77 batch and output.
 struct InflateWarpSink {

@@ -1,7 +1,7 @@
 // ORC Integer RLE v1 and v2 decoders for indexed `.wz` chunks (layout 2): one lane per
 // sub-block, each decoding its sub-block's stream serially with the CPU's checks in the CPU's
 // order (`lane_decode_unit` in orc_lanes.cuh).
-#include "orc_lanes.cuh"
+#include "orc/orc_lanes.cuh"
 
 // Threads per block (any multiple of 32 works; the host launches this many).
 #define ORC_LANES_THREADS 128u

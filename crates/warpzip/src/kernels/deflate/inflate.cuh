@@ -29,7 +29,7 @@
 //
 // Results per stream (3 words): status (WZ_STATUS_*), bytes written, bytes consumed up to the
 // end of the final block (rounded up to a byte).
-#include "codag.cuh"
+#include "framework/codag.cuh"
 
 #define INFLATE_WARPS 2u  // warps per block of either kernel
 #define LIT_TB 10u   // first-level bits of the literal/length table

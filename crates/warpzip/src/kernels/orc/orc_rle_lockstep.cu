@@ -39,7 +39,7 @@
 // Bounds: every byte a value depends on lies inside the unit's `in_len` (headers and packed
 // data are checked against it before use; varints by `lane_varint`); the lane windows and
 // `st_pool`'s loads read up to 16 bytes past them, inside the host's `INPUT_SLACK`.
-#include "orc_lanes.cuh"
+#include "orc/orc_lanes.cuh"
 
 // Threads per block (the host launches ORC_LANES_THREADS, as for orc_rle_lanes.cu).
 #define ST_WARPS 4u
@@ -53,21 +53,21 @@
 #define ST_ROW (ST_RING + 4u)
 #define ST_LINE 16u
 // The most lines of a step that their lanes write themselves (more go through `list`, four a
-// store). H100, stop 29, against the warp writing every line: 12 gave v1 / v2 dates +3.5% /
+// store). H100, against the warp writing every line: 12 gave v1 / v2 dates +3.5% /
 // +3.3%, v1 discounts +2.8%, v1 quantities -1%; 20 measured within 2% of 12 (v2 dates -1.2%,
 // v2 discounts +2.5%).
 #define ST_OWN_LINES 12u
 // Values a step: 8, and 16 for 2- and 4-byte values (i32: 2% faster on quantities on the H100
-// and the H200, stop 24; i16: 13% faster on RLEv2 discounts on the H100, stop 25). 32 i16
+// and the H200; i16: 13% faster on RLEv2 discounts on the H100). 32 i16
 // values a step measured a third slower on discounts, whose lanes then waited in most steps for
-// one finishing a long group (H200, stop 24).
+// one finishing a long group (H200).
 #define ST_K 8u
 #define ST_KN 16u
 // The values a step of T.
 #define ST_TAKE ((sizeof(T) == 4u || sizeof(T) == 2u) ? ST_KN : ST_K)
 
 // Whether the lanes' stream reads ask L2 for whole 128-byte blocks (`lane_load`): for values of
-// up to 4 bytes. H100, stop 30, same call: v1 / v2 discounts +5% / +4%, v1 / v2 dates +1.5% /
+// up to 4 bytes. H100, in one run: v1 / v2 discounts +5% / +4%, v1 / v2 dates +1.5% /
 // +2%; sorted keys (8-byte values, 206-242 stream bytes a sub-block) lost 2% / 5% with it.
 #define ST_BLOCK (sizeof(T) <= 4u)
 
@@ -317,7 +317,7 @@ __device__ __forceinline__ u64 st_coded(LaneIn& s, StGroup& g, bool& bad) {
         bad |= lane_varint<ST_BLOCK>(s, raw) != WZ_STATUS_OK;
         if (raw < (sizeof(T) >= 4u ? (1ull << 28) : 0x80ull)) {
             // 7 bits (a one-byte varint), or 28 (up to four bytes) for 4- and 8-byte values:
-            // within the type once un-zigzagged, which 32 bits do (H200, stop 24: v1 quantities
+            // within the type once un-zigzagged, which 32 bits do (H200: v1 quantities
             // 799 -> 836 GB/s, discounts 323 -> 336).
             v = SIGNED ? st_value32<SIGNED>((u32)raw) : raw;
         } else {
@@ -714,7 +714,7 @@ __device__ void lockstep_v2(ORC_KERNEL_PARAMS) {
 // 18.5 KB of shared memory a block, at most 64 registers: 8 blocks (32 warps) fit an sm_90 SM.
 // The RLEv2 kernels of 8-byte values ask for 6 blocks, which lets them use 72 registers (7 blocks
 // fit): held to 64 they were short of registers, and with 72 sorted keys decode 8% faster
-// (1080.7 -> 1170.4 GB/s on an H100, stop 26), while the kernels of smaller values were slower
+// (1080.7 -> 1170.4 GB/s on an H100), while the kernels of smaller values were slower
 // with the same bound (v2 dates -26%).
 ORC_INT_KERNELS_WITH(__launch_bounds__(ST_WARPS * 32u, 8), orc_rle_v1_lockstep, lockstep_v1)
 ORC_INT_KERNELS_WITH64(__launch_bounds__(ST_WARPS * 32u, 8), __launch_bounds__(ST_WARPS * 32u, 6),

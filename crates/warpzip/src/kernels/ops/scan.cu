@@ -4,7 +4,7 @@
 // across the warp with shuffles, the block combines its warps' totals, and warp 0 looks back
 // for the tile's prefix. `scan_tile` is the earlier staged design (coalesced 16-byte loads into
 // shared memory, a per-thread serial scan of a blocked run), kept as tuning variants.
-#include "common.cuh"
+#include "framework/common.cuh"
 
 
 // Pads one 16-byte vector after every 8, so that both the striped and the blocked accesses are

@@ -9,7 +9,7 @@
 // literal pieces that start there), whichever lane's token they belong to. The decoder reads
 // 64 controls at a time, two warp scans giving every token's payload and output offsets, maps
 // where tokens start, then writes 16-byte output units (rle_decode_mapped).
-#include "common.cuh"
+#include "framework/common.cuh"
 
 #define RLE_SEG 4096u
 #define RLE_WORDS (RLE_SEG / 32u)

@@ -6,8 +6,8 @@
 // applied one per lane. An RLEv1 unit short enough (a sub-block of layout 2) is first copied
 // whole into the warp's shared memory and decoded there (`decode_v1_staged`), its literal
 // varints a varint a lane. Results and verdicts match the CPU decoders of `codec::orc_rle`.
-#include "codag.cuh"
-#include "orc_int.cuh"
+#include "framework/codag.cuh"
+#include "orc/orc_int.cuh"
 
 #define ORC_WARPS 4u  // warps per block
 
@@ -939,14 +939,15 @@ __device__ void orc_v1_warp(ORC_KERNEL_PARAMS) {
 }
 // RLEv2 reads the input through the two-slot window and per-lane field reads from global
 // memory. (Staging its sub-blocks as RLEv1's are, with `decode_v2` reading the stage through the
-// same `CodagIn`, measured 1210 -> 953 GB/s on random values: stop 28.)
+// same `CodagIn`, measured 1210 -> 953 GB/s on random values.)
 template <typename T, bool SIGNED>
 __device__ void orc_v2_warp(ORC_KERNEL_PARAMS) {
     orc_window_warp<T>(ORC_KERNEL_ARGS,
                        [](OrcIn& s, CodagOut<T>& o) { decode_v2<T, SIGNED>(s, o); });
 }
 
-// (orc_rle_rg6.cu includes this file for the block kernels' 6-block build alone: ORC_RLE_RG6.)
+// The module is built twice (gpu/kernels.rs): as it stands, with every entry point but the
+// 6-block ones; and with ORC_RLE_RG6 defined (`-DORC_RLE_RG6=1`), with the 6-block ones alone.
 #ifndef ORC_RLE_RG6
 ORC_INT_KERNELS(orc_rle_v1, orc_v1_warp)
 ORC_INT_KERNELS(orc_rle_v2, orc_v2_warp)
@@ -957,5 +958,55 @@ extern "C" __global__ void orc_byte_rle(ORC_KERNEL_PARAMS) {
 #endif
 
 // ---------------------------------------------------------------------------------------------
-// ORC columns (row groups of real files): `orc_columns.cuh`.
-#include "orc_columns.cuh"
+// ORC columns (row groups of real files): a warp per row group (`orc_group.cuh`) or a block per
+// row group (`orc_rg_stage.cuh`, `orc_rg_regions.cuh`, `orc_rg_split.cuh`, `orc_rg_blocks.cuh`).
+#include "orc/orc_group.cuh"
+#include "orc/orc_rg_stage.cuh"
+#include "orc/orc_rg_regions.cuh"
+#include "orc/orc_rg_split.cuh"
+#include "orc/orc_rg_blocks.cuh"
+
+#ifndef ORC_RLE_RG6
+extern "C" __global__ void orc_col_bool(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u8, ORC_KIND_BOOL>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_byte(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u8, ORC_KIND_BYTE>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v1_i16(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u16, ORC_KIND_V1>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v1_i32(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u32, ORC_KIND_V1>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v1_i64(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u64, ORC_KIND_V1>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v2_i16(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u16, ORC_KIND_V2>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v2_i32(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u32, ORC_KIND_V2>(ORC_COLUMN_ARGS);
+}
+extern "C" __global__ void orc_col_v2_i64(ORC_COLUMN_PARAMS) {
+    orc_column_groups<u64, ORC_KIND_V2>(ORC_COLUMN_ARGS);
+}
+
+// 5 blocks an SM (96 registers): the 601 row groups of a TPC-H SF 1 stripe in one wave, where
+// each row group's own time sets the column's.
+ORC_RG_KERNEL(orc_rg_v1_i16, u16, ORC_KIND_V1, 5)
+ORC_RG_KERNEL(orc_rg_v1_i32, u32, ORC_KIND_V1, 5)
+ORC_RG_KERNEL(orc_rg_v1_i64, u64, ORC_KIND_V1, 5)
+ORC_RG_KERNEL(orc_rg_v2_i16, u16, ORC_KIND_V2, 5)
+ORC_RG_KERNEL(orc_rg_v2_i32, u32, ORC_KIND_V2, 5)
+ORC_RG_KERNEL(orc_rg_v2_i64, u64, ORC_KIND_V2, 5)
+#else
+// RLEv2 with 6 blocks an SM (80 registers), in a module of their own (this source with
+// ORC_RLE_RG6) so that a decode that never needs them never compiles them: batches of more row
+// groups than one wave of the above, where the SM's throughput sets the column's time (H200,
+// TPC-H SF 12: 5-8% faster on RLEv2 columns, SF 2 up to 5%; 1.5-3% slower than the above on
+// SF 1's one wave). Not RLEv1: its keys lost 5% at SF 2 and gained nothing at SF 12.
+ORC_RG_KERNEL(orc_rg6_v2_i16, u16, ORC_KIND_V2, 6)
+ORC_RG_KERNEL(orc_rg6_v2_i32, u32, ORC_KIND_V2, 6)
+ORC_RG_KERNEL(orc_rg6_v2_i64, u64, ORC_KIND_V2, 6)
+#endif

@@ -1,6 +1,7 @@
 // A small byte-oriented test codec ("ops") that exercises every part of the CODAG framework, so
-// that tests can check the framework itself against a CPU interpreter (`gpu::codag_test` in
-// Rust), with every input window. Each chunk is a list of operations:
+// that tests can check the framework itself against a CPU interpreter
+// (`codag_framework_matches_its_cpu_interpreter` in tests/gpu_orc_rle.rs), with every input
+// window. Each chunk is a list of operations:
 //   0x00 n  b[n]              n (1..32) literal bytes            write_literal
 //   0x01 varint(n) first dlt  n bytes first, first+dlt, ...      write_run
 //   0x02 varint(d) varint(n)  n bytes copied from d back         copy_back
@@ -10,8 +11,8 @@
 //   0x04 a n  bytes           the same through skip_bits(a), peek_bits(n), skip_bits(n)
 //   0x05 k                    a k-byte (1..8) big-endian field, written as eight bytes  fetch_be
 // Anything else is CORRUPT. The output must be filled exactly (`exact`).
-#include "codag.cuh"
-#include "orc_int.cuh"
+#include "framework/codag.cuh"
+#include "orc/orc_int.cuh"
 
 #define OPS_WARPS 4u
 
