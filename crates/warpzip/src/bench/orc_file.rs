@@ -9,13 +9,12 @@ use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
 use crate::codec::orc_rle::OrcInt;
 use crate::error::{Error, Result};
 use crate::gpu::{median, GpuContext};
+use crate::orc::cpu::{decode_plan, decode_plan_dense_into};
 use crate::orc::gpu::{
     decode_columns_on_device, decode_on_device, DeviceColumn, GroupMode, PreparedColumn,
 };
+use crate::orc::plan::{plan_file_column, ColumnPlan, DataKind};
 use crate::orc::proto::TypeKind;
-use crate::orc::row_groups::{
-    decode_plan, decode_plan_dense_into, plan_file_column, ColumnPlan, DataKind,
-};
 use crate::orc::OrcFile;
 use std::path::Path;
 use std::time::Instant;
@@ -242,9 +241,7 @@ pub(super) fn bench_gpu(
                 // The CPU inflate alone (all cores), which the GPU inflate replaces: the
                 // CPU-inflate path less this bounds what any inflate could gain.
                 let inflate_ms = wall_ms(5, || {
-                    std::hint::black_box(crate::orc::row_groups::inflate_column_streams(
-                        &file, column,
-                    )?);
+                    std::hint::black_box(crate::orc::plan::inflate_column_streams(&file, column)?);
                     Ok(())
                 })?;
                 let rest_ms = (cpu_dev_ms - inflate_ms).max(1e-3);
@@ -304,7 +301,7 @@ fn whole_file(
     name: &str,
     rows: &mut Vec<BenchRow>,
 ) -> Result<()> {
-    let columns: Vec<&crate::orc::column::OrcColumn> =
+    let columns: Vec<&crate::orc::OrcColumn> =
         file.columns().iter().filter(|c| c.is_supported()).collect();
     if columns.is_empty() {
         return Ok(());
