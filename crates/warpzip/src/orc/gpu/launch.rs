@@ -53,7 +53,7 @@ fn block_kernel(kernel: &str) -> Option<(&'static str, bool)> {
 
 /// The same block kernel compiled for 6 blocks an SM (80 registers) rather than 5 (96): for
 /// batches of more row groups than one wave, where the SMs' throughput rather than each row
-/// group's own time sets the column's (stop 44, docs/orc.md). RLEv2 only: RLEv1 gained nothing
+/// group's own time sets the column's (docs/orc.md). RLEv2 only: RLEv1 gained nothing
 /// from it at TPC-H SF 12 but its quantities, and its keys lost 5% at SF 2.
 fn block_kernel_6(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -108,15 +108,14 @@ fn choose_block_function(
 /// read when a column is put on the device: 8 skips the thread regions and the RLEv1 split
 /// groups (units only), 16 tries the regions on every row group, 4 finds their entries by the
 /// tables only (never the rounds), 64 skips the split groups, 128 has RLEv2 regions decode
-/// without their list of groups (stop 38), 256 has the units' warps read global memory rather
-/// than the stage, 512 never sizes RLEv1 groups by their varints' expected lengths and 2048
-/// never by a range of lengths (stop 41), and 1024 (for tests) reports a row group whose
-/// regions so sized fail as corrupt rather than trying them again, sized varint by varint;
-/// 4096 always launches the RLEv2 6-block kernels and 8192 never (stop 44: by default, batches of
-/// more than one wave take them); bits 16-23, where not 0, replace the 96 bytes within which a
-/// row group's first 8 groups must lie for the thread regions to be tried.
-/// Results with 0, 8, 20, 64 and 256 equal the CPU's (`gpu_orc_files`, stop 33; 0, 16 and 64
-/// in stop 34; 0, 512, 2048, 16 and 4 in stop 41).
+/// without their list of groups, 256 has the units' warps read global memory rather than the
+/// stage, 512 never sizes RLEv1 groups by their varints' expected lengths and 2048 never by a
+/// range of lengths, and 1024 (for tests) reports a row group whose regions so sized fail as
+/// corrupt rather than trying them again, sized varint by varint; 4096 always launches the RLEv2
+/// 6-block kernels and 8192 never (by default, batches of more than one wave take them); bits
+/// 16-23, where not 0, replace the 96 bytes within which a row group's first 8 groups must lie
+/// for the thread regions to be tried. Results with 0, 4, 8, 16, 20, 64, 256, 512 and 2048
+/// have equalled the CPU's on every file of `gpu_orc_files`.
 pub(super) fn diagnostic_flags() -> u32 {
     std::env::var("WARPZIP_ORC_RG_FLAGS")
         .ok()
