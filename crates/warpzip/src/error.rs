@@ -120,7 +120,8 @@ impl Error {
 pub struct OrcCorruption {
     /// The stripe's index in the file.
     pub stripe: Option<usize>,
-    /// The column's id (its type's index in the footer's flattened schema) and name.
+    /// The column's id (its type's index in the footer's flattened schema) and name (empty
+    /// where only the id is known).
     pub column: Option<(u32, String)>,
     /// The stream (`DATA stream`, `ROW_INDEX stream`) or other part of the file (`footer`,
     /// `stripe footer`).
@@ -138,8 +139,10 @@ impl fmt::Display for OrcCorruption {
         if let Some(s) = self.stripe {
             places.push(format!("stripe {s}"));
         }
-        if let Some((id, name)) = &self.column {
-            places.push(format!("column {id} ({name})"));
+        match &self.column {
+            Some((id, name)) if name.is_empty() => places.push(format!("column {id}")),
+            Some((id, name)) => places.push(format!("column {id} ({name})")),
+            None => {}
         }
         if let Some(stream) = &self.stream {
             places.push(stream.clone());

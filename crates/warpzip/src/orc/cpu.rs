@@ -512,7 +512,7 @@ fn decode_whole(bytes: &[u8], kind: DataKind, n: usize) -> std::result::Result<V
 /// Decodes row group `group` of `plan` on its own, from its starts in the decompressed streams:
 /// its PRESENT bits, then as many DATA values as those bits mark. One value per row, `None` for
 /// a null; booleans as 0 and 1, tinyints sign-extended. A value outside the column's type is
-/// `Corrupt`, as in the whole-stripe decode.
+/// corruption, as in the whole-stripe decode.
 pub fn decode_group(plan: &ColumnPlan, group: usize) -> Result<Vec<Option<i64>>> {
     let g = plan.groups.get(group).ok_or_else(|| {
         Error::InvalidArgument(format!(
@@ -812,7 +812,7 @@ fn decode_run_prefix(
 }
 
 /// [`decode_run_prefix`] of Integer RLE v1 or v2 DATA into values of any integer type `T` (one
-/// that a value does not fit is `Corrupt`).
+/// that a value does not fit is corruption).
 fn decode_int_prefix<T: orc_rle::OrcInt>(
     kind: DataKind,
     bytes: &[u8],

@@ -27,7 +27,8 @@ impl Place {
         }
     }
 
-    /// This place, in the column with schema id `id` named `name`.
+    /// This place, in the column with schema id `id` named `name` (empty where only the id is
+    /// known).
     pub fn column(mut self, id: u32, name: &str) -> Place {
         self.column = Some((id, name.to_string()));
         self
@@ -84,6 +85,14 @@ mod tests {
         assert_eq!(
             Place::file().part("footer").corrupt("x").to_string(),
             "corrupt ORC file: footer: x"
+        );
+        assert_eq!(
+            Place::stripe(1)
+                .column(3, "")
+                .stream("PRESENT")
+                .corrupt("x")
+                .to_string(),
+            "corrupt ORC file: stripe 1, column 3, PRESENT stream: x"
         );
         assert_eq!(
             Place::file().corrupt("no schema").to_string(),

@@ -69,11 +69,13 @@ impl Stripe {
         let Some(stream) = self.stream(column, kind) else {
             return Ok(None);
         };
-        let place = Place::stripe(self.index).stream(kind.name());
+        // (The stripe knows the column's id, not its name.)
+        let place = Place::stripe(self.index)
+            .column(column, "")
+            .stream(kind.name());
         // `read_stripe` checked that every stream lies inside the file.
-        let bytes = slice(file, stream.offset, stream.length).ok_or_else(|| {
-            place.corrupt(format!("the stream of column {column} is outside the file"))
-        })?;
+        let bytes = slice(file, stream.offset, stream.length)
+            .ok_or_else(|| place.corrupt("the stream is outside the file"))?;
         decompress_stream(bytes, compression, &place).map(Some)
     }
 
@@ -90,10 +92,9 @@ impl Stripe {
         };
         RowIndex::decode(bytes.as_ref()).map(Some).map_err(|e| {
             Place::stripe(self.index)
+                .column(column, "")
                 .stream(StreamKind::RowIndex.name())
-                .corrupt(format!(
-                    "the row index of column {column} does not parse ({e})"
-                ))
+                .corrupt(format!("the row index does not parse ({e})"))
         })
     }
 
