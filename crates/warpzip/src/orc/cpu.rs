@@ -26,23 +26,23 @@ use arrow_array::ArrayRef;
 /// first keeps a damaged row count from sizing a huge allocation.
 const MAX_VALUES_PER_BYTE: usize = 520;
 
-/// Decodes `column` of every stripe of `file` into one Arrow array (see the module).
+/// Decodes `column` of every stripe of `file` (`stripes`, parsed) into one Arrow array (see the
+/// module).
 ///
 /// Stripes, compression chunks and row groups are decoded in parallel, straight into the
 /// array's buffers. Any failure sends the column to the exact stripe decoder, one stripe after
 /// another, which reports it: results and errors are those of that decoder.
-pub fn read_column(file: &OrcFile, column: &OrcColumn) -> Result<ArrayRef> {
+pub fn read_column(file: &OrcFile, stripes: &[Stripe], column: &OrcColumn) -> Result<ArrayRef> {
     column.check_supported()?;
-    let stripes = file.stripes()?;
     let source = Source {
         file: file.bytes(),
         compression: file.compression(),
         column,
         stride: file.row_index_stride().filter(|&s| s > 0),
     };
-    match fast::decode(&source, &stripes) {
+    match fast::decode(&source, stripes) {
         Some(array) => Ok(array),
-        None => read_column_exact(file, &stripes, column),
+        None => read_column_exact(file, stripes, column),
     }
 }
 

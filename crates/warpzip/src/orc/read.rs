@@ -15,8 +15,8 @@ impl OrcFile {
     /// unsupported type is an `Unsupported` error naming it.
     pub fn read_column(&self, column: &OrcColumn) -> Result<ArrayRef> {
         // The stripes are read first: a damaged stripe is reported before the column's type.
-        self.stripes()?;
-        cpu::read_column(self, column)
+        let stripes = self.stripes()?;
+        cpu::read_column(self, &stripes, column)
     }
 
     /// Decodes the named columns (all columns for `None`) into one record batch, in the order
@@ -35,11 +35,12 @@ impl OrcFile {
         for c in &selected {
             c.check_supported()?;
         }
-        let rows = OrcFile::rows_in(&self.stripes()?)?;
+        let stripes = self.stripes()?;
+        let rows = OrcFile::rows_in(&stripes)?;
         let arrays = match device {
             Device::Cpu => selected
                 .iter()
-                .map(|c| cpu::read_column(self, c))
+                .map(|c| cpu::read_column(self, &stripes, c))
                 .collect::<Result<Vec<_>>>()?,
             Device::Gpu(g) => gpu::read_columns(g, self, &selected)?,
         };
