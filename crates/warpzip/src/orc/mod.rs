@@ -12,7 +12,7 @@
 //! - `gpu`: the GPU decoder (row groups laid out, kernels launched, ZLIB inflated on the GPU);
 //! - `read`: the entry point, [`OrcFile::read_batch`] on a [`Device`](crate::device::Device).
 
-pub mod arrow;
+mod arrow;
 pub mod cpu;
 pub mod file;
 pub mod gpu;

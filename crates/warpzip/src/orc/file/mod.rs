@@ -111,7 +111,7 @@ impl OrcFile {
     }
 
     /// The rows of `stripes` in all, as a count that fits in memory.
-    pub fn rows_in(stripes: &[Stripe]) -> Result<usize> {
+    pub(crate) fn rows_in(stripes: &[Stripe]) -> Result<usize> {
         stripes
             .iter()
             .try_fold(0usize, |acc, s| {
