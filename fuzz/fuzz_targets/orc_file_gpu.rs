@@ -2,7 +2,7 @@
 //! once and the target tests nothing. Any bytes as a whole ORC file; every supported column is
 //! decoded on the GPU twice, a block per row group and a warp per row group
 //! (`orc::gpu::read_column_in_mode`), and on the CPU by the row-group decoder
-//! (`orc::row_groups::read_column_by_row_groups`, which reads each row group from its row index
+//! (`orc::cpu::read_column_by_row_groups`, which reads each row group from its row index
 //! position as the GPU does). The two GPU modes give the same values or the same error (naming
 //! the same stripe, column and row group); the GPU decodes a column where, and only where, the
 //! CPU does, to the same values. Seeds: `corpus/orc_file/` (as for `orc_file`), also decoded by
@@ -15,7 +15,7 @@ use libfuzzer_sys::fuzz_target;
 use std::sync::{Arc, OnceLock};
 use warpzip::gpu::GpuContext;
 use warpzip::orc::gpu::{read_column_in_mode, GroupMode};
-use warpzip::orc::row_groups::read_column_by_row_groups;
+use warpzip::orc::cpu::read_column_by_row_groups;
 use warpzip::orc::OrcFile;
 
 /// GPU 0, opened once (`None` without one).

@@ -21,7 +21,7 @@
 use std::path::Path;
 use warpzip::codec::orc_rle::int_rle_v2::{closest_fixed_width, decode_width};
 use warpzip::orc::gpu::PreparedColumn;
-use warpzip::orc::row_groups::plan_file_column;
+use warpzip::orc::plan::plan_file_column;
 use warpzip::orc::OrcFile;
 use warpzip::{Error, Result};
 

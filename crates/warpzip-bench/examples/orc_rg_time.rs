@@ -12,7 +12,7 @@
 //! row groups shaped like k).
 use std::path::Path;
 use warpzip::orc::gpu::{read_column_in_mode, DeviceColumn, GroupMode, PreparedColumn};
-use warpzip::orc::row_groups::plan_file_column;
+use warpzip::orc::plan::plan_file_column;
 use warpzip::orc::OrcFile;
 use warpzip::{Error, Result};
 

@@ -11,13 +11,12 @@ use std::time::Instant;
 use warpzip::codec::orc_rle::OrcInt;
 use warpzip::error::{Error, Result};
 use warpzip::gpu::{median, GpuContext};
+use warpzip::orc::cpu::{decode_plan, decode_plan_dense_into};
 use warpzip::orc::gpu::{
     decode_columns_on_device, decode_on_device, DeviceColumn, GroupMode, PreparedColumn,
 };
+use warpzip::orc::plan::{plan_file_column, ColumnPlan, DataKind};
 use warpzip::orc::proto::TypeKind;
-use warpzip::orc::row_groups::{
-    decode_plan, decode_plan_dense_into, plan_file_column, ColumnPlan, DataKind,
-};
 use warpzip::orc::OrcFile;
 
 /// Times of `runs` one-core decodes of a column's plans into buffers allocated once beforehand
@@ -242,7 +241,7 @@ pub(super) fn bench_gpu(
                 // The CPU inflate alone (all cores), which the GPU inflate replaces: the
                 // CPU-inflate path less this bounds what any inflate could gain.
                 let inflate_ms = wall_ms(5, || {
-                    std::hint::black_box(warpzip::orc::row_groups::inflate_column_streams(
+                    std::hint::black_box(warpzip::orc::plan::inflate_column_streams(
                         &file, column,
                     )?);
                     Ok(())
@@ -304,7 +303,7 @@ fn whole_file(
     name: &str,
     rows: &mut Vec<BenchRow>,
 ) -> Result<()> {
-    let columns: Vec<&warpzip::orc::column::OrcColumn> =
+    let columns: Vec<&warpzip::orc::OrcColumn> =
         file.columns().iter().filter(|c| c.is_supported()).collect();
     if columns.is_empty() {
         return Ok(());

@@ -73,6 +73,10 @@ pub enum Error {
         offset: u64,
         reason: String,
     },
+    /// An ORC file is damaged; the error names where (stripe, column, stream, row group) as far
+    /// as that is known.
+    #[error("corrupt ORC file: {0}")]
+    CorruptOrc(Box<OrcCorruption>),
     /// The input ended before the container said it would.
     #[error("truncated input: {0}")]
     Truncated(String),
@@ -117,6 +121,50 @@ impl Error {
         Error::Corrupt {
             chunk,
             reason: status.reason().to_string(),
+        }
+    }
+}
+
+/// Where an ORC file is damaged, and how. Each place is `None` where it is not known or does not
+/// apply (the file's tail lies in no stripe).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OrcCorruption {
+    /// The stripe's index in the file.
+    pub stripe: Option<usize>,
+    /// The column's id (its type's index in the footer's flattened schema) and name (empty
+    /// where only the id is known).
+    pub column: Option<(u32, String)>,
+    /// The stream (`DATA stream`, `ROW_INDEX stream`) or other part of the file (`footer`,
+    /// `stripe footer`).
+    pub stream: Option<String>,
+    /// The row group's index in the stripe.
+    pub row_group: Option<usize>,
+    /// What is wrong there.
+    pub reason: String,
+}
+
+impl fmt::Display for OrcCorruption {
+    /// `stripe 3, column 2 (l_quantity), DATA stream, row group 4: <reason>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut places = Vec::new();
+        if let Some(s) = self.stripe {
+            places.push(format!("stripe {s}"));
+        }
+        match &self.column {
+            Some((id, name)) if name.is_empty() => places.push(format!("column {id}")),
+            Some((id, name)) => places.push(format!("column {id} ({name})")),
+            None => {}
+        }
+        if let Some(stream) = &self.stream {
+            places.push(stream.clone());
+        }
+        if let Some(g) = self.row_group {
+            places.push(format!("row group {g}"));
+        }
+        if places.is_empty() {
+            f.write_str(&self.reason)
+        } else {
+            write!(f, "{}: {}", places.join(", "), self.reason)
         }
     }
 }

@@ -10,9 +10,10 @@ use common::{gpu, testdata};
 
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
+use warpzip::orc::cpu::read_column_by_row_groups;
 use warpzip::orc::gpu::GroupMode;
-use warpzip::orc::row_groups::read_column_by_row_groups;
 use warpzip::orc::{gpu as orc_gpu, OrcFile};
+use warpzip::Device;
 
 fn orc_files_in(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -101,8 +102,10 @@ fn every_column_of_every_file_equals_the_cpu() {
             .map(|c| c.name.as_str())
             .collect();
         if !names.is_empty() {
-            let cpu = file.read_batch(Some(&names)).unwrap();
-            let on_gpu = orc_gpu::read_batch(&g, &file, Some(&names)).unwrap();
+            let cpu = file.read_batch(Some(&names), &Device::Cpu).unwrap();
+            let on_gpu = file
+                .read_batch(Some(&names), &Device::Gpu(g.clone()))
+                .unwrap();
             assert_eq!(cpu, on_gpu, "{}", path.display());
         }
     }
@@ -132,7 +135,7 @@ fn rlev1_groups_sized_by_varint_lengths_are_checked() {
                 let got = orc_gpu::read_column_with_flags(&g, &file, c, GroupMode::Block, flags);
                 if c.name != "key" && flags == 1024 {
                     let e = got.err().unwrap_or_else(|| panic!("{what}: decoded"));
-                    assert!(matches!(e, warpzip::Error::Corrupt { .. }), "{what}: {e}");
+                    assert!(matches!(e, warpzip::Error::CorruptOrc(_)), "{what}: {e}");
                 } else {
                     let got = got.unwrap_or_else(|e| panic!("{what}: {e}"));
                     assert_eq!(cpu.to_data(), got.to_data(), "{what}");

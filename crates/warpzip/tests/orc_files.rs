@@ -9,7 +9,7 @@ use common::as_i64s;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use warpzip::orc::{CompressionKind, OrcFile, TypeKind};
-use warpzip::Error;
+use warpzip::{Device, Error};
 
 /// The ORC files of the repository's test data (`testdata/orc`).
 fn orc_dir() -> PathBuf {
@@ -225,17 +225,21 @@ fn demo_zlib_decodes_its_key_column() {
 #[test]
 fn read_batch_selects_and_refuses_clearly() {
     let file = open("TestOrcFile.test1.orc");
-    let batch = file.read_batch(Some(&["int1", "boolean1"])).unwrap();
+    let batch = file
+        .read_batch(Some(&["int1", "boolean1"]), &Device::Cpu)
+        .unwrap();
     assert_eq!(batch.num_rows(), 2);
     assert_eq!(batch.schema().field(0).name(), "int1");
-    let e = file.read_batch(Some(&["string1"])).unwrap_err();
+    let e = file
+        .read_batch(Some(&["string1"]), &Device::Cpu)
+        .unwrap_err();
     assert!(matches!(e, Error::Unsupported(_)), "{e}");
     let msg = e.to_string();
     assert!(msg.contains("string1") && msg.contains("string"), "{msg}");
-    let e = file.read_batch(Some(&["nope"])).unwrap_err();
+    let e = file.read_batch(Some(&["nope"]), &Device::Cpu).unwrap_err();
     assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
     // All columns includes unsupported ones.
-    assert!(file.read_batch(None).is_err());
+    assert!(file.read_batch(None, &Device::Cpu).is_err());
 }
 
 #[test]
@@ -251,7 +255,7 @@ fn empty_and_zero_byte_files() {
         .filter(|c| c.is_supported())
         .map(|c| c.name.as_str())
         .collect();
-    let batch = empty.read_batch(Some(&supported)).unwrap();
+    let batch = empty.read_batch(Some(&supported), &Device::Cpu).unwrap();
     assert_eq!(batch.num_rows(), 0);
 }
 
@@ -358,7 +362,7 @@ fn pyarrow_fixtures_decode_to_their_values() {
             assert_eq!(stripe.encoding(id).unwrap(), encoding, "{name}");
         }
         let names: Vec<&str> = columns.keys().map(String::as_str).collect();
-        let batch = orc.read_batch(Some(&names)).unwrap();
+        let batch = orc.read_batch(Some(&names), &Device::Cpu).unwrap();
         assert_eq!(batch.num_rows() as u64, rows);
         for (i, (column, want)) in columns.iter().enumerate() {
             let kind = orc.column(column).unwrap().kind;
@@ -375,7 +379,7 @@ fn pyarrow_fixtures_decode_to_their_values() {
         assert_eq!(nulls as u64, rows, "{name}");
     }
     let day = OrcFile::open(&dir.join("ints_v012_zlib.orc")).unwrap();
-    let day = day.read_batch(Some(&["day"])).unwrap();
+    let day = day.read_batch(Some(&["day"]), &Device::Cpu).unwrap();
     assert_eq!(
         day.schema().field(0).data_type(),
         &arrow_schema::DataType::Date32

@@ -9,12 +9,13 @@ use common::as_i64s;
 
 use arrow_array::Array;
 use std::path::{Path, PathBuf};
-use warpzip::orc::proto::RowIndex;
-use warpzip::orc::row_groups::{
-    decode_group, decode_plan, decode_plan_dense, decode_plan_dense_into, plan_column,
-    plan_column_with_index, plan_file_column, read_column_by_row_groups, ColumnPlan, DataKind,
-    StreamStart,
+use warpzip::orc::cpu::{
+    decode_group, decode_plan, decode_plan_dense, decode_plan_dense_into, read_column_by_row_groups,
 };
+use warpzip::orc::plan::{
+    plan_column, plan_column_with_index, plan_file_column, ColumnPlan, DataKind, StreamStart,
+};
+use warpzip::orc::proto::RowIndex;
 use warpzip::orc::{CompressionKind, OrcFile, TypeKind};
 use warpzip::Error;
 
@@ -314,10 +315,10 @@ impl Subject {
             Ok(_) => panic!("{what}: position {i} of group {g} = {value} was accepted"),
             Err(e) => {
                 let msg = e.to_string();
-                assert!(matches!(e, Error::Corrupt { .. }), "{what}: {msg}");
+                assert!(matches!(e, Error::CorruptOrc(_)), "{what}: {msg}");
                 let names = [
                     format!("stripe {}", self.stripe.index),
-                    format!("'{}'", self.column.name),
+                    format!("({})", self.column.name),
                     format!("row group {g}"),
                 ];
                 for n in names {
@@ -400,7 +401,7 @@ fn damaged_positions_are_errors_naming_the_group() {
     index.entry.pop();
     let e = s.plan(&index).unwrap_err().to_string();
     assert!(
-        e.contains("stripe 2") && e.contains("'id'") && e.contains("entries"),
+        e.contains("stripe 2") && e.contains("(id)") && e.contains("entries"),
         "{e}"
     );
     index.entry.push(index.entry[0].clone());
@@ -435,7 +436,7 @@ fn damaged_plans_are_errors_when_decoded() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("stripe 0") && e.contains("'small'") && e.contains("row group 2"),
+        e.contains("stripe 0") && e.contains("(small)") && e.contains("row group 2"),
         "{e}"
     );
     assert!(decode_group(&good, good.groups.len()).is_err());

@@ -23,7 +23,7 @@ use warpzip::api::{self, CompressOptions};
 use warpzip::codec::deflate::gzip::{self, Decoding};
 use warpzip::format::ElemType;
 use warpzip::ops::compact;
-use warpzip::orc::{row_groups, OrcFile};
+use warpzip::orc::{cpu as orc_cpu, OrcFile};
 use warpzip::{CodecId, Device};
 
 /// An ORC file written by Hive: TPC-DS `customer_demographics` (1,920,800 rows), ZLIB, RLE v2.
@@ -240,10 +240,7 @@ fn orc_row(device: &Device) -> Row {
         let columns: Vec<_> = file.columns().iter().filter(|c| c.is_supported()).collect();
         ensure!(!columns.is_empty(), "the ORC file has no integer columns");
         let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-        let decode = || match device {
-            Device::Cpu => file.read_batch(Some(&names)),
-            Device::Gpu(gpu) => warpzip::orc::gpu::read_batch(gpu, &file, Some(&names)),
-        };
+        let decode = || file.read_batch(Some(&names), device);
         let batch = decode().context("decoding the ORC file")?;
         let rows = file.number_of_rows();
         r.data = format!(
@@ -256,13 +253,13 @@ fn orc_row(device: &Device) -> Row {
             Device::Cpu => (
                 columns
                     .iter()
-                    .map(|c| row_groups::read_column_by_row_groups(&file, c))
+                    .map(|c| orc_cpu::read_column_by_row_groups(&file, c))
                     .collect::<warpzip::Result<_>>()
                     .context("decoding the ORC file row group by row group")?,
                 "= row-group decoder",
             ),
             Device::Gpu(_) => (
-                file.read_batch(Some(&names))
+                file.read_batch(Some(&names), &Device::Cpu)
                     .context("decoding the ORC file on the CPU")?
                     .columns()
                     .to_vec(),

@@ -12,7 +12,6 @@ use clap::{Args, Subcommand};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use warpzip::device::Device;
 use warpzip::orc::{OrcFile, Stripe};
 
 #[derive(Debug, Args)]
@@ -272,11 +271,9 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
     // A spinner for each phase of a large file (the decode reports no progress of its own).
     let mut progress = Progress::for_size(file.tail().file_length);
     progress.spinner_phase("decoding");
-    let batch = match &device {
-        Device::Cpu => file.read_batch(Some(&name_refs)),
-        Device::Gpu(gpu) => warpzip::orc::gpu::read_batch(gpu, &file, Some(&name_refs)),
-    }
-    .with_context(|| format!("decoding {}", path.display()))?;
+    let batch = file
+        .read_batch(Some(&name_refs), &device)
+        .with_context(|| format!("decoding {}", path.display()))?;
     progress.enable_for(batch.get_array_memory_size() as u64);
     progress.spinner_phase("writing");
     let mut writer = arrow_ipc::writer::FileWriter::try_new(&mut sink, &batch.schema())

@@ -1,9 +1,12 @@
 //! ORC's compression framing: a compressed stream is a sequence of chunks, each behind a 3-byte
 //! little-endian header whose low bit says "stored as is" and whose other 23 bits are the chunk's
-//! length. ZLIB chunks are raw Deflate (RFC 1951, no zlib header) and inflate on the CPU here.
+//! length. ZLIB chunks are raw Deflate (RFC 1951, no zlib header) and inflate on the CPU here,
+//! one after another or (for a whole stream, `inflate_stream_mapped`) on all cores.
 
+use super::super::place::Place;
 use super::proto::CompressionKind;
 use crate::error::{Error, Result};
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::Read;
 
@@ -32,7 +35,9 @@ impl Compression {
     pub fn from_postscript(kind: Option<i32>, block_size: Option<u64>) -> Result<Compression> {
         let raw = kind.unwrap_or(0);
         let kind = CompressionKind::try_from(raw).map_err(|_| {
-            Error::CorruptContainer(format!("ORC postscript names unknown compression {raw}"))
+            Place::file()
+                .part("postscript")
+                .corrupt(format!("unknown compression {raw}"))
         })?;
         match kind {
             CompressionKind::None | CompressionKind::Zlib => {}
@@ -45,8 +50,8 @@ impl Compression {
         }
         let block_size = block_size.unwrap_or(DEFAULT_BLOCK_SIZE);
         if kind != CompressionKind::None && (block_size == 0 || block_size > MAX_BLOCK_SIZE) {
-            return Err(Error::CorruptContainer(format!(
-                "ORC compression block size {block_size} is outside 1..={MAX_BLOCK_SIZE}"
+            return Err(Place::file().part("postscript").corrupt(format!(
+                "compression block size {block_size} is outside 1..={MAX_BLOCK_SIZE}"
             )));
         }
         Ok(Compression { kind, block_size })
@@ -76,15 +81,15 @@ pub fn parse_chunk_header(bytes: [u8; 3]) -> ChunkHeader {
     }
 }
 
-/// Decompresses a whole stream (or the footer, or a stripe footer). `what` names it in errors.
+/// Decompresses a whole stream (or the footer, or a stripe footer), found at `place`.
 /// Every chunk must inflate to at most the block size; the result borrows the input when the
 /// file is not compressed.
 pub fn decompress_stream<'a>(
     data: &'a [u8],
     compression: Compression,
-    what: &str,
+    place: &Place,
 ) -> Result<Cow<'a, [u8]>> {
-    decompress_stream_mapped(data, compression, what).map(|(bytes, _)| bytes)
+    decompress_stream_mapped(data, compression, place).map(|(bytes, _)| bytes)
 }
 
 /// Where one compression chunk of a stream lies.
@@ -159,7 +164,7 @@ impl ChunkMap {
 pub fn decompress_stream_mapped<'a>(
     data: &'a [u8],
     compression: Compression,
-    what: &str,
+    place: &Place,
 ) -> Result<(Cow<'a, [u8]>, ChunkMap)> {
     let len = data.len() as u64;
     if compression.kind == CompressionKind::None {
@@ -184,7 +189,7 @@ pub fn decompress_stream_mapped<'a>(
     while pos < data.len() {
         let header = data
             .get(pos..pos + 3)
-            .ok_or_else(|| corrupt(what, pos, "a chunk header is cut short"))?;
+            .ok_or_else(|| corrupt(place, pos, "a chunk header is cut short"))?;
         let header = parse_chunk_header([header[0], header[1], header[2]]);
         let start = pos + 3;
         let end = start
@@ -192,7 +197,7 @@ pub fn decompress_stream_mapped<'a>(
             .filter(|&end| end <= data.len())
             .ok_or_else(|| {
                 corrupt(
-                    what,
+                    place,
                     pos,
                     &format!(
                         "a chunk of {} bytes runs past the stream's end ({} bytes)",
@@ -209,7 +214,7 @@ pub fn decompress_stream_mapped<'a>(
         if header.original {
             if chunk.len() as u64 > compression.block_size {
                 return Err(corrupt(
-                    what,
+                    place,
                     pos,
                     "a stored chunk is larger than the compression block size",
                 ));
@@ -217,7 +222,7 @@ pub fn decompress_stream_mapped<'a>(
             out.extend_from_slice(chunk);
         } else {
             inflate_chunk(chunk, compression.block_size, &mut out)
-                .map_err(|reason| corrupt(what, pos, &reason))?;
+                .map_err(|reason| corrupt(place, pos, &reason))?;
         }
         pos = end;
     }
@@ -227,6 +232,100 @@ pub fn decompress_stream_mapped<'a>(
         decompressed_len: out.len() as u64,
     };
     Ok((Cow::Owned(out), map))
+}
+
+/// [`decompress_stream_mapped`] with the compression chunks inflated in parallel: the same
+/// bytes, chunk map and errors. The chunk headers are read first; a stream of one chunk, or any
+/// failure, goes to `decompress_stream_mapped` itself, which reports the first failure in
+/// stream order.
+pub fn inflate_stream_mapped<'a>(
+    data: &'a [u8],
+    compression: Compression,
+    place: &Place,
+) -> Result<(Cow<'a, [u8]>, ChunkMap)> {
+    if compression.kind == CompressionKind::None {
+        return decompress_stream_mapped(data, compression, place);
+    }
+    // (header offset, chunk bytes, stored as is) of every chunk.
+    let mut chunks: Vec<(usize, &[u8], bool)> = Vec::new();
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let Some(&[b0, b1, b2]) = data.get(pos..pos + 3) else {
+            return decompress_stream_mapped(data, compression, place);
+        };
+        let header = parse_chunk_header([b0, b1, b2]);
+        let Some(chunk) = pos
+            .checked_add(3 + header.length)
+            .and_then(|end| data.get(pos + 3..end))
+        else {
+            return decompress_stream_mapped(data, compression, place);
+        };
+        chunks.push((pos, chunk, header.original));
+        pos += 3 + header.length;
+    }
+    if chunks.len() < 2 {
+        return decompress_stream_mapped(data, compression, place);
+    }
+    let Some((out, starts)) = inflate_chunks(&chunks, compression.block_size) else {
+        return decompress_stream_mapped(data, compression, place);
+    };
+    let map = ChunkMap {
+        chunks: starts,
+        compressed_len: data.len() as u64,
+        decompressed_len: out.len() as u64,
+    };
+    Ok((Cow::Owned(out), map))
+}
+
+/// Slots of at most this many bytes in all are laid out for a stream's chunks to inflate into.
+const MAX_SLOTS_BYTES: u64 = 1 << 29;
+
+/// Inflates (or copies, when stored) every chunk, each in parallel into its own `limit`-byte
+/// slot of one buffer, then closes the gaps short chunks leave: the stream's bytes and where
+/// each chunk starts in them. A deflate stream is inflated in one call into its slot; `None`
+/// when a chunk does not end its deflate stream inside the slot or is stored and larger than
+/// `limit` (the caller then inflates the stream as the one-chunk-at-a-time reader does, and
+/// reports what it reports).
+fn inflate_chunks(
+    chunks: &[(usize, &[u8], bool)],
+    limit: u64,
+) -> Option<(Vec<u8>, Vec<ChunkStart>)> {
+    let slot = usize::try_from(limit).ok().filter(|&s| s > 0)?;
+    if (chunks.len() as u64).saturating_mul(limit) > MAX_SLOTS_BYTES {
+        return None;
+    }
+    let mut out = vec![0u8; chunks.len().checked_mul(slot)?];
+    let lengths: Vec<Option<usize>> = out
+        .par_chunks_mut(slot)
+        .zip(chunks.par_iter())
+        .map(|(dst, &(_, chunk, original))| {
+            if original {
+                dst.get_mut(..chunk.len())?.copy_from_slice(chunk);
+                return Some(chunk.len());
+            }
+            let mut inflater = flate2::Decompress::new(false);
+            match inflater.decompress(chunk, dst, flate2::FlushDecompress::Finish) {
+                Ok(flate2::Status::StreamEnd) => usize::try_from(inflater.total_out()).ok(),
+                _ => None,
+            }
+        })
+        .collect();
+    let mut starts = Vec::with_capacity(chunks.len());
+    let mut end = 0usize;
+    for (i, (&(offset, _, _), len)) in chunks.iter().zip(lengths).enumerate() {
+        let len = len?;
+        starts.push(ChunkStart {
+            compressed: offset as u64,
+            decompressed: end as u64,
+        });
+        let from = i * slot;
+        if from != end {
+            out.copy_within(from..from + len, end);
+        }
+        end += len;
+    }
+    out.truncate(end);
+    Some((out, starts))
 }
 
 /// Inflates one raw-Deflate chunk onto `out`, refusing to produce more than `limit` bytes.
@@ -244,8 +343,8 @@ fn inflate_chunk(chunk: &[u8], limit: u64, out: &mut Vec<u8>) -> std::result::Re
     Ok(())
 }
 
-fn corrupt(what: &str, offset: usize, reason: &str) -> Error {
-    Error::CorruptContainer(format!("ORC {what}, chunk at byte {offset}: {reason}"))
+fn corrupt(place: &Place, offset: usize, reason: &str) -> Error {
+    place.corrupt(format!("chunk at byte {offset}: {reason}"))
 }
 
 #[cfg(test)]
@@ -295,25 +394,25 @@ mod tests {
         stream.extend_from_slice(&deflated);
         stream.extend_from_slice(&header(3, true));
         stream.extend_from_slice(b"abc");
-        let out = decompress_stream(&stream, zlib(), "test").unwrap();
+        let out = decompress_stream(&stream, zlib(), &Place::file()).unwrap();
         assert_eq!(out.len(), 603);
         assert_eq!(&out[600..], b"abc");
     }
 
     #[test]
     fn damaged_streams_are_errors() {
-        assert!(decompress_stream(&[1, 0], zlib(), "t").is_err());
-        assert!(decompress_stream(&header(10, true), zlib(), "t").is_err());
+        assert!(decompress_stream(&[1, 0], zlib(), &Place::file()).is_err());
+        assert!(decompress_stream(&header(10, true), zlib(), &Place::file()).is_err());
         let mut bad = header(3, false).to_vec();
         bad.extend_from_slice(&[0xff, 0xff, 0xff]);
-        assert!(decompress_stream(&bad, zlib(), "t").is_err());
+        assert!(decompress_stream(&bad, zlib(), &Place::file()).is_err());
         // A chunk that inflates past the block size.
         let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
         enc.write_all(&[0u8; 5000]).unwrap();
         let deflated = enc.finish().unwrap();
         let mut big = header(deflated.len(), false).to_vec();
         big.extend_from_slice(&deflated);
-        assert!(decompress_stream(&big, zlib(), "t").is_err());
+        assert!(decompress_stream(&big, zlib(), &Place::file()).is_err());
     }
 
     #[test]
@@ -326,7 +425,7 @@ mod tests {
         let second = stream.len() as u64;
         stream.extend_from_slice(&header(3, true));
         stream.extend_from_slice(b"abc");
-        let (out, map) = decompress_stream_mapped(&stream, zlib(), "test").unwrap();
+        let (out, map) = decompress_stream_mapped(&stream, zlib(), &Place::file()).unwrap();
         assert_eq!(out.len(), 603);
         assert_eq!(
             map.chunks,
@@ -352,20 +451,24 @@ mod tests {
         assert!(map.locate(stream.len() as u64, 1).is_err());
         assert!(map.locate(u64::MAX, 0).is_err());
         // The unmapped call gives the same bytes.
-        assert_eq!(decompress_stream(&stream, zlib(), "test").unwrap(), out);
+        assert_eq!(
+            decompress_stream(&stream, zlib(), &Place::file()).unwrap(),
+            out
+        );
     }
 
     #[test]
     fn uncompressed_positions_are_direct() {
-        let (out, map) = decompress_stream_mapped(b"hello", Compression::NONE, "t").unwrap();
+        let (out, map) =
+            decompress_stream_mapped(b"hello", Compression::NONE, &Place::file()).unwrap();
         assert!(matches!(out, Cow::Borrowed(_)));
         assert_eq!(map.locate(0, 3), Ok(3));
         assert_eq!(map.locate(0, 5), Ok(5));
         assert!(map.locate(0, 6).is_err());
-        let (_, empty) = decompress_stream_mapped(b"", Compression::NONE, "t").unwrap();
+        let (_, empty) = decompress_stream_mapped(b"", Compression::NONE, &Place::file()).unwrap();
         assert_eq!(empty.locate(0, 0), Ok(0));
         assert!(empty.locate(0, 1).is_err());
-        let (_, empty) = decompress_stream_mapped(b"", zlib(), "t").unwrap();
+        let (_, empty) = decompress_stream_mapped(b"", zlib(), &Place::file()).unwrap();
         assert_eq!(empty.locate(0, 0), Ok(0));
     }
 

@@ -2,6 +2,7 @@
 //! (never compressed) gives the footer's length and the compression, and the footer (compressed
 //! like the streams) holds the schema and the stripe list.
 
+use super::super::place::Place;
 use super::compression::{decompress_stream, Compression};
 use super::proto::{Footer, PostScript, TypeKind};
 use crate::error::{Error, Result};
@@ -51,30 +52,27 @@ pub fn read_tail(file: &[u8]) -> Result<FileTail> {
         .ok_or_else(|| Error::Truncated("ORC file is empty (0 bytes)".to_string()))?;
     let ps_len = usize::from(ps_len);
     if ps_len == 0 || ps_len + 1 > file_length {
-        return Err(Error::CorruptContainer(format!(
-            "ORC postscript length {ps_len} does not fit a {file_length}-byte file \
+        return Err(Place::file().corrupt(format!(
+            "postscript length {ps_len} does not fit a {file_length}-byte file \
              (not an ORC file, or truncated)"
         )));
     }
     let ps_start = file_length - 1 - ps_len;
     let postscript = PostScript::decode(&file[ps_start..file_length - 1]).map_err(|e| {
-        Error::CorruptContainer(format!(
-            "ORC postscript does not parse ({e}): not an ORC file, or truncated"
+        Place::file().corrupt(format!(
+            "postscript does not parse ({e}): not an ORC file, or truncated"
         ))
     })?;
     match postscript.magic.as_deref() {
         Some(m) if m.as_bytes() == MAGIC => {}
         Some(m) => {
-            return Err(Error::CorruptContainer(format!(
-                "ORC postscript magic is {m:?}, not \"ORC\""
-            )))
+            return Err(Place::file().corrupt(format!("postscript magic is {m:?}, not \"ORC\"")))
         }
         // Files from before the postscript carried the magic have it only at the start.
         None if file.starts_with(MAGIC) => {}
         None => {
-            return Err(Error::CorruptContainer(
-                "no ORC magic in the postscript or at the file's start".to_string(),
-            ))
+            return Err(Place::file()
+                .corrupt("no ORC magic in the postscript or at the file's start".to_string()))
         }
     }
     let compression =
@@ -85,15 +83,15 @@ pub fn read_tail(file: &[u8]) -> Result<FileTail> {
         .and_then(|ps| ps.checked_sub(footer_length))
         .filter(|&start| start >= MAGIC.len() as u64 || footer_length == 0)
         .ok_or_else(|| {
-            Error::CorruptContainer(format!(
-                "ORC footer length {footer_length} does not fit before the postscript \
+            Place::file().corrupt(format!(
+                "footer length {footer_length} does not fit before the postscript \
                  (at byte {ps_start})"
             ))
         })?;
     let footer_bytes = &file[footer_start as usize..ps_start];
-    let footer_bytes = decompress_stream(footer_bytes, compression, "footer")?;
+    let footer_bytes = decompress_stream(footer_bytes, compression, &Place::file().part("footer"))?;
     let footer = Footer::decode(footer_bytes.as_ref())
-        .map_err(|e| Error::CorruptContainer(format!("ORC footer does not parse ({e})")))?;
+        .map_err(|e| Place::file().corrupt(format!("footer does not parse ({e})")))?;
     check_schema(&footer)?;
     Ok(FileTail {
         postscript,
@@ -109,9 +107,7 @@ pub fn read_tail(file: &[u8]) -> Result<FileTail> {
 fn check_schema(footer: &Footer) -> Result<()> {
     let types = &footer.types;
     if types.is_empty() {
-        return Err(Error::CorruptContainer(
-            "ORC footer has no schema (no types)".to_string(),
-        ));
+        return Err(Place::file().corrupt("footer has no schema (no types)".to_string()));
     }
     // A tree: every type but the root is some type's child exactly once, so printing or
     // walking the schema takes time linear in its size.
@@ -119,25 +115,25 @@ fn check_schema(footer: &Footer) -> Result<()> {
     for (i, t) in types.iter().enumerate() {
         let raw = t.kind.unwrap_or(0);
         let kind = TypeKind::try_from(raw)
-            .map_err(|_| Error::CorruptContainer(format!("ORC type {i} has unknown kind {raw}")))?;
+            .map_err(|_| Place::file().corrupt(format!("type {i} has unknown kind {raw}")))?;
         for &sub in &t.subtypes {
             let sub = sub as usize;
             if sub <= i || sub >= types.len() {
-                return Err(Error::CorruptContainer(format!(
-                    "ORC type {i} names subtype {sub}, outside {}..{}",
+                return Err(Place::file().corrupt(format!(
+                    "type {i} names subtype {sub}, outside {}..{}",
                     i + 1,
                     types.len()
                 )));
             }
             if std::mem::replace(&mut has_parent[sub], true) {
-                return Err(Error::CorruptContainer(format!(
-                    "ORC type {sub} is a child of more than one type"
-                )));
+                return Err(
+                    Place::file().corrupt(format!("type {sub} is a child of more than one type"))
+                );
             }
         }
         if kind == TypeKind::Struct && t.field_names.len() != t.subtypes.len() {
-            return Err(Error::CorruptContainer(format!(
-                "ORC struct type {i} has {} field names for {} fields",
+            return Err(Place::file().corrupt(format!(
+                "struct type {i} has {} field names for {} fields",
                 t.field_names.len(),
                 t.subtypes.len()
             )));

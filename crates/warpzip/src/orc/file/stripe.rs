@@ -2,6 +2,7 @@
 //! sums from the stripe's start) and the encoding of every column. This module locates streams
 //! and hands out their decompressed bytes; it does not decode values.
 
+use super::super::place::Place;
 use super::compression::{decompress_stream, Compression};
 use super::proto::{ColumnEncodingKind, RowIndex, StreamKind, StripeFooter, StripeInformation};
 use crate::error::{Error, Result};
@@ -68,18 +69,14 @@ impl Stripe {
         let Some(stream) = self.stream(column, kind) else {
             return Ok(None);
         };
+        // (The stripe knows the column's id, not its name.)
+        let place = Place::stripe(self.index)
+            .column(column, "")
+            .stream(kind.name());
         // `read_stripe` checked that every stream lies inside the file.
-        let bytes = slice(file, stream.offset, stream.length).ok_or_else(|| {
-            self.corrupt(format!(
-                "{kind:?} stream of column {column} is outside the file"
-            ))
-        })?;
-        let what = format!(
-            "stripe {} column {column} {} stream",
-            self.index,
-            kind.name()
-        );
-        decompress_stream(bytes, compression, &what).map(Some)
+        let bytes = slice(file, stream.offset, stream.length)
+            .ok_or_else(|| place.corrupt("the stream is outside the file"))?;
+        decompress_stream(bytes, compression, &place).map(Some)
     }
 
     /// The row index of `column` (one entry per row group), or `None` when the file has none.
@@ -93,16 +90,16 @@ impl Stripe {
         else {
             return Ok(None);
         };
-        RowIndex::decode(bytes.as_ref())
-            .map(Some)
-            .map_err(|e| self.corrupt(format!("row index of column {column} does not parse ({e})")))
+        RowIndex::decode(bytes.as_ref()).map(Some).map_err(|e| {
+            Place::stripe(self.index)
+                .column(column, "")
+                .stream(StreamKind::RowIndex.name())
+                .corrupt(format!("the row index does not parse ({e})"))
+        })
     }
 
     fn corrupt(&self, reason: String) -> Error {
-        Error::Corrupt {
-            chunk: self.index,
-            reason: format!("ORC stripe {}: {reason}", self.index),
-        }
+        Place::stripe(self.index).corrupt(reason)
     }
 }
 
@@ -115,10 +112,7 @@ pub fn read_stripe(
     index: usize,
     columns: usize,
 ) -> Result<Stripe> {
-    let corrupt = |reason: String| Error::Corrupt {
-        chunk: index,
-        reason: format!("ORC stripe {index}: {reason}"),
-    };
+    let corrupt = |reason: String| Place::stripe(index).corrupt(reason);
     let offset = info.offset.unwrap_or(0);
     let index_length = info.index_length.unwrap_or(0);
     let data_length = info.data_length.unwrap_or(0);
@@ -133,8 +127,11 @@ pub fn read_stripe(
             file.len()
         ))
     })?;
-    let footer_bytes =
-        decompress_stream(footer_bytes, compression, &format!("stripe {index} footer"))?;
+    let footer_bytes = decompress_stream(
+        footer_bytes,
+        compression,
+        &Place::stripe(index).part("stripe footer"),
+    )?;
     let footer = StripeFooter::decode(footer_bytes.as_ref())
         .map_err(|e| corrupt(format!("footer does not parse ({e})")))?;
     if footer.columns.len() < columns {

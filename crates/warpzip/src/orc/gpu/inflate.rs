@@ -7,12 +7,15 @@
 //! streams in place; otherwise its chunks' bytes are gathered on the device into a layout of its
 //! own. Only the metadata (footers, stripe footers, the row indexes) is inflated on the CPU.
 
-use super::column::OrcColumn;
-use super::compression::{parse_chunk_header, ChunkMap, ChunkStart};
-use super::gpu::{DeviceColumn, PlanShape, PreparedColumn};
-use super::proto::{RowIndex, StreamKind};
-use super::row_groups::{data_kind, locate_groups, plan_error, DataKind, RowGroup};
-use super::OrcFile;
+use super::super::file::compression::{parse_chunk_header, ChunkMap, ChunkStart, Compression};
+use super::super::file::proto::{RowIndex, StreamKind};
+use super::super::file::stripe::Stripe;
+use super::super::file::OrcFile;
+use super::super::place::Place;
+use super::super::plan::{data_kind, locate_groups, plan_error, DataKind, RowGroup};
+use super::super::schema::OrcColumn;
+use super::launch::DeviceColumn;
+use super::layout::{PlanShape, PreparedColumn};
 use crate::codec::deflate::batch::StreamResult;
 use crate::codec::deflate::gpu::{InflateBatch, InflateChunk, INPUT_ALIGN, OUTPUT_ALIGN};
 use crate::error::{ChunkStatus, Error, Result};
@@ -42,7 +45,7 @@ struct StreamPieces {
 /// Splits a stream of `file` into its compression chunks (headers checked, nothing inflated).
 fn pieces_of(
     file: &OrcFile,
-    stripe: &super::stripe::Stripe,
+    stripe: &Stripe,
     column: &OrcColumn,
     kind: StreamKind,
 ) -> Result<Option<StreamPieces>> {
@@ -58,12 +61,12 @@ fn pieces_of(
     };
     let start = usize::try_from(info.offset).map_err(|_| outside())?;
     let len = usize::try_from(info.length).map_err(|_| outside())?;
-    let end = start.checked_add(len).filter(|&e| e <= file.data.len());
+    let end = start.checked_add(len).filter(|&e| e <= file.bytes().len());
     let end = end.ok_or_else(outside)?;
     let mut pieces = Vec::new();
     let mut pos = start;
     while pos < end {
-        let h = file.data.get(pos..pos + 3).filter(|_| pos + 3 <= end);
+        let h = file.bytes().get(pos..pos + 3).filter(|_| pos + 3 <= end);
         let h = h.ok_or_else(|| {
             plan_error(
                 stripe.index,
@@ -102,7 +105,7 @@ fn pieces_of(
 
 /// One stripe of one column: its DATA encoding, row index, PRESENT and DATA chunks.
 struct StripeWork {
-    stripe: super::stripe::Stripe,
+    stripe: Stripe,
     kind: DataKind,
     index: Option<RowIndex>,
     present: Option<StreamPieces>,
@@ -120,13 +123,13 @@ impl StripeWork {
 fn column_work(file: &OrcFile, column: &OrcColumn) -> Result<Vec<StripeWork>> {
     column.check_supported()?;
     let compression = file.compression();
-    let stride = file.tail().footer.row_index_stride;
+    let stride = file.row_index_stride();
     let mut work = Vec::with_capacity(file.stripe_count());
     for s in 0..file.stripe_count() {
         let stripe = file.stripe(s)?;
         let kind = data_kind(&stripe, column)?;
         let index = match stride.filter(|&s| s > 0) {
-            Some(_) => stripe.row_index(&file.data, compression, column.id)?,
+            Some(_) => stripe.row_index(file.bytes(), compression, column.id)?,
             None => None,
         };
         let present = pieces_of(file, &stripe, column, StreamKind::Present)?;
@@ -155,7 +158,7 @@ pub fn prepare_columns(
     let compression = file.compression();
     let block = usize::try_from(compression.block_size)
         .map_err(|_| Error::Unsupported("an ORC compression block over 4 GiB".into()))?;
-    let stride = file.tail().footer.row_index_stride;
+    let stride = file.row_index_stride();
     let works: Vec<Vec<StripeWork>> = columns
         .par_iter()
         .map(|c| column_work(file, c))
@@ -280,7 +283,7 @@ fn inflate_pieces(
         slices
             .into_par_iter()
             .zip(pieces.par_iter())
-            .for_each(|(dst, p)| dst.copy_from_slice(&file.data[p.start..p.start + p.len]));
+            .for_each(|(dst, p)| dst.copy_from_slice(&file.bytes()[p.start..p.start + p.len]));
         let mut d_upload = gpu.alloc::<u8>(padded)?;
         gpu.stream().memcpy_htod(&*staged, &mut d_upload)?;
         // The slots are also read in place by the RLE kernels: whole 128-byte blocks.
@@ -307,18 +310,14 @@ fn chunk_size(r: &StreamResult, p: &Piece, sp: &StreamPieces, column: &OrcColumn
     } else {
         r.status
     };
-    Err(Error::Corrupt {
-        chunk: sp.stripe,
-        reason: format!(
-            "ORC stripe {} column '{}' {} stream: the ZLIB chunk at byte {} did not inflate on \
-             the GPU: {}",
-            sp.stripe,
-            column.name,
-            sp.kind.name(),
+    Err(column
+        .in_stripe(sp.stripe)
+        .stream(sp.kind.name())
+        .corrupt(format!(
+            "the ZLIB chunk at byte {} did not inflate on the GPU: {}",
             p.header,
             status.reason()
-        ),
-    })
+        )))
 }
 
 /// One column's layout from its chunks' decompressed `sizes` (and where each went: `placed`,
@@ -329,7 +328,7 @@ fn chunk_size(r: &StreamResult, p: &Piece, sp: &StreamPieces, column: &OrcColumn
 fn lay_out_column(
     column: &OrcColumn,
     work: &[StripeWork],
-    compression: super::compression::Compression,
+    compression: Compression,
     stride: Option<u32>,
     block: usize,
     sizes: &[u64],
@@ -434,13 +433,12 @@ fn gather(
         at += n;
     }
     if at as u64 != layout.input_len {
-        return Err(Error::Corrupt {
-            chunk: 0,
-            reason: format!(
-                "ORC column '{}': {at} bytes gathered for {} bytes of streams",
-                column.name, layout.input_len
-            ),
-        });
+        return Err(Place::file()
+            .column(column.id, &column.name)
+            .corrupt(format!(
+                "{at} bytes gathered for {} bytes of streams",
+                layout.input_len
+            )));
     }
     Ok(input)
 }
