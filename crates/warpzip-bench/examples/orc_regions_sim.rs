@@ -5,13 +5,13 @@
 //! prints averages over the row groups:
 //!
 //! - the exit tables' walk steps (most of any thread, mean per thread, and the sum over the 4
-//!   warps of their slowest thread's: the cost of the flat loop of stop 35);
+//!   warps of their slowest thread's: the cost of a flat loop over the tables);
 //! - the serial chain (thread 0 through the 128 tables): regions it must walk itself because
 //!   the entry lies past the table ("far") or the table does not know it, and their steps;
 //!   and the row groups whose chain, so found, falls short of their last value;
-//! - whether warp 0's composition of the tables (branch `wip/chain-compose` of stop 35) gives
-//!   the serial chain's entries;
-//! - the rounds of exits (stop 35, reverted) a row group needs to settle, and the regions whose
+//! - whether warp 0's composition of the tables (a variant measured and not kept) gives the
+//!   serial chain's entries;
+//! - the rounds of exits (a variant measured and not kept) a row group needs to settle, and the regions whose
 //!   exit depends on their entry;
 //! - for RLEv2, step 4's balance: rounds per warp, groups per lane, values of DELTA groups of
 //!   bit-packed steps.

@@ -44,7 +44,7 @@ fn main() -> Result<()> {
         // RG_ONLY=k: every row group of k's row count decodes k's stream into its own rows
         // instead (what a column of row groups shaped like k would take; the values are then
         // not checked). Slots that also wrote k's rows would time the contention of 600 blocks
-        // storing to one place (stop 42's first try: every shape 10-20% slower than the file).
+        // storing to one place (measured that way, every shape was 10-20% slower than the file).
         let only: Option<usize> = std::env::var("RG_ONLY").ok().and_then(|v| v.parse().ok());
         if let Some(k) = only {
             if let Some((_, groups)) = prepared.batches.first_mut() {

@@ -2,6 +2,7 @@
 //! the roofline measured in the same run (device-to-device and host-to-device copies); and the
 //! reader and writer of the anchors' chunk files, which nvCOMP's anchor decodes too.
 
+pub mod ablation;
 pub mod chunk_file;
 mod compact;
 pub mod deflate;

@@ -200,7 +200,7 @@ pub(super) fn bench_gpu(
                 let mut batch = DecodeBatch::new(gpu, &payload, units, col.data.len(), size)?;
                 let codec = StreamCodec::Int(version);
                 batch.poison_output(gpu, 0xa5)?;
-                batch.launch(gpu, &stream, codec, col.elem, par)?;
+                crate::ablation::launch(gpu, &stream, &mut batch, codec, col.elem, par)?;
                 first_failure(&batch.statuses(gpu)?)?;
                 if batch.output(gpu)? != col.data {
                     return Err(Error::Corrupt {
@@ -212,8 +212,9 @@ pub(super) fn bench_gpu(
                     Parallelism::LeaderPerBlock => 3,
                     _ => opts.runs(),
                 };
-                let t =
-                    gpu.time_ms(1, runs, || batch.launch(gpu, &stream, codec, col.elem, par))?;
+                let t = gpu.time_ms(1, runs, || {
+                    crate::ablation::launch(gpu, &stream, &mut batch, codec, col.elem, par)
+                })?;
                 let ms = median(&t);
                 times.push(ms);
                 let chosen = if per_sub_block && par == pick {

@@ -16,7 +16,7 @@ use warpzip::api::{self, CompressOptions};
 use warpzip::codec::orc_rle::chunked;
 use warpzip::codec::orc_rle::format::{Layout, RleVersion};
 use warpzip::codec::orc_rle::gpu::{
-    plan_sub_blocks, DecodeBatch, OrcRleChunk, Parallelism, StreamCodec, INPUT_ALIGN,
+    kernel_name, plan_sub_blocks, DecodeBatch, OrcRleChunk, Parallelism, StreamCodec, INPUT_ALIGN,
 };
 use warpzip::codec::orc_rle::{decode_byte_rle, encode_byte_rle};
 use warpzip::codec::CodecId;
@@ -165,7 +165,16 @@ fn run_batch(
 ) -> (Vec<u32>, Vec<u8>) {
     let mut batch = DecodeBatch::new(g, input, chunks, out_len, elem.size() as usize).unwrap();
     batch.poison_output(g, 0xa5).unwrap();
-    batch.launch(g, g.stream(), codec, elem, par).unwrap();
+    match par.module() {
+        Some(_) => batch.launch(g, g.stream(), codec, elem, par).unwrap(),
+        // The ablation's kernels are the tests' own (kernels/mod.rs).
+        None => {
+            let name = kernel_name(codec, elem, par).unwrap();
+            batch
+                .launch_kernel(g, g.stream(), &kernels::ORC_RLE_LEADER, &name, par)
+                .unwrap()
+        }
+    }
     (batch.statuses(g).unwrap(), batch.output(g).unwrap())
 }
 

@@ -55,7 +55,6 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::COMPACT,
     super::kernels::ORC_RLE,
     super::kernels::ORC_RLE_RG6,
-    super::kernels::ORC_RLE_LEADER,
     super::kernels::ORC_RLE_LANES,
     super::kernels::ORC_RLE_EXPAND,
     super::kernels::ORC_RLE_LOCKSTEP,

@@ -163,14 +163,6 @@ pub const ORC_RLE_RG6: KernelSource = KernelSource {
     entries: &["orc_rg6_v2_i16", "orc_rg6_v2_i32", "orc_rg6_v2_i64"],
 };
 
-/// The block-per-chunk leader-thread decoders, the ablation baseline.
-pub const ORC_RLE_LEADER: KernelSource = KernelSource {
-    name: "orc_rle_leader",
-    text: include_str!("../kernels/orc/orc_rle_leader.cu"),
-    defines: &[],
-    entries: orc_int_entries!["orc_rle_v1_leader", "orc_rle_v2_leader"],
-};
-
 /// A lane per sub-block.
 pub const ORC_RLE_LANES: KernelSource = KernelSource {
     name: "orc_rle_lanes",

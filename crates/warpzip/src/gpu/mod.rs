@@ -9,11 +9,11 @@ pub mod probe;
 use crate::error::{Error, Result};
 use compile::KernelSource;
 use cudarc::driver::sys::CUdevice_attribute;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream, PinnedHostSlice};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, PinnedHostSlice};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-pub use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+pub use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 
 /// An opened GPU: its context, a default stream, and the modules loaded so far.
 pub struct GpuContext {

@@ -12,5 +12,31 @@ pub const CODAG_TEST: KernelSource = KernelSource {
     entries: &["codag_ops_smem", "codag_ops_reg", "codag_ops_ring"],
 };
 
+/// The leader-thread ablation decoders, which live with the benchmarks
+/// (`crates/warpzip-bench/kernels/orc_rle_leader.cu`): the tests compare them with the CPU too.
+pub const ORC_RLE_LEADER: KernelSource = KernelSource {
+    name: "orc_rle_leader",
+    text: include_str!("../../../warpzip-bench/kernels/orc_rle_leader.cu"),
+    defines: &[],
+    entries: &[
+        "orc_rle_v1_leader_i8",
+        "orc_rle_v1_leader_i16",
+        "orc_rle_v1_leader_i32",
+        "orc_rle_v1_leader_i64",
+        "orc_rle_v1_leader_u8",
+        "orc_rle_v1_leader_u16",
+        "orc_rle_v1_leader_u32",
+        "orc_rle_v1_leader_u64",
+        "orc_rle_v2_leader_i8",
+        "orc_rle_v2_leader_i16",
+        "orc_rle_v2_leader_i32",
+        "orc_rle_v2_leader_i64",
+        "orc_rle_v2_leader_u8",
+        "orc_rle_v2_leader_u16",
+        "orc_rle_v2_leader_u32",
+        "orc_rle_v2_leader_u64",
+    ],
+};
+
 /// Every test-only kernel module, for the compile test.
-pub const TEST_SOURCES: &[KernelSource] = &[CODAG_TEST];
+pub const TEST_SOURCES: &[KernelSource] = &[CODAG_TEST, ORC_RLE_LEADER];

@@ -2,7 +2,7 @@
 //! `kernels/framework/codag.cuh`): one warp per chunk, a persistent grid. A batch is a set of
 //! [`OrcRleChunk`]s over one input buffer; each chunk decodes one ORC stream (or the part of it
 //! that one ORC row group needs) into its place in one output array. The same batches also run
-//! on the block-per-chunk leader-thread decoders of `kernels/orc/orc_rle_leader.cu`, the
+//! on the block-per-chunk leader-thread decoders of `crates/warpzip-bench/kernels/orc_rle_leader.cu`, the
 //! ablation the benchmark compares against. Indexed `.wz` chunks (layout 2) are decoded by one of
 //! four sub-block decoders (a lane per sub-block, `kernels/orc/orc_rle_lanes.cu`, and the three
 //! others): [`plan_sub_blocks`] turns their indexes into units, and [`arrange`] picks the decoder
@@ -94,13 +94,16 @@ pub enum Parallelism {
 
 impl Parallelism {
     /// The kernel module whose entry points (`kernel_name`) decode this way.
-    pub fn module(self) -> &'static KernelSource {
+    /// `None` for the leader-thread ablation, whose kernels are not part of the library: the
+    /// benchmarks (`warpzip-bench`) and tests compile them and launch them with
+    /// [`DecodeBatch::launch_kernel`].
+    pub fn module(self) -> Option<&'static KernelSource> {
         match self {
-            Parallelism::WarpPerChunk => &kernels::ORC_RLE,
-            Parallelism::LeaderPerBlock => &kernels::ORC_RLE_LEADER,
-            Parallelism::LanePerSubBlock => &kernels::ORC_RLE_LANES,
-            Parallelism::WalkExpand => &kernels::ORC_RLE_EXPAND,
-            Parallelism::Lockstep => &kernels::ORC_RLE_LOCKSTEP,
+            Parallelism::WarpPerChunk => Some(&kernels::ORC_RLE),
+            Parallelism::LeaderPerBlock => None,
+            Parallelism::LanePerSubBlock => Some(&kernels::ORC_RLE_LANES),
+            Parallelism::WalkExpand => Some(&kernels::ORC_RLE_EXPAND),
+            Parallelism::Lockstep => Some(&kernels::ORC_RLE_LOCKSTEP),
         }
     }
 }
@@ -198,7 +201,14 @@ impl DecodeBatch {
         par: Parallelism,
     ) -> Result<()> {
         let name = kernel_name(codec, elem, par)?;
-        self.launch_kernel(gpu, stream, par.module(), &name, par)
+        let module = par.module().ok_or_else(|| {
+            Error::Unsupported(
+                "the leader-thread ablation kernels are not part of the library (warpzip-bench \
+                 launches them with launch_kernel)"
+                    .into(),
+            )
+        })?;
+        self.launch_kernel(gpu, stream, module, &name, par)
     }
 
     /// Queues entry point `name` of `source`, which must take `ORC_KERNEL_PARAMS` and follow
