@@ -93,6 +93,14 @@ pub fn read_tail(file: &[u8]) -> Result<FileTail> {
     let footer = Footer::decode(footer_bytes.as_ref())
         .map_err(|e| Place::file().corrupt(format!("footer does not parse ({e})")))?;
     check_schema(&footer)?;
+    let metadata_length = postscript.metadata_length.unwrap_or(0);
+    let data_end = footer_start.checked_sub(metadata_length).ok_or_else(|| {
+        Place::file().corrupt(format!(
+            "metadata length {metadata_length} does not fit before the footer (at byte \
+             {footer_start})"
+        ))
+    })?;
+    check_stripes(&footer, data_end)?;
     Ok(FileTail {
         postscript,
         footer,
@@ -100,6 +108,47 @@ pub fn read_tail(file: &[u8]) -> Result<FileTail> {
         file_length: file_length as u64,
         postscript_length: ps_len as u64,
     })
+}
+
+/// Every stripe lies inside the file's data area (after the 3-byte magic, before the metadata
+/// and footer), the stripes follow one another without overlapping, and their rows add up to
+/// the footer's: a small file cannot list one stripe many times over, or claim rows no stripe
+/// holds.
+fn check_stripes(footer: &Footer, data_end: u64) -> Result<()> {
+    let mut previous_end = MAGIC.len() as u64;
+    let mut rows: u64 = 0;
+    for (i, s) in footer.stripes.iter().enumerate() {
+        let corrupt = |reason: String| Place::stripe(i).corrupt(reason);
+        let start = s.offset.unwrap_or(0);
+        let end = start
+            .checked_add(s.index_length.unwrap_or(0))
+            .and_then(|v| v.checked_add(s.data_length.unwrap_or(0)))
+            .and_then(|v| v.checked_add(s.footer_length.unwrap_or(0)))
+            .ok_or_else(|| corrupt("lengths overflow".to_string()))?;
+        if start < previous_end {
+            return Err(corrupt(format!(
+                "starts at byte {start}, inside the file's magic or the stripe before it \
+                 (which ends at {previous_end}): stripes must be in order and disjoint"
+            )));
+        }
+        if end > data_end {
+            return Err(corrupt(format!(
+                "ends at byte {end}, past the data area (which ends at {data_end})"
+            )));
+        }
+        previous_end = end;
+        rows = rows
+            .checked_add(s.number_of_rows.unwrap_or(0))
+            .ok_or_else(|| corrupt("row counts overflow".to_string()))?;
+    }
+    if let Some(total) = footer.number_of_rows {
+        if total != rows {
+            return Err(Place::file().corrupt(format!(
+                "the footer says {total} rows, its stripes hold {rows}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The schema is a tree flattened in pre-order: every subtype index points forward and lies

@@ -1,0 +1,153 @@
+//! ORC files whose footers lie: a stripe listed many times over, a stripe past the data area,
+//! row counts that do not add up, and a claim of billions of rows in a few kilobytes. Each is
+//! refused with an error naming the stripe or the file, or decoded with bounded memory; none
+//! aborts.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use prost::Message;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use warpzip::orc::proto::{Footer, PostScript};
+use warpzip::orc::OrcFile;
+use warpzip::{Device, Error};
+
+/// Counts the bytes allocated now and the most at once since the last reset.
+struct Counting;
+
+static NOW: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the counters are only
+// statistics.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, passed on as is.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above with this layout.
+        unsafe { System.dealloc(ptr, layout) };
+        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// An uncompressed ORC file written by pyarrow (file version 0.12, integer columns).
+fn original() -> Vec<u8> {
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/orc/groups_v012_uncompressed.orc"
+    ))
+    .unwrap()
+}
+
+/// The file with its footer replaced by what `edit` makes of it (the postscript updated to the
+/// new footer's length; the file's compression is NONE, so the footer is stored as is).
+fn with_footer(file: &[u8], edit: impl FnOnce(&mut Footer)) -> Vec<u8> {
+    let ps_len = usize::from(*file.last().unwrap());
+    let ps_start = file.len() - 1 - ps_len;
+    let mut ps = PostScript::decode(&file[ps_start..file.len() - 1]).unwrap();
+    assert_eq!(
+        ps.compression.unwrap_or(0),
+        0,
+        "the fixture must be uncompressed"
+    );
+    let footer_len = ps.footer_length.unwrap() as usize;
+    let footer_start = ps_start - footer_len;
+    let mut footer = Footer::decode(&file[footer_start..ps_start]).unwrap();
+    edit(&mut footer);
+    let new_footer = footer.encode_to_vec();
+    ps.footer_length = Some(new_footer.len() as u64);
+    let new_ps = ps.encode_to_vec();
+    let mut out = file[..footer_start].to_vec();
+    out.extend_from_slice(&new_footer);
+    out.extend_from_slice(&new_ps);
+    out.push(u8::try_from(new_ps.len()).unwrap());
+    out
+}
+
+/// The ORC error's text, or a failure naming what came instead.
+fn orc_error(result: Result<OrcFile, Error>) -> String {
+    match result {
+        Err(e @ Error::CorruptOrc(_)) => e.to_string(),
+        Err(other) => panic!("expected a corrupt ORC file, got {other}"),
+        Ok(_) => panic!("expected a corrupt ORC file, it opened"),
+    }
+}
+
+#[test]
+fn the_fixture_opens_and_reads_unedited() {
+    let file = with_footer(&original(), |_| {});
+    let orc = OrcFile::from_bytes(file).unwrap();
+    let batch = orc.read_batch(None, &Device::Cpu).unwrap();
+    assert_eq!(batch.num_rows() as u64, orc.number_of_rows());
+}
+
+#[test]
+fn one_stripe_listed_fifty_times_is_refused() {
+    let file = with_footer(&original(), |f| {
+        let first = f.stripes[0].clone();
+        f.stripes = vec![first.clone(); 50];
+        f.number_of_rows = Some(first.number_of_rows.unwrap() * 50);
+    });
+    let message = orc_error(OrcFile::from_bytes(file));
+    assert!(
+        message.contains("stripe 1") && message.contains("disjoint"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_stripe_past_the_data_area_is_refused() {
+    let file = with_footer(&original(), |f| {
+        let last = f.stripes.last_mut().unwrap();
+        last.data_length = Some(last.data_length.unwrap() + 1_000_000);
+    });
+    let message = orc_error(OrcFile::from_bytes(file));
+    assert!(message.contains("past the data area"), "{message}");
+}
+
+#[test]
+fn row_counts_that_do_not_add_up_are_refused() {
+    let file = with_footer(&original(), |f| {
+        f.number_of_rows = Some(f.number_of_rows.unwrap() + 1);
+    });
+    let message = orc_error(OrcFile::from_bytes(file));
+    assert!(message.contains("its stripes hold"), "{message}");
+}
+
+#[test]
+fn billions_of_claimed_rows_decode_to_an_error_in_bounded_memory() {
+    // Every stripe and the footer claim 2^32 rows more than the streams hold: consistent
+    // counts, lying streams.
+    let file = with_footer(&original(), |f| {
+        for s in &mut f.stripes {
+            s.number_of_rows = Some(s.number_of_rows.unwrap() + (1 << 32));
+        }
+        let rows: u64 = f.stripes.iter().map(|s| s.number_of_rows.unwrap()).sum();
+        f.number_of_rows = Some(rows);
+    });
+    let len = file.len();
+    let orc = OrcFile::from_bytes(file).unwrap();
+    let base = NOW.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let result = orc.read_batch(None, &Device::Cpu);
+    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    assert!(
+        matches!(result, Err(Error::CorruptOrc(_))),
+        "{:?}",
+        result.map(|b| b.num_rows())
+    );
+    assert!(
+        peak < 1100 * len + (64 << 20),
+        "{peak} bytes allocated for a {len}-byte file"
+    );
+}
