@@ -14,8 +14,8 @@
 use libfuzzer_sys::fuzz_target;
 use std::sync::{Arc, OnceLock};
 use warpzip::gpu::GpuContext;
-use warpzip::orc::gpu::{read_column_in_mode, GroupMode};
 use warpzip::orc::cpu::read_column_by_row_groups;
+use warpzip::orc::gpu::{read_column_in_mode, GroupMode};
 use warpzip::orc::OrcFile;
 
 /// GPU 0, opened once (`None` without one).

@@ -275,8 +275,14 @@ fn decode_everything(bytes: Vec<u8>) -> bool {
                 let _ = stripe.encoding(c.id);
             }
         }
-        failed |= file.read_column(c).is_err();
+        let whole = file.read_column(c);
+        let by_groups = warpzip::orc::cpu::read_column_by_row_groups(&file, c);
+        for array in [&whole, &by_groups].into_iter().flatten() {
+            assert_eq!(array.len() as u64, file.number_of_rows());
+        }
+        failed |= whole.is_err();
     }
+    let _ = file.read_batch(None, &warpzip::Device::Cpu);
     failed
 }
 
