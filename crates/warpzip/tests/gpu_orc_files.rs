@@ -74,9 +74,10 @@ fn every_column_of_every_file_equals_the_cpu() {
             let on_gpu = orc_gpu::read_column(&g, &file, c)
                 .unwrap_or_else(|e| panic!("{} column {}: {e}", path.display(), c.name));
             for mode in [GroupMode::Block, GroupMode::Warp] {
-                let m = orc_gpu::read_column_in_mode(&g, &file, c, mode).unwrap_or_else(|e| {
-                    panic!("{} column {} {mode:?}: {e}", path.display(), c.name)
-                });
+                // The device outputs poisoned first: an unwritten row cannot pass as a zero.
+                let m = orc_gpu::read_column_poisoned(&g, &file, c, mode, 0, 0xA5).unwrap_or_else(
+                    |e| panic!("{} column {} {mode:?}: {e}", path.display(), c.name),
+                );
                 assert_eq!(
                     cpu.to_data(),
                     m.to_data(),
@@ -132,7 +133,8 @@ fn rlev1_groups_sized_by_varint_lengths_are_checked() {
             let cpu = file.read_column(c).unwrap();
             for flags in [0u32, 512, 2048, 1024] {
                 let what = format!("{name} column {} flags {flags}", c.name);
-                let got = orc_gpu::read_column_with_flags(&g, &file, c, GroupMode::Block, flags);
+                let got =
+                    orc_gpu::read_column_poisoned(&g, &file, c, GroupMode::Block, flags, 0x5A);
                 if c.name != "key" && flags == 1024 {
                     let e = got.err().unwrap_or_else(|| panic!("{what}: decoded"));
                     assert!(matches!(e, warpzip::Error::CorruptOrc(_)), "{what}: {e}");
@@ -159,8 +161,9 @@ fn six_block_kernels_and_wider_probe_equal_the_cpu() {
             let cpu = file.read_column(c).unwrap();
             for flags in [4096u32, 8192, 255 << 16, 4096 | (255 << 16)] {
                 let what = format!("{} column {} flags {flags}", path.display(), c.name);
-                let got = orc_gpu::read_column_with_flags(&g, &file, c, GroupMode::Block, flags)
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let got =
+                    orc_gpu::read_column_poisoned(&g, &file, c, GroupMode::Block, flags, 0xC3)
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(cpu.to_data(), got.to_data(), "{what}");
             }
         }

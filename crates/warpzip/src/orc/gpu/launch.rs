@@ -242,6 +242,15 @@ impl DeviceColumn {
         })
     }
 
+    /// Overwrites the values and the validity bytes with `byte` (tests poison them before the
+    /// kernels run; the product's outputs start zeroed).
+    pub fn poison_outputs(&mut self, gpu: &GpuContext, byte: u8) -> Result<()> {
+        let stream = gpu.stream();
+        stream.memcpy_htod(&vec![byte; self.values.len()], &mut self.values)?;
+        stream.memcpy_htod(&vec![byte; self.valid.len()], &mut self.valid)?;
+        Ok(())
+    }
+
     /// Queues the decode of every row group on `stream`.
     pub fn launch(&mut self, gpu: &GpuContext, stream: &Arc<CudaStream>) -> Result<()> {
         for (b, ((kernel, groups, n), status)) in

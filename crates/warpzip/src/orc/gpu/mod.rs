@@ -53,11 +53,39 @@ pub fn read_column_with_flags(
     mode: GroupMode,
     flags: u32,
 ) -> Result<ArrayRef> {
+    read_column_on_device(gpu, file, column, mode, flags, None)
+}
+
+/// [`read_column_with_flags`] with the device outputs (values and validity) overwritten by
+/// `poison` before the kernels run: for tests, so that a row no kernel wrote cannot pass as a
+/// zero, a null or `false`.
+pub fn read_column_poisoned(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    column: &OrcColumn,
+    mode: GroupMode,
+    flags: u32,
+    poison: u8,
+) -> Result<ArrayRef> {
+    read_column_on_device(gpu, file, column, mode, flags, Some(poison))
+}
+
+fn read_column_on_device(
+    gpu: &GpuContext,
+    file: &OrcFile,
+    column: &OrcColumn,
+    mode: GroupMode,
+    flags: u32,
+    poison: Option<u8>,
+) -> Result<ArrayRef> {
     let plans = plan_file_column(file, column)?;
     let prepared = PreparedColumn::new(column, &plans)?;
     let mut dev = DeviceColumn::upload(gpu, &prepared)?;
     dev.mode = mode;
     dev.flags = flags;
+    if let Some(byte) = poison {
+        dev.poison_outputs(gpu, byte)?;
+    }
     dev.launch(gpu, gpu.stream())?;
     dev.check(gpu, &prepared)?;
     to_host_arrow(gpu, column, &prepared, &dev)
