@@ -163,10 +163,19 @@ fn rough_rate() {
     let refs: Vec<&[u8]> = streams.iter().map(|s| s.as_slice()).collect();
     let caps: Vec<usize> = pieces.iter().map(|p| p.len()).collect();
     let mut batch = InflateBatch::upload(&g, &refs, &caps).unwrap();
+    batch.poison_output(&g, 0xA5).unwrap();
     let stream = g.stream().clone();
     let times = g.time_ms(2, 10, || batch.launch(&g, &stream)).unwrap();
     let results = batch.results(&g).unwrap();
     assert!(results.iter().all(|r| r.status == ChunkStatus::Ok));
+    // Every stream's bytes, not only its status: the timed launches must have decoded.
+    let mut outputs: Vec<Vec<u8>> = caps.iter().map(|&c| vec![0x5A; c]).collect();
+    let mut views: Vec<&mut [u8]> = outputs.iter_mut().map(|o| o.as_mut_slice()).collect();
+    batch.download_into(&g, &mut views).unwrap();
+    for (i, (out, piece)) in outputs.iter().zip(&pieces).enumerate() {
+        assert_eq!(results[i].written, piece.len(), "stream {i}");
+        assert!(out.as_slice() == *piece, "stream {i} decoded other bytes");
+    }
     let mut sorted = times.clone();
     sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let ms = warpzip::gpu::median(&sorted);
