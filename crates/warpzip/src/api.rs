@@ -122,11 +122,7 @@ fn alloc_output(len: u64) -> Result<Vec<u8>> {
             "uncompressed size {len} does not fit in memory on this platform"
         ))
     })?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(n)
-        .map_err(|_| Error::out_of_memory("the decompressed output", len))?;
-    out.resize(n, 0);
-    Ok(out)
+    crate::error::try_zeroed(n, "the decompressed output")
 }
 
 /// The compressed formats [`decompress_any`] reads, told apart by their first bytes.

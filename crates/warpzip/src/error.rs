@@ -177,3 +177,12 @@ impl From<cudarc::driver::DriverError> for Error {
 
 /// Result with the library's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A zeroed buffer of `len` bytes for `what`, or `Error::OutOfMemory` (never an abort).
+pub(crate) fn try_zeroed(len: usize, what: &str) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| Error::out_of_memory(what, len as u64))?;
+    out.resize(len, 0);
+    Ok(out)
+}

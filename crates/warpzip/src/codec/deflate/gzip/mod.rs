@@ -219,7 +219,7 @@ fn inflate_segments(data: &[u8], segments: &[Segment], device: &Device) -> Resul
             ..BatchOutput::default()
         });
     }
-    let mut buffer = vec![0u8; total];
+    let mut buffer = crate::error::try_zeroed(total, "the gzip members' output")?;
     let inputs: Vec<&[u8]> = batch
         .iter()
         .map(|&i| &data[segments[i].deflate.clone()])

@@ -87,9 +87,11 @@ fn try_exact_size(
 ) -> Option<MemberEnd> {
     let start = out.len();
     if out.is_empty() {
-        // A fresh zeroed allocation is mapped lazily: a wrong size hint costs no writes.
-        *out = vec![0u8; size];
+        // A fresh zeroed allocation is mapped lazily: a wrong size hint costs no writes. One
+        // that cannot be had leaves the member to the growing path.
+        *out = crate::error::try_zeroed(size, "a gzip member").ok()?;
     } else {
+        out.try_reserve_exact(size).ok()?;
         out.resize(start.checked_add(size)?, 0);
     }
     let body = data.get(body_at..)?;
