@@ -4,7 +4,8 @@
 //! and, after the timed launches, the values of one more block-per-row-group decode under the
 //! same flags against the CPU reader's (values that differ print `(v)`).
 //!
-//! `cargo run --release -p warpzip-bench --example orc_rg_time -- FILE 0,64 [COLUMN...]` prints,
+//! `cargo run --release -p warpzip-bench --features diagnostics --example orc_rg_time -- FILE 0,64
+//! [COLUMN...]` (the flags are read only with the `diagnostics` feature) prints,
 //! per column, GB/s of decoded values (median of 15 launches after 3) and `[blocks an SM]`. With
 //! `RG_DROP=0,104` those row groups are left out of the launches (what the slowest row groups
 //! cost a column that runs as one wave; their values are then not checked). With `RG_ONLY=k`
