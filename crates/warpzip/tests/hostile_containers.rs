@@ -4,52 +4,21 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use proptest::prelude::*;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use warpzip::codec::{deflate, orc_rle, rle};
 use warpzip::format::{write_container, ChunkSpan, ElemType, Header};
 use warpzip::{api, CodecId, Device, Error};
 
-/// Counts the bytes allocated now and the most at once since the last reset.
-struct Counting;
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
 
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded to the system allocator unchanged; the counters are only
-// statistics.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, passed on as is.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `alloc` above with this layout.
-        unsafe { System.dealloc(ptr, layout) };
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+use counting_alloc::{peak_during, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
 /// Tests in this file measure the allocator one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
-
-/// Bytes allocated at once at most while `f` runs, above what was allocated before it.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = NOW.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let out = f();
-    (out, PEAK.load(Ordering::Relaxed).saturating_sub(base))
-}
 
 /// The header parameters of `codec` for `elem`.
 fn params(codec: CodecId, elem: ElemType) -> Vec<u8> {

@@ -5,37 +5,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use prost::Message;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use warpzip::orc::proto::{Footer, PostScript};
 use warpzip::orc::OrcFile;
 use warpzip::{Device, Error};
 
-/// Counts the bytes allocated now and the most at once since the last reset.
-struct Counting;
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
 
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded to the system allocator unchanged; the counters are only
-// statistics.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract, passed on as is.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `alloc` above with this layout.
-        unsafe { System.dealloc(ptr, layout) };
-        NOW.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+use counting_alloc::{peak_during, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -137,10 +114,7 @@ fn billions_of_claimed_rows_decode_to_an_error_in_bounded_memory() {
     });
     let len = file.len();
     let orc = OrcFile::from_bytes(file).unwrap();
-    let base = NOW.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let result = orc.read_batch(None, &Device::Cpu);
-    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    let (result, peak) = peak_during(|| orc.read_batch(None, &Device::Cpu));
     assert!(
         matches!(result, Err(Error::CorruptOrc(_))),
         "{:?}",
