@@ -93,17 +93,20 @@ pub struct Ceilings {
     pub d2h_gbps: f64,
 }
 
+/// The names `--codec` takes.
+pub const KNOWN_CODECS: &[&str] = &[
+    "rle",
+    "scan",
+    "scan-sweep",
+    "select",
+    "orc-rle",
+    "orc",
+    "deflate",
+];
+
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
 pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
-    let known = [
-        "rle",
-        "scan",
-        "scan-sweep",
-        "select",
-        "orc-rle",
-        "orc",
-        "deflate",
-    ];
+    let known = KNOWN_CODECS;
     if let Some(bad) = opts.codecs.iter().find(|c| !known.contains(&c.as_str())) {
         return Err(Error::InvalidArgument(format!(
             "bench knows no codec '{bad}' (known: {})",

@@ -297,6 +297,21 @@ fn usage_errors_exit_2() {
     assert_exit(&warpzip(&dir, &["frobnicate"]), 2);
     assert_exit(&warpzip(&dir, &["compress", "--chunk-size", "12Q", "f"]), 2);
     assert_exit(&warpzip(&dir, &["compress", "--device", "tpu", "f"]), 2);
+    // Options a codec refuses, and an unknown benchmark, are usage errors too.
+    write(&dir.path("f"), b"some bytes");
+    for args in [
+        &["compress", "-k", "-l", "0", "f"][..],
+        &["compress", "-k", "--codec", "deflate", "-l", "13", "f"],
+        &["compress", "-k", "--codec", "rle", "-l", "5", "f"],
+        &["compress", "-k", "--chunk-size", "1000", "f"],
+        &["compress", "-k", "--chunk-size", "4G", "f"],
+        &["bench", "--codec", "zzz", "--device", "cpu"],
+    ] {
+        let o = warpzip(&dir, args);
+        assert_exit(&o, 2);
+        assert!(!stderr(&o).contains("invalid argument:"), "{}", stderr(&o));
+    }
+    assert_eq!(dir.names(), vec!["f"]);
     assert_exit(&warpzip(&dir, &["--help"]), 0);
 }
 
@@ -310,7 +325,8 @@ fn chunk_sizes_are_parsed_and_validated() {
         &dir,
         &["compress", "--device", "cpu", "--chunk-size", "1000", "c"],
     );
-    assert_exit(&o, 1);
+    // A size the codec refuses is a usage error, as a malformed one is.
+    assert_exit(&o, 2);
     assert!(stderr(&o).contains("4096"), "{}", stderr(&o));
     assert_eq!(dir.names(), vec!["c"]);
 
@@ -318,7 +334,7 @@ fn chunk_sizes_are_parsed_and_validated() {
         &dir,
         &["compress", "--device", "cpu", "--chunk-size", "128M", "c"],
     );
-    assert_exit(&o, 1);
+    assert_exit(&o, 2);
     assert_eq!(dir.names(), vec!["c"]);
 
     assert_ok(&warpzip(

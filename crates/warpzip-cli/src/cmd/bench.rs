@@ -2,13 +2,25 @@
 //! and as CSV with `--csv`.
 
 use super::{format_table, human_bytes, open_device, Align};
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, UsageError};
 use crate::output::OutputFile;
 use anyhow::{Context, Result};
 use std::io::Write;
 use warpzip_bench::{BenchOptions, BenchRow};
 
 pub fn run(args: BenchArgs) -> Result<()> {
+    // An unknown codec name is a usage error (exit 2), found before the device opens.
+    if let Some(bad) = args
+        .codecs
+        .iter()
+        .find(|c| !warpzip_bench::KNOWN_CODECS.contains(&c.as_str()))
+    {
+        return Err(UsageError(format!(
+            "bench knows no codec '{bad}' (known: {})",
+            warpzip_bench::KNOWN_CODECS.join(", ")
+        ))
+        .into());
+    }
     let device = open_device(args.device.device)?;
     let size = args
         .size

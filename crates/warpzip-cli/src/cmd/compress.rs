@@ -23,14 +23,19 @@ pub fn run(args: CompressArgs) -> Result<()> {
         .chunk_size
         .map(u32::try_from)
         .transpose()
-        .map_err(|_| anyhow::anyhow!("--chunk-size is too large (at most 64M)"))?;
+        .map_err(|_| UsageError("--chunk-size is too large (at most 64M)".into()))?;
     let opts = CompressOptions {
         codec: args.codec,
         level: args.level,
         chunk_size,
         elem_type: args.dtype.map(|d| d.elem_type()),
     };
-    api::validate_options(&opts)?;
+    // Options the codec refuses (a level it does not have, a chunk size outside its range) are
+    // usage errors: exit status 2, as for any other malformed option.
+    api::validate_options(&opts).map_err(|e| match e {
+        warpzip::Error::InvalidArgument(why) => UsageError(why),
+        other => UsageError(other.to_string()),
+    })?;
     let device = open_device(args.device.device)?;
     for_each_input(&inputs, |input| {
         compress_one(input, &args.out, &opts, &device)
