@@ -10,7 +10,24 @@ mod progress;
 use clap::Parser;
 use std::process::ExitCode;
 
+/// Restores the default action of SIGPIPE, which the Rust runtime ignores: a reader that
+/// closes the pipe early (`warpzip -d -c f.wz | head`) then ends warpzip quietly, as it ends
+/// gzip and zstd, instead of an error message about a broken pipe (or a panic when the pipe
+/// was stderr).
+#[cfg(unix)]
+fn default_sigpipe() {
+    // SAFETY: `signal` with SIG_DFL for SIGPIPE only changes the process's signal disposition;
+    // it runs first in `main`, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let args = cli::rewrite_decompress_flag(std::env::args_os().collect());
     // Usage errors exit with clap's status 2 (help and version with 0).
     let cli = match cli::Cli::try_parse_from(args) {

@@ -652,3 +652,28 @@ fn gpu_device_fails_clearly_without_a_gpu_or_works_with_one() {
         assert_eq!(dir.names(), vec!["g"], "nothing written");
     }
 }
+
+#[test]
+fn a_reader_that_closes_the_pipe_ends_warpzip_quietly() {
+    // As `gzip -dc f.gz | head` does: killed by SIGPIPE, nothing on stderr.
+    let dir = TempDir::new("sigpipe");
+    write(&dir.path("p"), &sample(4_000_000));
+    assert_ok(&warpzip(&dir, &["compress", "--device", "cpu", "-k", "p"]));
+    let script = "\"$0\" -d -c --device cpu \"$1\" 2>\"$2\" | head -c 10 >/dev/null; \
+                  echo ${PIPESTATUS[0]}";
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg(common::bin())
+        .arg(dir.path("p.wz"))
+        .arg(dir.path("err"))
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    assert_eq!(status, "141", "warpzip's exit status under a closed pipe");
+    assert_eq!(
+        fs::read(dir.path("err")).unwrap(),
+        b"",
+        "stderr under a closed pipe"
+    );
+}
