@@ -26,6 +26,9 @@ fn default_sigpipe() {
 #[cfg(not(unix))]
 fn default_sigpipe() {}
 
+/// The most CPU threads `-T` gets per core.
+const THREADS_PER_CORE: usize = 8;
+
 fn main() -> ExitCode {
     default_sigpipe();
     let args = cli::rewrite_decompress_flag(std::env::args_os().collect());
@@ -35,9 +38,21 @@ fn main() -> ExitCode {
         Err(e) => e.exit(),
     };
     if cli.threads > 0 {
+        // More threads than this only costs memory and start-up time (each has its own stack).
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let most = cores.saturating_mul(THREADS_PER_CORE);
+        let threads = if cli.threads > most {
+            eprintln!(
+                "warpzip: -T {} capped at {most} ({THREADS_PER_CORE} per core)",
+                cli.threads
+            );
+            most
+        } else {
+            cli.threads
+        };
         // Only fails when a pool was already built, which nothing before this does.
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(cli.threads)
+            .num_threads(threads)
             .build_global();
     }
     match cmd::run(cli.command) {

@@ -677,3 +677,16 @@ fn a_reader_that_closes_the_pipe_ends_warpzip_quietly() {
         "stderr under a closed pipe"
     );
 }
+
+#[test]
+fn huge_thread_counts_are_capped() {
+    let dir = TempDir::new("threads");
+    write(&dir.path("t"), &sample(100_000));
+    let o = warpzip(
+        &dir,
+        &["compress", "-T", "100000", "--device", "cpu", "-k", "t"],
+    );
+    assert_ok(&o);
+    assert!(stderr(&o).contains("capped at"), "{}", stderr(&o));
+    assert!(dir.names().contains(&"t.wz".to_string()));
+}
