@@ -138,6 +138,24 @@ fn to_arrow_writes_the_selected_columns() {
         .unwrap();
     assert_eq!(int1.values(), &[65536, 65536]);
 
+    // A column named twice is a usage error, and nothing is written.
+    let twice = dir.path("twice.arrow");
+    let o = warpzip(
+        &dir,
+        &[
+            "orc",
+            "to-arrow",
+            s(&file),
+            "-o",
+            s(&twice),
+            "--columns",
+            "int1,long1,int1",
+        ],
+    );
+    assert_exit(&o, 2);
+    assert!(text(&o.stderr).contains("'int1' more than once"));
+    assert!(!twice.exists());
+
     // Without --columns: every supported column, the others named on stderr.
     let all = dir.path("all.arrow");
     let o = warpzip(&dir, &["orc", "to-arrow", s(&file), "-o", s(&all)]);

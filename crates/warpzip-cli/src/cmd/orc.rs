@@ -4,7 +4,7 @@
 //! user, so that the ORC commands plug into `cli.rs` with one line.
 
 use super::{format_table, human_bytes, Align};
-use crate::cli::DeviceChoice;
+use crate::cli::{DeviceChoice, UsageError};
 use crate::output::{same_file, Sink};
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
@@ -244,7 +244,17 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
     }
     let file = open(path)?;
     let names: Vec<String> = match &args.columns {
-        Some(names) => names.clone(),
+        Some(names) => {
+            // A column named twice would be written twice; that is a mistake, not a wish.
+            for (i, name) in names.iter().enumerate() {
+                if names[..i].contains(name) {
+                    return Err(
+                        UsageError(format!("--columns names '{name}' more than once")).into(),
+                    );
+                }
+            }
+            names.clone()
+        }
         None => {
             let mut names = Vec::new();
             for c in file.columns() {
