@@ -442,3 +442,60 @@ fn fuzz_corpus() {
     }
     assert!(n >= 5, "only {n} seeds in {}", dir.display());
 }
+
+#[test]
+fn batches_of_stripes_equal_the_whole_batch() {
+    let mut multi = 0;
+    for entry in std::fs::read_dir(orc_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "orc") {
+            continue;
+        }
+        let Ok(file) = OrcFile::open(&path) else {
+            continue;
+        };
+        let names: Vec<&str> = file
+            .columns()
+            .iter()
+            .filter(|c| c.is_supported())
+            .map(|c| c.name.as_str())
+            .collect();
+        if names.is_empty() || file.stripe_count() < 2 {
+            continue;
+        }
+        multi += 1;
+        let whole = file.read_batch(Some(&names), &Device::Cpu).unwrap();
+        // One row a batch at most: every stripe becomes a batch of its own.
+        let batches: Vec<_> = file
+            .read_batches(Some(&names), &Device::Cpu, 1)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(batches.len(), file.stripe_count(), "{}", path.display());
+        let mut at = 0;
+        for b in &batches {
+            assert_eq!(b.schema(), whole.schema());
+            for (j, col) in b.columns().iter().enumerate() {
+                let want = whole.column(j).slice(at, b.num_rows());
+                assert_eq!(
+                    col.to_data(),
+                    want.to_data(),
+                    "{} column {j}",
+                    path.display()
+                );
+            }
+            at += b.num_rows();
+        }
+        assert_eq!(at, whole.num_rows());
+        // A bound above every stripe's rows: the file in one batch.
+        let one: Vec<_> = file
+            .read_batches(Some(&names), &Device::Cpu, u64::MAX)
+            .unwrap()
+            .collect();
+        assert_eq!(one.len(), 1);
+    }
+    assert!(
+        multi >= 1,
+        "no multi-stripe file with integer columns in the test data"
+    );
+}

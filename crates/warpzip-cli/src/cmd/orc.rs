@@ -66,6 +66,10 @@ pub struct OrcToArrowArgs {
     pub input: PathBuf,
 }
 
+/// Rows of one record batch `to-arrow` decodes and writes at a time on the CPU (whole stripes;
+/// a larger stripe is a batch of its own).
+const BATCH_ROWS: u64 = 1 << 22;
+
 pub fn run(args: OrcArgs) -> Result<()> {
     match args.command {
         OrcCommand::Inspect(a) => inspect(a),
@@ -281,16 +285,30 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
     // A spinner for each phase of a large file (the decode reports no progress of its own).
     let mut progress = Progress::for_size(file.tail().file_length);
     progress.spinner_phase("decoding");
-    let batch = file
-        .read_batch(Some(&name_refs), &device)
+    // On the CPU, whole stripes at most BATCH_ROWS rows at a time: memory follows the batch,
+    // not the file, whatever row count the file holds.
+    let mut batches = file
+        .read_batches(Some(&name_refs), &device, BATCH_ROWS)
         .with_context(|| format!("decoding {}", path.display()))?;
-    progress.enable_for(batch.get_array_memory_size() as u64);
+    let decoding = || format!("decoding {}", path.display());
+    let first = batches
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("{}: no record batch", path.display()))?
+        .with_context(decoding)?;
+    progress.enable_for(first.get_array_memory_size() as u64);
     progress.spinner_phase("writing");
-    let mut writer = arrow_ipc::writer::FileWriter::try_new(&mut sink, &batch.schema())
+    let mut writer = arrow_ipc::writer::FileWriter::try_new(&mut sink, &first.schema())
         .context("starting the Arrow IPC file")?;
     writer
-        .write(&batch)
+        .write(&first)
         .with_context(|| format!("writing {}", args.output.display()))?;
+    drop(first);
+    for batch in batches {
+        let batch = batch.with_context(decoding)?;
+        writer
+            .write(&batch)
+            .with_context(|| format!("writing {}", args.output.display()))?;
+    }
     writer
         .finish()
         .with_context(|| format!("writing {}", args.output.display()))?;

@@ -25,16 +25,7 @@ impl OrcFile {
     /// column of an unsupported type is an `Unsupported` error naming it, an unknown name an
     /// `InvalidArgument` one.
     pub fn read_batch(&self, names: Option<&[&str]>, device: &Device) -> Result<RecordBatch> {
-        let selected: Vec<&OrcColumn> = match names {
-            Some(names) => names
-                .iter()
-                .map(|n| self.column(n))
-                .collect::<Result<_>>()?,
-            None => self.columns().iter().collect(),
-        };
-        for c in &selected {
-            c.check_supported()?;
-        }
+        let selected = self.selected(names)?;
         let stripes = self.stripes()?;
         let rows = OrcFile::rows_in(&stripes)?;
         let arrays = match device {
@@ -45,5 +36,63 @@ impl OrcFile {
             Device::Gpu(g) => gpu::read_columns(g, self, &selected)?,
         };
         arrow::record_batch(&selected, arrays, rows)
+    }
+
+    /// [`read_batch`](OrcFile::read_batch) in pieces: record batches of whole consecutive
+    /// stripes, each of at most `max_rows` rows (a larger stripe is a batch of its own), decoded
+    /// one at a time as the iterator is advanced, so that memory follows the batch rather than
+    /// the file. On a GPU the file is decoded as one batch (its streams go to the device
+    /// together). Names are checked before the first batch.
+    pub fn read_batches<'a>(
+        &'a self,
+        names: Option<&[&str]>,
+        device: &'a Device,
+        max_rows: u64,
+    ) -> Result<Box<dyn Iterator<Item = Result<RecordBatch>> + 'a>> {
+        let selected = self.selected(names)?;
+        let stripes = self.stripes()?;
+        if device.is_gpu() || stripes.len() <= 1 {
+            let names: Vec<&str> = selected.iter().map(|c| c.name.as_str()).collect();
+            return Ok(Box::new(std::iter::once(
+                self.read_batch(Some(&names), device),
+            )));
+        }
+        // Consecutive stripes, cut where adding the next would pass `max_rows`.
+        let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut start = 0;
+        let mut rows = 0u64;
+        for (i, s) in stripes.iter().enumerate() {
+            if i > start && rows.saturating_add(s.rows()) > max_rows {
+                groups.push(start..i);
+                start = i;
+                rows = 0;
+            }
+            rows = rows.saturating_add(s.rows());
+        }
+        groups.push(start..stripes.len());
+        Ok(Box::new(groups.into_iter().map(move |range| {
+            let part = &stripes[range];
+            let rows = OrcFile::rows_in(part)?;
+            let arrays = selected
+                .iter()
+                .map(|c| cpu::read_column(self, part, c))
+                .collect::<Result<Vec<_>>>()?;
+            arrow::record_batch(&selected, arrays, rows)
+        })))
+    }
+
+    /// The named columns (all for `None`), each of a supported type.
+    fn selected(&self, names: Option<&[&str]>) -> Result<Vec<&OrcColumn>> {
+        let selected: Vec<&OrcColumn> = match names {
+            Some(names) => names
+                .iter()
+                .map(|n| self.column(n))
+                .collect::<Result<_>>()?,
+            None => self.columns().iter().collect(),
+        };
+        for c in &selected {
+            c.check_supported()?;
+        }
+        Ok(selected)
     }
 }
