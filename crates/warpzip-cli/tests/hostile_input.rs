@@ -5,10 +5,12 @@
 mod common;
 
 use common::{bin, TempDir};
+use prost::Message;
 use std::fs;
 use std::process::Command;
 use warpzip::codec::{deflate, rle};
 use warpzip::format::{write_container, ChunkSpan, ElemType, Header};
+use warpzip::orc::proto::{Footer, PostScript};
 use warpzip::CodecId;
 
 /// An `rle` or `deflate` container of 40 chunks that claim 64 MiB each (2.5 GiB) over 10
@@ -78,4 +80,59 @@ fn lying_containers_fail_cleanly_under_a_memory_limit() {
             assert!(left.is_empty(), "{codec} {args:?} left {left:?}");
         }
     }
+}
+
+/// The uncompressed ORC fixture with its footer listing `copies` copies of its first stripe and
+/// claiming every one of their rows.
+fn orc_with_repeated_stripe(copies: usize) -> Vec<u8> {
+    let file = fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../warpzip/tests/data/orc/groups_v012_uncompressed.orc"
+    ))
+    .unwrap();
+    let ps_len = usize::from(*file.last().unwrap());
+    let ps_start = file.len() - 1 - ps_len;
+    let mut ps = PostScript::decode(&file[ps_start..file.len() - 1]).unwrap();
+    let footer_start = ps_start - ps.footer_length.unwrap() as usize;
+    let mut footer = Footer::decode(&file[footer_start..ps_start]).unwrap();
+    let first = footer.stripes[0].clone();
+    footer.number_of_rows = Some(first.number_of_rows.unwrap() * copies as u64);
+    footer.stripes = vec![first; copies];
+    let new_footer = footer.encode_to_vec();
+    ps.footer_length = Some(new_footer.len() as u64);
+    let new_ps = ps.encode_to_vec();
+    let mut out = file[..footer_start].to_vec();
+    out.extend_from_slice(&new_footer);
+    out.extend_from_slice(&new_ps);
+    out.push(u8::try_from(new_ps.len()).unwrap());
+    out
+}
+
+#[test]
+fn an_orc_footer_listing_one_stripe_a_thousand_times_fails_cleanly() {
+    let dir = TempDir::new("hostile-orc");
+    let file = dir.0.join("lie.orc");
+    fs::write(&file, orc_with_repeated_stripe(1000)).unwrap();
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(
+            "ulimit -v 1000000 2>/dev/null; exec \"$0\" orc to-arrow --device cpu \"$1\" -o \"$2\"",
+        )
+        .arg(bin())
+        .arg(&file)
+        .arg(dir.0.join("lie.arrow"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("stripe 1") && stderr.contains("disjoint"),
+        "{stderr}"
+    );
+    let left: Vec<_> = fs::read_dir(&dir.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "lie.orc")
+        .collect();
+    assert!(left.is_empty(), "left {left:?}");
 }
