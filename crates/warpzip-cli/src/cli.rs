@@ -25,6 +25,10 @@ pub struct Cli {
         default_value_t = 0
     )]
     pub threads: usize,
+    /// No notices on stderr (skipped columns, a GPU not used, gzip padding); errors still
+    /// print. Also set by `WARPZIP_QUIET=1`.
+    #[arg(short = 'q', long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -37,15 +37,18 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => e.exit(),
     };
+    let quiet_env = std::env::var_os("WARPZIP_QUIET")
+        .is_some_and(|v| !matches!(v.to_str(), Some("" | "0" | "false" | "no" | "off")));
+    cmd::set_quiet(cli.quiet || quiet_env);
     if cli.threads > 0 {
         // More threads than this only costs memory and start-up time (each has its own stack).
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let most = cores.saturating_mul(THREADS_PER_CORE);
         let threads = if cli.threads > most {
-            eprintln!(
-                "warpzip: -T {} capped at {most} ({THREADS_PER_CORE} per core)",
+            cmd::notice(&format!(
+                "-T {} capped at {most} ({THREADS_PER_CORE} per core)",
                 cli.threads
-            );
+            ));
             most
         } else {
             cli.threads

@@ -690,3 +690,29 @@ fn huge_thread_counts_are_capped() {
     assert!(stderr(&o).contains("capped at"), "{}", stderr(&o));
     assert!(dir.names().contains(&"t.wz".to_string()));
 }
+
+#[test]
+fn notices_only_when_asked_and_never_with_quiet() {
+    let dir = TempDir::new("notices");
+    write(&dir.path("n"), &sample(50_000));
+    let gpu = warpzip::Device::gpu(0).is_ok();
+    // By default a machine without a GPU is not worth a line; -t is silent on success.
+    let o = warpzip(&dir, &["compress", "-k", "n"]);
+    assert_ok(&o);
+    assert_eq!(stderr(&o), "", "compress");
+    let o = warpzip(&dir, &["-d", "-t", "n.wz"]);
+    assert_ok(&o);
+    assert_eq!(stderr(&o), "", "decompress -t");
+    // -v asks for it; -q silences it (but not -v's own report).
+    let o = warpzip(&dir, &["compress", "-f", "-k", "-v", "n"]);
+    assert_ok(&o);
+    assert_eq!(stderr(&o).contains("using the CPU"), !gpu, "{}", stderr(&o));
+    let o = warpzip(&dir, &["compress", "-f", "-k", "-v", "-q", "n"]);
+    assert_ok(&o);
+    assert!(!stderr(&o).contains("warpzip:"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("n.wz"), "{}", stderr(&o));
+    // -T's cap is a notice too.
+    let o = warpzip(&dir, &["-q", "-T", "100000", "compress", "-f", "-k", "n"]);
+    assert_ok(&o);
+    assert_eq!(stderr(&o), "", "-q with -T");
+}

@@ -162,6 +162,12 @@ fn to_arrow_writes_the_selected_columns() {
     assert_exit(&o, 0);
     assert!(text(&o.stderr).contains("skipping column 'string1'"));
     assert_eq!(read_arrow(&all).num_columns(), 5);
+    // -q: the same file, no notice.
+    let quiet = dir.path("quiet.arrow");
+    let o = warpzip(&dir, &["-q", "orc", "to-arrow", s(&file), "-o", s(&quiet)]);
+    assert_exit(&o, 0);
+    assert_eq!(text(&o.stderr), "");
+    assert_eq!(read_arrow(&quiet).num_columns(), 5);
 
     // Nulls survive (the fixture's all_null column).
     let nulls = dir.path("nulls.arrow");

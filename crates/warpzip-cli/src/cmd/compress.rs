@@ -36,6 +36,7 @@ pub fn run(args: CompressArgs) -> Result<()> {
         warpzip::Error::InvalidArgument(why) => UsageError(why),
         other => UsageError(other.to_string()),
     })?;
+    super::set_verbose(args.out.verbose);
     let device = open_device(args.device.device)?;
     for_each_input(&inputs, |input| {
         compress_one(input, &args.out, &opts, &device)

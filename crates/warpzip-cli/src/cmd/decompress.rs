@@ -37,6 +37,7 @@ pub fn run(args: DecompressArgs) -> Result<()> {
         )
         .into());
     }
+    super::set_verbose(args.out.verbose);
     let device = open_device(args.device.device)?;
     if args.test {
         return for_each_input(&inputs, |input| {
@@ -134,7 +135,7 @@ fn decode(
     progress.spinner_phase(doing);
     let decoded = api::decompress_any(data, device).with_context(|| format!("{doing} {what}"))?;
     for notice in &decoded.notices {
-        eprintln!("warpzip: {}", notice.message(what));
+        super::notice(&notice.message(what));
     }
     Ok(decoded.data)
 }

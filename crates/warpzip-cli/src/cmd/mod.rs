@@ -16,6 +16,7 @@ use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use warpzip::Device;
 
 /// Runs one subcommand.
@@ -37,7 +38,39 @@ pub fn open_device(choice: DeviceChoice) -> Result<Device> {
     match choice {
         DeviceChoice::Cpu => Ok(Device::cpu()),
         DeviceChoice::Gpu => Device::gpu(0).context("--device gpu"),
-        DeviceChoice::Auto => Ok(Device::auto()),
+        // Falling back to the CPU is the normal state of a machine without a GPU: said only
+        // when the user asked to hear it (-v).
+        DeviceChoice::Auto => match Device::gpu(0) {
+            Ok(device) => Ok(device),
+            Err(e) => {
+                if VERBOSE.load(Ordering::Relaxed) {
+                    notice(&format!("no GPU ({e}); using the CPU"));
+                }
+                Ok(Device::cpu())
+            }
+        },
+    }
+}
+
+/// Set by `-q` or `WARPZIP_QUIET`: notices are not printed.
+static QUIET: AtomicBool = AtomicBool::new(false);
+/// Set by a command's `-v`: notices the user asked for are printed.
+static VERBOSE: AtomicBool = AtomicBool::new(false);
+
+/// Silences notices (`-q`, `WARPZIP_QUIET`).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Asks for the notices that only `-v` prints (the CPU used in place of a GPU).
+pub fn set_verbose(verbose: bool) {
+    VERBOSE.store(verbose, Ordering::Relaxed);
+}
+
+/// Prints `warpzip: MESSAGE` on stderr unless notices are silenced.
+pub fn notice(message: &str) {
+    if !QUIET.load(Ordering::Relaxed) {
+        eprintln!("warpzip: {message}");
     }
 }
 

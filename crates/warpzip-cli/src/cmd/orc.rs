@@ -265,10 +265,10 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
                 if c.is_supported() {
                     names.push(c.name.clone());
                 } else {
-                    eprintln!(
-                        "warpzip: skipping column '{}' ({}: not decoded yet)",
+                    super::notice(&format!(
+                        "skipping column '{}' ({}: not decoded yet)",
                         c.name, c.type_name
-                    );
+                    ));
                 }
             }
             if names.is_empty() {
