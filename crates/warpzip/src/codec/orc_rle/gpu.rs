@@ -632,8 +632,9 @@ pub fn arrange(
 /// - RLEv1 into narrower values: the lanes in lockstep (363.2-847.5 GB/s there, against
 ///   192.4-615.0 for the walk-and-expand decoder);
 /// - RLEv2 into 8-byte values: the walk-and-expand decoder where values hardly compress
-///   ([`V2_WIDE_COMPRESSED`] bytes a value or more: 1264-1304 GB/s on the H200 in stops 24 and
-///   39, where the warp per sub-block ranged from 1000 to 1342), else the lanes in lockstep;
+///   ([`V2_WIDE_COMPRESSED`] bytes a value or more: 1264-1304 GB/s on the H200 in two
+///   measurements, where the warp per sub-block ranged from 1000 to 1342), else the lanes in
+///   lockstep;
 /// - RLEv2 into narrower values: the walk-and-expand decoder for groups of
 ///   [`LONG_MEAN_GROUP`] values or more, else the lanes in lockstep.
 pub fn pick_decoder(version: RleVersion, shape: StreamShape, wide: bool) -> Parallelism {
