@@ -10,8 +10,7 @@ use std::io::Write;
 
 pub use crate::codec::CompressOptions;
 
-/// Largest chunk size any codec accepts: bounds the memory one chunk can ask a decoder for.
-pub const MAX_CHUNK_SIZE: u32 = 64 << 20;
+pub use crate::codec::MAX_CHUNK_SIZE;
 
 /// The chunk size `codec` uses when none is given.
 pub fn default_chunk_size(codec: CodecId) -> u32 {

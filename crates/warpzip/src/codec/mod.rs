@@ -91,6 +91,28 @@ pub fn codec(id: CodecId) -> Result<&'static dyn Codec> {
         .ok_or_else(|| Error::Unsupported(format!("codec {id} is not in this build")))
 }
 
+/// Largest chunk size any codec writes or this build decodes: bounds the memory one chunk can
+/// ask a decoder for.
+pub const MAX_CHUNK_SIZE: u32 = 64 << 20;
+
+/// Checks that `chunk_size` is a positive multiple of `unit` bytes and at most
+/// [`MAX_CHUNK_SIZE`]; `unit_words` says what the unit is in the error ("4096", "the i32 size
+/// (4)").
+pub(crate) fn check_chunk_multiple(
+    codec: CodecId,
+    chunk_size: u32,
+    unit: u32,
+    unit_words: &str,
+) -> Result<()> {
+    if chunk_size == 0 || !chunk_size.is_multiple_of(unit.max(1)) || chunk_size > MAX_CHUNK_SIZE {
+        return Err(Error::InvalidArgument(format!(
+            "chunk size {chunk_size} is not valid for {codec}: it must be a positive multiple of \
+             {unit_words} and at most {MAX_CHUNK_SIZE} (64 MiB)"
+        )));
+    }
+    Ok(())
+}
+
 /// Rejects a level for a codec that has none.
 pub(crate) fn reject_level(codec: CodecId, opts: &CompressOptions) -> Result<()> {
     match opts.level {

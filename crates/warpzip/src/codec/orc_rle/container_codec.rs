@@ -3,13 +3,10 @@
 
 use super::format::{self, Layout, RleVersion};
 use super::{chunked, gpu};
-use crate::codec::{reject_level, Codec, CompressOptions, Encoded};
+use crate::codec::{check_chunk_multiple, reject_level, Codec, CompressOptions, Encoded};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::format::{CodecId, Container, ElemType};
-
-/// Chunk sizes above this are refused: bounds the memory one chunk can ask a decoder for.
-const MAX_CHUNK_SIZE: u32 = 64 << 20;
 
 /// Values one stream byte can stand for at most, in either version.
 const MAX_VALUES_PER_BYTE: u64 = 128;
@@ -42,13 +39,7 @@ impl Codec for OrcRleCodec {
         let elem = opts.elem_type.unwrap_or(ElemType::Bytes);
         format::check_elem(elem)?;
         let size = elem.size() as u32;
-        if chunk_size == 0 || !chunk_size.is_multiple_of(size) || chunk_size > MAX_CHUNK_SIZE {
-            return Err(Error::InvalidArgument(format!(
-                "chunk size {chunk_size} is not valid for {}: it must be a positive \
-                 multiple of the {elem} size ({size}) and at most {MAX_CHUNK_SIZE} (64 MiB)",
-                self.id()
-            )));
-        }
+        check_chunk_multiple(self.id(), chunk_size, size, &format!("the {elem} size ({size})"))?;
         Ok(chunk_size)
     }
 

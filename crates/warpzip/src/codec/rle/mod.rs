@@ -8,13 +8,10 @@ pub mod format;
 pub mod gpu;
 pub mod pipeline;
 
-use super::{reject_level, Codec, CompressOptions, Encoded};
+use super::{check_chunk_multiple, reject_level, Codec, CompressOptions, Encoded};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::format::{CodecId, Container, ElemType};
-
-/// Chunk sizes above this are refused: bounds the memory one chunk can ask a decoder for.
-const MAX_CHUNK_SIZE: u32 = 64 << 20;
 
 /// The `rle` codec: encoded and decoded on the CPU or the GPU, byte-identical.
 pub struct RleCodec;
@@ -32,12 +29,7 @@ impl Codec for RleCodec {
         reject_level(self.id(), opts)?;
         let chunk_size = opts.chunk_size.unwrap_or(format::DEFAULT_CHUNK_SIZE);
         let segment = format::SEGMENT_SIZE as u32;
-        if chunk_size == 0 || !chunk_size.is_multiple_of(segment) || chunk_size > MAX_CHUNK_SIZE {
-            return Err(Error::InvalidArgument(format!(
-                "chunk size {chunk_size} is not valid for rle: it must be a positive \
-                 multiple of {segment} and at most {MAX_CHUNK_SIZE} (64 MiB)"
-            )));
-        }
+        check_chunk_multiple(self.id(), chunk_size, segment, &segment.to_string())?;
         Ok(chunk_size)
     }
 
