@@ -3,43 +3,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[path = "../../warpzip/tests/common/lying_files.rs"]
+mod lying_files;
 
 use common::{bin, TempDir};
-use prost::Message;
 use std::fs;
 use std::process::Command;
-use warpzip::codec::{deflate, rle};
-use warpzip::format::{write_container, ChunkSpan, ElemType, Header};
-use warpzip::orc::proto::{Footer, PostScript};
 use warpzip::CodecId;
 
-/// An `rle` or `deflate` container of 40 chunks that claim 64 MiB each (2.5 GiB) over 10
-/// compressed bytes each, with valid checksums.
+/// A container of 40 chunks that claim 64 MiB each (2.5 GiB) over 10 compressed bytes each,
+/// with valid checksums.
 fn lying(codec: CodecId) -> Vec<u8> {
-    let chunk_size = 64u32 << 20;
-    let codec_params = match codec {
-        CodecId::Deflate => deflate::format::codec_params(6).unwrap(),
-        _ => rle::format::codec_params(),
-    };
-    let header = Header {
-        codec,
-        codec_params,
-        elem_type: ElemType::Bytes,
-        shape: Vec::new(),
-        total_len: u64::from(chunk_size) * 40,
-        chunk_size,
-    };
-    let payload = vec![0x5A; 400];
-    let spans: Vec<ChunkSpan> = (0..40)
-        .map(|i| ChunkSpan {
-            offset: i * 10,
-            compressed_len: 10,
-            uncompressed_len: chunk_size,
-        })
-        .collect();
-    let mut out = Vec::new();
-    write_container(&mut out, &header, &payload, &spans).unwrap();
-    out
+    lying_files::lying_container(codec, 64 << 20, 40, 10, 0x5A)
 }
 
 #[test]
@@ -90,22 +65,11 @@ fn orc_with_repeated_stripe(copies: usize) -> Vec<u8> {
         "/../warpzip/tests/data/orc/groups_v012_uncompressed.orc"
     ))
     .unwrap();
-    let ps_len = usize::from(*file.last().unwrap());
-    let ps_start = file.len() - 1 - ps_len;
-    let mut ps = PostScript::decode(&file[ps_start..file.len() - 1]).unwrap();
-    let footer_start = ps_start - ps.footer_length.unwrap() as usize;
-    let mut footer = Footer::decode(&file[footer_start..ps_start]).unwrap();
-    let first = footer.stripes[0].clone();
-    footer.number_of_rows = Some(first.number_of_rows.unwrap() * copies as u64);
-    footer.stripes = vec![first; copies];
-    let new_footer = footer.encode_to_vec();
-    ps.footer_length = Some(new_footer.len() as u64);
-    let new_ps = ps.encode_to_vec();
-    let mut out = file[..footer_start].to_vec();
-    out.extend_from_slice(&new_footer);
-    out.extend_from_slice(&new_ps);
-    out.push(u8::try_from(new_ps.len()).unwrap());
-    out
+    lying_files::with_footer(&file, |footer| {
+        let first = footer.stripes[0].clone();
+        footer.number_of_rows = Some(first.number_of_rows.unwrap() * copies as u64);
+        footer.stripes = vec![first; copies];
+    })
 }
 
 #[test]

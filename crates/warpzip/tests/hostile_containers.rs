@@ -5,8 +5,7 @@
 
 use proptest::prelude::*;
 use std::sync::Mutex;
-use warpzip::codec::{deflate, orc_rle, rle};
-use warpzip::format::{write_container, ChunkSpan, ElemType, Header};
+use warpzip::format::ElemType;
 use warpzip::{api, CodecId, Device, Error};
 
 #[path = "common/counting_alloc.rs"]
@@ -14,50 +13,16 @@ mod counting_alloc;
 
 use counting_alloc::{peak_during, Counting};
 
+#[path = "common/lying_files.rs"]
+mod lying_files;
+
+use lying_files::lying_container as lying;
+
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
 /// Tests in this file measure the allocator one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
-
-/// The header parameters of `codec` for `elem`.
-fn params(codec: CodecId, elem: ElemType) -> Vec<u8> {
-    match codec {
-        CodecId::Rle => rle::format::codec_params(),
-        CodecId::Deflate => deflate::format::codec_params(6).unwrap(),
-        _ => {
-            orc_rle::format::codec_params(elem, orc_rle::format::Layout::default_for(elem)).unwrap()
-        }
-    }
-}
-
-/// A container of `chunks` chunks of `chunk_size` claimed bytes each, whose compressed bytes
-/// are `per_chunk` bytes of `fill`: every checksum valid.
-fn lying(codec: CodecId, chunk_size: u32, chunks: usize, per_chunk: usize, fill: u8) -> Vec<u8> {
-    let elem = match codec {
-        CodecId::Rle | CodecId::Deflate => ElemType::Bytes,
-        _ => ElemType::I64,
-    };
-    let header = Header {
-        codec,
-        codec_params: params(codec, elem),
-        elem_type: elem,
-        shape: Vec::new(),
-        total_len: chunk_size as u64 * chunks as u64,
-        chunk_size,
-    };
-    let payload = vec![fill; per_chunk * chunks];
-    let spans: Vec<ChunkSpan> = (0..chunks)
-        .map(|i| ChunkSpan {
-            offset: i * per_chunk,
-            compressed_len: per_chunk as u32,
-            uncompressed_len: chunk_size,
-        })
-        .collect();
-    let mut out = Vec::new();
-    write_container(&mut out, &header, &payload, &spans).unwrap();
-    out
-}
 
 #[test]
 fn a_kilobyte_claiming_gigabytes_is_refused_before_any_allocation() {

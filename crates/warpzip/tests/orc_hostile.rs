@@ -4,8 +4,6 @@
 //! aborts.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use prost::Message;
-use warpzip::orc::proto::{Footer, PostScript};
 use warpzip::orc::OrcFile;
 use warpzip::{Device, Error};
 
@@ -13,6 +11,11 @@ use warpzip::{Device, Error};
 mod counting_alloc;
 
 use counting_alloc::{peak_during, Counting};
+
+#[path = "common/lying_files.rs"]
+mod lying_files;
+
+use lying_files::with_footer;
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -24,31 +27,6 @@ fn original() -> Vec<u8> {
         "/tests/data/orc/groups_v012_uncompressed.orc"
     ))
     .unwrap()
-}
-
-/// The file with its footer replaced by what `edit` makes of it (the postscript updated to the
-/// new footer's length; the file's compression is NONE, so the footer is stored as is).
-fn with_footer(file: &[u8], edit: impl FnOnce(&mut Footer)) -> Vec<u8> {
-    let ps_len = usize::from(*file.last().unwrap());
-    let ps_start = file.len() - 1 - ps_len;
-    let mut ps = PostScript::decode(&file[ps_start..file.len() - 1]).unwrap();
-    assert_eq!(
-        ps.compression.unwrap_or(0),
-        0,
-        "the fixture must be uncompressed"
-    );
-    let footer_len = ps.footer_length.unwrap() as usize;
-    let footer_start = ps_start - footer_len;
-    let mut footer = Footer::decode(&file[footer_start..ps_start]).unwrap();
-    edit(&mut footer);
-    let new_footer = footer.encode_to_vec();
-    ps.footer_length = Some(new_footer.len() as u64);
-    let new_ps = ps.encode_to_vec();
-    let mut out = file[..footer_start].to_vec();
-    out.extend_from_slice(&new_footer);
-    out.extend_from_slice(&new_ps);
-    out.push(u8::try_from(new_ps.len()).unwrap());
-    out
 }
 
 /// The ORC error's text, or a failure naming what came instead.
