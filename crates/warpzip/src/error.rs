@@ -178,11 +178,129 @@ impl From<cudarc::driver::DriverError> for Error {
 /// Result with the library's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Bytes taken by `len` values of `T`, for an out-of-memory error (saturating: a size that does
+/// not fit a u64 is named as `u64::MAX`).
+pub(crate) fn bytes_of<T>(len: usize) -> u64 {
+    (len as u64).saturating_mul(std::mem::size_of::<T>() as u64)
+}
+
+/// Types whose all-zero bit pattern is a valid value, which [`try_zeroed_of`] allocates
+/// zeroed by the allocator (no pass that writes the zeros).
+///
+/// # Safety
+/// An implementor must be a sized, non-zero-sized type for which every byte being 0 is a valid
+/// value.
+pub(crate) unsafe trait ZeroBits: Copy {}
+
+macro_rules! zero_bits {
+    ($($t:ty),*) => {
+        // SAFETY: primitive integers, floats and bool are valid and non-zero-sized when
+        // every byte is 0 (0, 0.0, false).
+        $(unsafe impl ZeroBits for $t {})*
+    };
+}
+zero_bits!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, bool);
+
+/// `len` zeroed values of `T` for `what`, or `Error::OutOfMemory` naming `what` and the bytes
+/// asked for (never an abort).
+pub(crate) fn try_zeroed_of<T: ZeroBits>(len: usize, what: &str) -> Result<Vec<T>> {
+    let oom = || Error::out_of_memory(what, bytes_of::<T>(len));
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let layout = std::alloc::Layout::array::<T>(len).map_err(|_| oom())?;
+    // SAFETY: the layout's size is non-zero (`len > 0` and `T` is not zero-sized, as
+    // `ZeroBits` requires).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+    if ptr.is_null() {
+        return Err(oom());
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `len` values of `T`
+    // (which is the layout a `Vec<T>` of capacity `len` frees with), it is aligned for `T`,
+    // and all `len` values are initialised: all-zero bytes are a valid `T` (`ZeroBits`).
+    Ok(unsafe { Vec::from_raw_parts(ptr.cast::<T>(), len, len) })
+}
+
 /// A zeroed buffer of `len` bytes for `what`, or `Error::OutOfMemory` (never an abort).
 pub(crate) fn try_zeroed(len: usize, what: &str) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(len)
-        .map_err(|_| Error::out_of_memory(what, len as u64))?;
-    out.resize(len, 0);
+    try_zeroed_of::<u8>(len, what)
+}
+
+/// `len` copies of `value` for `what`, or `Error::OutOfMemory` (never an abort).
+pub(crate) fn try_filled<T: Clone>(value: T, len: usize, what: &str) -> Result<Vec<T>> {
+    let mut out = try_with_capacity(len, what)?;
+    out.resize(len, value);
     Ok(out)
+}
+
+/// An empty vector with room for exactly `len` values of `T`, for `what`, or
+/// `Error::OutOfMemory` (never an abort).
+pub(crate) fn try_with_capacity<T>(len: usize, what: &str) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    try_reserve(&mut out, len, what)?;
+    Ok(out)
+}
+
+/// Makes room in `v` for `additional` more values beyond its length, for `what`, or
+/// `Error::OutOfMemory` naming the bytes `v` would have held (never an abort).
+pub(crate) fn try_reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Result<()> {
+    v.try_reserve_exact(additional)
+        .map_err(|_| Error::out_of_memory(what, bytes_of::<T>(v.len().saturating_add(additional))))
+}
+
+/// A copy of `src` for `what`, or `Error::OutOfMemory` (never an abort).
+pub(crate) fn try_to_vec<T: Clone>(src: &[T], what: &str) -> Result<Vec<T>> {
+    let mut out = try_with_capacity(src.len(), what)?;
+    out.extend_from_slice(src);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn an_impossible_allocation_is_an_error_naming_what_was_asked() {
+        let huge = usize::MAX / 2;
+        let message = |e: Error| e.to_string();
+        match try_zeroed(huge, "the test's buffer") {
+            Err(Error::OutOfMemory { what, bytes }) => {
+                assert_eq!(what, "the test's buffer");
+                assert_eq!(bytes, huge as u64);
+            }
+            other => panic!("expected OutOfMemory, got {:?}", other.map(|v| v.len())),
+        }
+        let e = try_zeroed_of::<u64>(huge, "values").map(|v| v.len()).unwrap_err();
+        assert_eq!(
+            message(e),
+            format!("out of memory: {} bytes for values could not be allocated", u64::MAX)
+        );
+        assert!(matches!(
+            try_filled(7u32, huge / 2, "a fill"),
+            Err(Error::OutOfMemory { bytes, .. }) if bytes == (huge / 2) as u64 * 4
+        ));
+        assert!(matches!(
+            try_with_capacity::<u16>(huge / 2, "room"),
+            Err(Error::OutOfMemory { .. })
+        ));
+        let mut v = vec![1u8; 3];
+        assert!(matches!(
+            try_reserve(&mut v, huge, "more"),
+            Err(Error::OutOfMemory { bytes, .. }) if bytes == huge as u64 + 3
+        ));
+        assert_eq!(v, [1, 1, 1]);
+    }
+
+    #[test]
+    fn possible_allocations_hold_what_was_asked() {
+        assert_eq!(try_zeroed(5, "x").unwrap(), [0u8; 5]);
+        assert_eq!(try_zeroed_of::<i64>(3, "x").unwrap(), [0i64; 3]);
+        assert_eq!(try_zeroed_of::<bool>(2, "x").unwrap(), [false; 2]);
+        assert!(try_zeroed(0, "x").unwrap().is_empty());
+        assert_eq!(try_filled(9u16, 4, "x").unwrap(), [9u16; 4]);
+        assert_eq!(try_to_vec(&[1, 2, 3], "x").unwrap(), [1, 2, 3]);
+        let v: Vec<u32> = try_with_capacity(10, "x").unwrap();
+        assert!(v.is_empty() && v.capacity() >= 10);
+    }
 }

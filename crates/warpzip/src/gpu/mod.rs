@@ -26,6 +26,16 @@ pub struct GpuContext {
     staging: Mutex<Vec<PinnedHostSlice<u8>>>,
 }
 
+/// A failed allocation's driver error: `Error::OutOfMemory` naming `what` and `bytes` when the
+/// driver ran out of memory, `Error::Driver` otherwise.
+fn device_error(e: cudarc::driver::DriverError, what: &str, bytes: u64) -> Error {
+    if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        Error::out_of_memory(what, bytes)
+    } else {
+        e.into()
+    }
+}
+
 impl std::fmt::Debug for GpuContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GpuContext")
@@ -127,9 +137,20 @@ impl GpuContext {
         Ok(module.load_function(function)?)
     }
 
-    /// Device memory holding a copy of `data`.
+    /// Device memory holding a copy of `data`; `Error::OutOfMemory` when the device has no room.
     pub fn upload<T: cudarc::driver::DeviceRepr>(&self, data: &[T]) -> Result<CudaSlice<T>> {
-        Ok(self.stream.clone_htod(data)?)
+        self.upload_for(data, "device memory")
+    }
+
+    /// [`upload`](Self::upload), naming what the memory is for should it be out of memory.
+    pub(crate) fn upload_for<T: cudarc::driver::DeviceRepr>(
+        &self,
+        data: &[T],
+        what: &str,
+    ) -> Result<CudaSlice<T>> {
+        let mut dst = self.exact_alloc::<T>(data.len(), what)?;
+        self.stream.memcpy_htod(data, &mut dst)?;
+        Ok(dst)
     }
 
     /// The device's default memory pool, from which every allocation of this context is made
@@ -182,22 +203,59 @@ impl GpuContext {
         Ok(Some(high))
     }
 
-    /// Uninitialised device memory of `len` elements.
+    /// Uninitialised device memory of `len` elements; `Error::OutOfMemory` when the device has
+    /// no room.
     pub fn alloc<T: cudarc::driver::DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>> {
-        // SAFETY: the memory is uninitialised; every caller writes before reading, and tests
-        // poison such buffers so that an unwritten element cannot pass.
-        Ok(unsafe { self.stream.alloc::<T>(len.max(1)) }?)
+        self.alloc_for(len, "device memory")
     }
 
-    /// Device memory of `len` zeroed elements.
+    /// [`alloc`](Self::alloc), naming what the memory is for should it be out of memory.
+    pub(crate) fn alloc_for<T: cudarc::driver::DeviceRepr>(
+        &self,
+        len: usize,
+        what: &str,
+    ) -> Result<CudaSlice<T>> {
+        self.exact_alloc(len.max(1), what)
+    }
+
+    /// Uninitialised device memory of exactly `len` elements for `what`.
+    fn exact_alloc<T: cudarc::driver::DeviceRepr>(
+        &self,
+        len: usize,
+        what: &str,
+    ) -> Result<CudaSlice<T>> {
+        let bytes = crate::error::bytes_of::<T>(len);
+        if bytes > isize::MAX as u64 {
+            return Err(Error::out_of_memory(what, bytes));
+        }
+        // SAFETY: the memory is uninitialised; every caller writes before reading, and tests
+        // poison such buffers so that an unwritten element cannot pass.
+        unsafe { self.stream.alloc::<T>(len) }.map_err(|e| device_error(e, what, bytes))
+    }
+
+    /// Device memory of `len` zeroed elements; `Error::OutOfMemory` when the device has no room.
     pub fn alloc_zeros<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
         &self,
         len: usize,
     ) -> Result<CudaSlice<T>> {
-        Ok(self.stream.alloc_zeros::<T>(len.max(1))?)
+        self.alloc_zeros_for(len, "device memory")
     }
 
-    /// Copies device memory back to the host.
+    /// [`alloc_zeros`](Self::alloc_zeros), naming what the memory is for should it be out of
+    /// memory.
+    pub(crate) fn alloc_zeros_for<
+        T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits,
+    >(
+        &self,
+        len: usize,
+        what: &str,
+    ) -> Result<CudaSlice<T>> {
+        let mut dst = self.alloc_for::<T>(len, what)?;
+        self.stream.memset_zeros(&mut dst)?;
+        Ok(dst)
+    }
+
+    /// Copies device memory back to the host; `Error::OutOfMemory` when the host has no room.
     pub fn download<
         T: cudarc::driver::DeviceRepr + Default + Clone,
         S: cudarc::driver::DevicePtr<T>,
@@ -205,7 +263,9 @@ impl GpuContext {
         &self,
         data: &S,
     ) -> Result<Vec<T>> {
-        Ok(self.stream.clone_dtoh(data)?)
+        let mut out = crate::error::try_filled(T::default(), data.len(), "a copy of device memory")?;
+        self.stream.memcpy_dtoh(data, &mut out)?;
+        Ok(out)
     }
 
     /// Takes `count` pinned host buffers of at least `len` bytes each from the context's pool
@@ -232,9 +292,15 @@ impl GpuContext {
     /// Page-locked host memory of `len` bytes (cached, not write-combined, so the host can read
     /// it fast). Its contents are unspecified until written.
     pub fn alloc_pinned(&self, len: usize) -> Result<PinnedHostSlice<u8>> {
+        let what = "pinned host memory";
+        let len = len.max(1);
+        if len >= isize::MAX as usize {
+            return Err(Error::out_of_memory(what, len as u64));
+        }
         // SAFETY: the bytes are unspecified (not undefined: u8 has no invalid values) and every
         // caller fills what it reads.
-        Ok(unsafe { self.ctx.alloc_pinned_with_flags::<u8>(len.max(1), 0) }?)
+        unsafe { self.ctx.alloc_pinned_with_flags::<u8>(len, 0) }
+            .map_err(|e| device_error(e, what, len as u64))
     }
 
     /// The first `len` bytes of a staging buffer taken with `take_staging`.
