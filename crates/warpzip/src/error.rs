@@ -241,10 +241,11 @@ pub(crate) fn try_with_capacity<T>(len: usize, what: &str) -> Result<Vec<T>> {
     Ok(out)
 }
 
-/// Makes room in `v` for `additional` more values beyond its length, for `what`, or
-/// `Error::OutOfMemory` naming the bytes `v` would have held (never an abort).
+/// Makes room in `v` for `additional` more values beyond its length (growing as `reserve`
+/// does), for `what`, or `Error::OutOfMemory` naming the bytes `v` would have held (never an
+/// abort).
 pub(crate) fn try_reserve<T>(v: &mut Vec<T>, additional: usize, what: &str) -> Result<()> {
-    v.try_reserve_exact(additional)
+    v.try_reserve(additional)
         .map_err(|_| Error::out_of_memory(what, bytes_of::<T>(v.len().saturating_add(additional))))
 }
 

@@ -73,10 +73,11 @@ impl<R: ChunkRecord> ChunkBatch<R> {
     ) -> Result<ChunkBatch<R>> {
         // The records must lie inside the caller's bytes, not merely inside the padding.
         check_spans(input.len(), &records, out_len, &shape)?;
-        let padded = padded(input, shape.input_slack, shape.input_align);
+        let padded = padded(input, shape.input_slack, shape.input_align)?;
         let rounded = out_len.div_ceil(shape.out_round.max(1)).max(1) * shape.out_round.max(1);
-        let out = gpu.alloc::<u8>(rounded)?;
-        ChunkBatch::from_device(gpu, gpu.upload(&padded)?, records, out, out_len, shape)
+        let out = gpu.alloc_for::<u8>(rounded, "a GPU batch's output")?;
+        let input = gpu.upload_for(&padded, "a GPU batch's input")?;
+        ChunkBatch::from_device(gpu, input, records, out, out_len, shape)
     }
 
     /// A batch over buffers already on the device: `input` (a multiple of `shape.input_align`
@@ -106,11 +107,14 @@ impl<R: ChunkRecord> ChunkBatch<R> {
         })?;
         Ok(ChunkBatch {
             input,
-            records: gpu.upload(&records)?,
+            records: gpu.upload_for(&records, "a GPU batch's chunk list")?,
             host_records: records,
             out,
             out_len,
-            status: gpu.alloc_zeros(count.max(1) as usize * shape.status_words.max(1))?,
+            status: gpu.alloc_zeros_for(
+                count.max(1) as usize * shape.status_words.max(1),
+                "a GPU batch's chunk status",
+            )?,
             counter: gpu.alloc_zeros(1)?,
             count,
             shape,
@@ -131,7 +135,7 @@ impl<R: ChunkRecord> ChunkBatch<R> {
     /// Overwrites the whole output allocation with `byte` (tests poison it before a kernel
     /// runs, so that an unwritten byte cannot pass).
     pub fn poison_output(&mut self, gpu: &GpuContext, byte: u8) -> Result<()> {
-        let poison = vec![byte; self.out.len()];
+        let poison = crate::error::try_filled(byte, self.out.len(), "the poison for a GPU batch")?;
         gpu.stream().memcpy_htod(&poison, &mut self.out)?;
         Ok(())
     }
@@ -168,14 +172,19 @@ pub fn first_failure(statuses: &[u32], words: usize) -> Result<()> {
 }
 
 /// `bytes` copied into a vector with `slack` zeros after them, padded with more zeros to a
-/// multiple of `align` (at least one multiple).
-pub fn padded(bytes: &[u8], slack: usize, align: usize) -> Vec<u8> {
+/// multiple of `align` (at least one multiple); `Error::OutOfMemory` when it cannot be had.
+pub fn padded(bytes: &[u8], slack: usize, align: usize) -> Result<Vec<u8>> {
     let align = align.max(1);
-    let len = (bytes.len() + slack).div_ceil(align).max(1) * align;
-    let mut v = Vec::with_capacity(len);
+    let len = bytes
+        .len()
+        .saturating_add(slack)
+        .div_ceil(align)
+        .max(1)
+        .saturating_mul(align);
+    let mut v = crate::error::try_with_capacity(len, "a padded GPU upload")?;
     v.extend_from_slice(bytes);
     v.resize(len, 0);
-    v
+    Ok(v)
 }
 
 /// Rejects an input that is not padded as `shape` says, and records that reach outside the
@@ -230,6 +239,7 @@ pub fn check_spans<R: ChunkRecord>(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[repr(C)]
@@ -323,10 +333,10 @@ mod tests {
 
     #[test]
     fn padding_adds_slack_and_rounds_up() {
-        assert_eq!(padded(&[], 0, 128).len(), 128);
-        assert_eq!(padded(&[1; 128], 0, 128).len(), 128);
-        assert_eq!(padded(&[1; 128], 1, 128).len(), 256);
-        let p = padded(&[7; 3], 128, 128);
+        assert_eq!(padded(&[], 0, 128).unwrap().len(), 128);
+        assert_eq!(padded(&[1; 128], 0, 128).unwrap().len(), 128);
+        assert_eq!(padded(&[1; 128], 1, 128).unwrap().len(), 256);
+        let p = padded(&[7; 3], 128, 128).unwrap();
         assert_eq!(p.len(), 256);
         assert_eq!(&p[..4], &[7, 7, 7, 0]);
     }

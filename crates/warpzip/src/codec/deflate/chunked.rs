@@ -29,7 +29,7 @@ pub fn compress(data: &[u8], level: i32, chunk_size: usize) -> Result<(Vec<u8>, 
         .map_init(|| Compressor::new(lvl), compress_chunk)
         .collect::<Result<Vec<Vec<u8>>>>()?;
     let total: usize = encoded.iter().map(Vec::len).sum();
-    let mut payload = Vec::with_capacity(total);
+    let mut payload = crate::error::try_with_capacity(total, "the deflate payload")?;
     let mut spans = Vec::with_capacity(encoded.len());
     for (bytes, chunk) in encoded.iter().zip(data.chunks(chunk_size)) {
         spans.push(ChunkSpan {
@@ -49,7 +49,7 @@ pub fn compress(data: &[u8], level: i32, chunk_size: usize) -> Result<(Vec<u8>, 
 /// One chunk as a raw Deflate stream.
 fn compress_chunk(compressor: &mut Compressor, chunk: &[u8]) -> Result<Vec<u8>> {
     let bound = compressor.deflate_compress_bound(chunk.len());
-    let mut out = vec![0u8; bound];
+    let mut out = crate::error::try_zeroed(bound, "a compressed deflate chunk")?;
     let len = compressor
         .deflate_compress(chunk, &mut out)
         .map_err(|e| Error::InvalidArgument(format!("libdeflate compression failed: {e}")))?;

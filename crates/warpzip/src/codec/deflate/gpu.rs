@@ -229,7 +229,10 @@ impl InflateBatch {
             )));
         }
         let total: usize = streams.iter().map(|s| s.len()).sum();
-        let mut input = Vec::with_capacity(total.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN);
+        let mut input = crate::error::try_with_capacity(
+            total.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN,
+            "the deflate streams' upload",
+        )?;
         let (out_offsets, out_len) = output_layout(out_caps);
         let mut chunks = Vec::with_capacity(streams.len());
         for (i, (s, (&cap, &out_offset))) in streams
@@ -248,8 +251,8 @@ impl InflateBatch {
             input.extend_from_slice(s);
         }
         input.resize(input.len().div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN, 0);
-        let input = gpu.upload(&input)?;
-        let out = gpu.alloc::<u8>(out_len.max(OUTPUT_ALIGN))?;
+        let input = gpu.upload_for(&input, "the deflate streams")?;
+        let out = gpu.alloc_for::<u8>(out_len.max(OUTPUT_ALIGN), "the inflated output")?;
         InflateBatch::from_device_as(gpu, input, chunks, out, kernel)
     }
 
@@ -278,9 +281,10 @@ impl InflateBatch {
         check_chunks(input.len(), &chunks, out.len())?;
         let kernel = kernel.unwrap_or_else(|| InflateKernel::for_chunks(gpu, &chunks));
         let blocks = kernel.grid_blocks(gpu, &chunks)?;
-        let scratch = gpu.alloc::<u32>(
+        let scratch = gpu.alloc_for::<u32>(
             (u64::from(blocks) * kernel.block_scratch_bytes()) as usize
                 / std::mem::size_of::<u32>(),
+            "the inflate kernel's scratch",
         )?;
         let out_len = out.len();
         Ok(InflateBatch {
@@ -416,9 +420,9 @@ pub fn inflate_host(
             staged[at..at + s.len()].copy_from_slice(s);
         }
         staged[in_at..].fill(0);
-        let mut d_input = gpu.alloc::<u8>(in_len)?;
+        let mut d_input = gpu.alloc_for::<u8>(in_len, "the deflate streams")?;
         stream.memcpy_htod(&*staged, &mut d_input)?;
-        let d_out = gpu.alloc::<u8>(out_len)?;
+        let d_out = gpu.alloc_for::<u8>(out_len, "the inflated output")?;
         let mut batch = InflateBatch::from_device(gpu, d_input, chunks, d_out)?;
         batch.launch(gpu, stream)?;
         let results = batch.results(gpu)?;

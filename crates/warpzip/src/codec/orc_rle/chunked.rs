@@ -4,7 +4,7 @@
 
 use super::format::{check_elem, split_indexed, Layout, RleVersion, INDEX_ENTRY};
 use super::{decode_int_rle_v1, decode_int_rle_v2, encode_int_rle_v1, encode_int_rle_v2, OrcInt};
-use crate::error::{ChunkStatus, Error, Result};
+use crate::error::{try_with_capacity, ChunkStatus, Error, Result};
 use crate::format::{ChunkSpan, ElemType};
 use rayon::prelude::*;
 
@@ -79,7 +79,7 @@ pub fn compress(
         .map(|chunk| encode_chunk(chunk, elem, version, layout))
         .collect::<Result<Vec<Vec<u8>>>>()?;
     let total: usize = encoded.iter().map(Vec::len).sum();
-    let mut payload = Vec::with_capacity(total);
+    let mut payload = crate::error::try_with_capacity(total, "the ORC RLE payload")?;
     let mut spans = Vec::with_capacity(encoded.len());
     for (bytes, chunk) in encoded.iter().zip(data.chunks(chunk_size)) {
         let compressed_len = u32::try_from(bytes.len()).map_err(|_| {
@@ -158,17 +158,20 @@ pub fn encode_chunk(
         }
     }
     fn typed<T: OrcInt>(chunk: &[u8], version: RleVersion, layout: Layout) -> Result<Vec<u8>> {
-        let values: Vec<T> = chunk.chunks_exact(T::BYTES).map(T::from_le_slice).collect();
+        let mut values: Vec<T> =
+            try_with_capacity(chunk.len() / T::BYTES, "an ORC RLE chunk's values")?;
+        values.extend(chunk.chunks_exact(T::BYTES).map(T::from_le_slice));
+        let room = chunk.len() / 4 + 16;
         match layout {
             Layout::Plain => {
-                let mut out = Vec::with_capacity(chunk.len() / 4 + 16);
+                let mut out = try_with_capacity(room, "an encoded ORC RLE chunk")?;
                 stream(&values, version, &mut out)?;
                 Ok(out)
             }
             Layout::Indexed { sub_block } => {
                 let blocks = values.chunks(sub_block.max(1) as usize);
                 let mut index = Vec::with_capacity(blocks.len() * INDEX_ENTRY);
-                let mut streams = Vec::with_capacity(chunk.len() / 4 + 16);
+                let mut streams = try_with_capacity(room, "an encoded ORC RLE chunk")?;
                 for block in blocks {
                     stream(block, version, &mut streams)?;
                     let end = u32::try_from(streams.len()).map_err(|_| {
@@ -246,6 +249,7 @@ fn typed<T: OrcInt>(input: &[u8], version: RleVersion, dst: &mut [u8]) -> Result
             return decode(values);
         }
     }
+    // Only for a misaligned `dst`, whose caller already holds as many bytes.
     let mut values = vec![T::default(); dst.len() / T::BYTES];
     decode(&mut values)?;
     for (d, v) in dst.chunks_exact_mut(T::BYTES).zip(values) {

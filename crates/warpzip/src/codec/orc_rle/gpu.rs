@@ -163,8 +163,8 @@ fn batch_shape(elem_size: usize) -> BatchShape {
 }
 
 /// `bytes` copied into a vector with [`INPUT_SLACK`] zeros after them, padded with more zeros
-/// to a multiple of [`INPUT_ALIGN`].
-pub fn padded(bytes: &[u8]) -> Vec<u8> {
+/// to a multiple of [`INPUT_ALIGN`]; `Error::OutOfMemory` when it cannot be had.
+pub fn padded(bytes: &[u8]) -> Result<Vec<u8>> {
     batch::padded(bytes, INPUT_SLACK, INPUT_ALIGN)
 }
 

@@ -31,7 +31,7 @@ pub fn compress(data: &[u8], chunk_size: usize) -> Result<(Vec<u8>, Vec<ChunkSpa
         .ok_or_else(|| Error::InvalidArgument("input too large".into()))?;
     // Every chunk encodes into its own worst-case slot, in parallel; then the slots are packed
     // to the front in order, one memmove of compressed bytes.
-    let mut payload = vec![0u8; capacity];
+    let mut payload = crate::error::try_zeroed(capacity, "the rle payload")?;
     let lens: Vec<usize> = payload
         .par_chunks_mut(slot)
         .zip(data.par_chunks(chunk_size))

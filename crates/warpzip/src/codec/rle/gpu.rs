@@ -91,11 +91,11 @@ impl EncodeBuffers {
         let segs = geometry.total_segments as usize;
         Ok(EncodeBuffers {
             geometry,
-            out: gpu.alloc::<u8>(geometry.max_payload())?,
+            out: gpu.alloc_for::<u8>(geometry.max_payload(), "the rle encoder's output")?,
             state: gpu.alloc_zeros::<u32>(1)?,
-            status: gpu.alloc_zeros::<u64>(segs)?,
-            seg_end: gpu.alloc::<u64>(segs)?,
-            chunk_start: gpu.alloc::<u64>(geometry.chunks as usize)?,
+            status: gpu.alloc_zeros_for::<u64>(segs, "the rle encoder's segment status")?,
+            seg_end: gpu.alloc_for::<u64>(segs, "the rle encoder's segment ends")?,
+            chunk_start: gpu.alloc_for::<u64>(geometry.chunks as usize, "the rle chunk starts")?,
             error: gpu.alloc_zeros::<u32>(1)?,
         })
     }
@@ -249,7 +249,7 @@ pub fn compress(
     chunk_size: usize,
 ) -> Result<(Vec<u8>, Vec<ChunkSpan>)> {
     let geometry = Geometry::new(data.len() as u64, chunk_size)?;
-    let mut payload = vec![0u8; geometry.max_payload()];
+    let mut payload = crate::error::try_zeroed(geometry.max_payload(), "the rle payload")?;
     let pipeline = super::pipeline::RlePipeline::new(gpu)?;
     let (spans, total) =
         pipeline.compress_into(gpu, data, chunk_size, &mut payload, HostMemory::Pageable)?;
@@ -285,15 +285,16 @@ impl DecodeBuffers {
             geometry,
             payload: {
                 let len = container.payload.len();
-                let mut payload = gpu.alloc_zeros::<u8>(len + PAYLOAD_SLACK)?;
+                let mut payload =
+                    gpu.alloc_zeros_for::<u8>(len + PAYLOAD_SLACK, "the rle payload")?;
                 gpu.stream()
                     .memcpy_htod(container.payload, &mut payload.slice_mut(0..len))?;
                 payload
             },
-            offsets: gpu.upload(&offsets)?,
-            sizes: gpu.upload(&sizes)?,
-            out: gpu.alloc::<u8>(h.total_len as usize)?,
-            status: gpu.alloc_zeros::<u32>(geometry.chunks as usize)?,
+            offsets: gpu.upload_for(&offsets, "the rle chunk offsets")?,
+            sizes: gpu.upload_for(&sizes, "the rle chunk sizes")?,
+            out: gpu.alloc_for::<u8>(h.total_len as usize, "the decompressed output")?,
+            status: gpu.alloc_zeros_for::<u32>(geometry.chunks as usize, "the rle chunk status")?,
         })
     }
 }

@@ -116,7 +116,7 @@ impl RlePipeline {
         let mut slots = Vec::with_capacity(nslots);
         for _ in 0..nslots {
             slots.push(EncodeSlot {
-                input: gpu.alloc::<u8>(per_batch)?,
+                input: gpu.alloc_for::<u8>(per_batch, "the rle encoder's input batch")?,
                 buffers: EncodeBuffers::new(gpu, batch_geometry)?,
                 done: event(gpu)?,
                 out_ready: event(gpu)?,
@@ -270,10 +270,13 @@ impl RlePipeline {
             slots.push((
                 DecodeBuffers {
                     geometry: Geometry::new((per_batch * chunk_size) as u64, chunk_size)?,
-                    payload: gpu.alloc::<u8>(max_payload + super::gpu::PAYLOAD_SLACK)?,
+                    payload: gpu.alloc_for::<u8>(
+                        max_payload + super::gpu::PAYLOAD_SLACK,
+                        "an rle payload batch",
+                    )?,
                     offsets: gpu.alloc::<u64>(per_batch)?,
                     sizes: gpu.alloc::<u32>(per_batch)?,
-                    out: gpu.alloc::<u8>(per_batch * chunk_size)?,
+                    out: gpu.alloc_for::<u8>(per_batch * chunk_size, "an rle output batch")?,
                     status: gpu.alloc_zeros::<u32>(per_batch)?,
                 },
                 event(gpu)?,
@@ -288,7 +291,7 @@ impl RlePipeline {
         } else {
             (Vec::new(), Vec::new())
         };
-        let mut all_status = gpu.alloc_zeros::<u32>(chunks.len())?;
+        let mut all_status = gpu.alloc_zeros_for::<u32>(chunks.len(), "the rle chunk status")?;
         let result = self.decompress_batches(
             gpu,
             container,
@@ -369,7 +372,7 @@ impl RlePipeline {
             stream.memcpy_htod(sizes.as_slice(), &mut d_size)?;
             slot.geometry = Geometry::new(raw as u64, chunk_size)?;
             if let Some(byte) = self.poison {
-                let fill = vec![byte; raw];
+                let fill = crate::error::try_filled(byte, raw, "the poison for an rle batch")?;
                 let mut d_out = slot.out.slice_mut(0..raw);
                 stream.memcpy_htod(fill.as_slice(), &mut d_out)?;
             }

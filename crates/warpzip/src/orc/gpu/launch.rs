@@ -202,7 +202,7 @@ pub struct DeviceColumn {
 impl DeviceColumn {
     /// Uploads a prepared column and allocates its outputs.
     pub fn upload(gpu: &GpuContext, p: &PreparedColumn) -> Result<DeviceColumn> {
-        DeviceColumn::with_input(gpu, p, Arc::new(gpu.upload(&padded(&p.input))?))
+        DeviceColumn::with_input(gpu, p, Arc::new(gpu.upload_for(&padded(&p.input)?, "a column's streams")?))
     }
 
     /// A prepared column whose decompressed streams are already on the device in `input`

@@ -338,7 +338,7 @@ fn walk(
         .filter(|&i| confirmed[i].is_some())
         .map(|i| (segments[i].start, i))
         .collect();
-    let mut out = Vec::with_capacity(outputs.len());
+    let mut out = crate::error::try_with_capacity(outputs.len(), "the gzip output")?;
     let mut pos = 0usize;
     while pos < data.len() {
         let index = members.len();
@@ -346,6 +346,7 @@ fn walk(
             .get(&pos)
             .and_then(|&i| Some((&segments[i], confirmed[i].clone()?)))
         {
+            crate::error::try_reserve(&mut out, range.len(), "the gzip output")?;
             out.extend_from_slice(&outputs[range.clone()]);
             members.push(member(
                 data,

@@ -33,7 +33,7 @@ pub fn decode_member(
         }
         out.truncate(start);
     }
-    let consumed = inflate_streaming(body, out).map_err(|status| match status {
+    let consumed = inflate_streaming(body, out)?.map_err(|status| match status {
         ChunkStatus::Truncated => truncated(index, at, "the input ends inside the Deflate data"),
         other => corrupt(index, at, format!("Deflate data: {}", other.reason())),
     })?;
@@ -112,34 +112,45 @@ fn try_exact_size(
 }
 
 /// Inflates the raw Deflate stream at the start of `input` (which may go on past it), appending
-/// to `out`; returns the bytes of `input` up to the end of the final block.
-pub fn inflate_streaming(input: &[u8], out: &mut Vec<u8>) -> Result<usize, ChunkStatus> {
+/// to `out`; returns the bytes of `input` up to the end of the final block, or why the stream
+/// does not decode. `Err` only when `out` cannot grow (`Error::OutOfMemory`).
+pub fn inflate_streaming(input: &[u8], out: &mut Vec<u8>) -> Result<Result<usize, ChunkStatus>> {
     let mut inflater = Decompress::new(false);
     loop {
         if out.capacity() - out.len() < GROW_MIN / 4 {
-            out.reserve(out.len().max(GROW_MIN));
+            let more = out.len().max(GROW_MIN);
+            out.try_reserve(more).map_err(|_| {
+                crate::error::Error::out_of_memory(
+                    "a gzip member's output",
+                    (out.len() as u64).saturating_add(more as u64),
+                )
+            })?;
         }
         let before_in = inflater.total_in();
         let before_out = inflater.total_out();
         // total_in never exceeds input.len(), which is a usize.
-        let fed = usize::try_from(before_in).map_err(|_| ChunkStatus::Corrupt)?;
-        let status = inflater
-            .decompress_vec(
-                input.get(fed..).unwrap_or_default(),
-                out,
-                FlushDecompress::None,
-            )
-            .map_err(|_| ChunkStatus::Corrupt)?;
-        let consumed = usize::try_from(inflater.total_in()).map_err(|_| ChunkStatus::Corrupt)?;
+        let Ok(fed) = usize::try_from(before_in) else {
+            return Ok(Err(ChunkStatus::Corrupt));
+        };
+        let Ok(status) = inflater.decompress_vec(
+            input.get(fed..).unwrap_or_default(),
+            out,
+            FlushDecompress::None,
+        ) else {
+            return Ok(Err(ChunkStatus::Corrupt));
+        };
+        let Ok(consumed) = usize::try_from(inflater.total_in()) else {
+            return Ok(Err(ChunkStatus::Corrupt));
+        };
         match status {
-            Status::StreamEnd => return Ok(consumed),
+            Status::StreamEnd => return Ok(Ok(consumed)),
             Status::Ok | Status::BufError => {
                 let progressed =
                     inflater.total_in() != before_in || inflater.total_out() != before_out;
                 let room = out.capacity() > out.len();
                 if !progressed && room {
                     // No progress with output room left: the input is used up mid-stream.
-                    return Err(ChunkStatus::Truncated);
+                    return Ok(Err(ChunkStatus::Truncated));
                 }
             }
         }
