@@ -91,17 +91,16 @@ pub(crate) fn from_rows(column: &OrcColumn, rows: Vec<Option<i64>>) -> Result<Ar
         column: &OrcColumn,
         rows: Vec<Option<i64>>,
     ) -> Result<Buffer> {
-        let values = rows
-            .into_iter()
-            .map(|v| {
-                let v = v.unwrap_or(0);
-                T::try_from(v).map_err(|_| {
-                    Place::file()
-                        .column(column.id, &column.name)
-                        .corrupt(format!("value {v} does not fit type {}", column.type_name))
-                })
-            })
-            .collect::<Result<Vec<T>>>()?;
+        let mut values: Vec<T> =
+            crate::error::try_with_capacity(rows.len(), "an ORC column's values")?;
+        for v in rows {
+            let v = v.unwrap_or(0);
+            values.push(T::try_from(v).map_err(|_| {
+                Place::file()
+                    .column(column.id, &column.name)
+                    .corrupt(format!("value {v} does not fit type {}", column.type_name))
+            })?);
+        }
         Ok(Buffer::from_vec(values))
     }
     let values = match column.kind {

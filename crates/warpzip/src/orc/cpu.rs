@@ -18,7 +18,9 @@ use super::place::Place;
 use super::plan::{data_kind, plan_file_column, ColumnPlan, DataKind, RowGroup, StreamStart};
 use super::schema::OrcColumn;
 use crate::codec::orc_rle;
-use crate::error::{ChunkStatus, Error, Result};
+use crate::error::{
+    try_filled, try_reserve, try_with_capacity, try_zeroed, try_zeroed_of, ChunkStatus, Error, Result,
+};
 use arrow_array::ArrayRef;
 
 /// No ORC run-length encoding yields more values per input byte than this: a 2-byte Byte RLE run
@@ -69,7 +71,7 @@ mod fast {
     use super::super::plan::{data_kind, locate_groups, DataKind, RowGroup};
     use super::{Source, MAX_VALUES_PER_BYTE};
     use crate::codec::orc_rle::{self, PrefixEnd};
-    use crate::error::ChunkStatus;
+    use crate::error::{try_zeroed_of, ChunkStatus, ZeroBits};
     use arrow_array::builder::NullBufferBuilder;
     use arrow_array::ArrayRef;
     use arrow_buffer::Buffer;
@@ -131,7 +133,7 @@ mod fast {
     }
 
     /// Values a decoder writes: booleans, bytes or integers.
-    trait Value: Copy + Default + Send + Sync {
+    trait Value: Copy + Default + Send + Sync + ZeroBits {
         /// Decodes exactly `out.len()` values of a whole DATA stream.
         fn decode_whole(data: &[u8], kind: DataKind, out: &mut [Self]) -> Result<(), ChunkStatus>;
         /// Decodes `out.len()` values of DATA after `skip`, saying where the next one lies.
@@ -210,7 +212,8 @@ mod fast {
         let total = prepared
             .iter()
             .try_fold(0usize, |acc, p| acc.checked_add(p.rows))?;
-        let mut values = vec![T::default(); total];
+        // Memory that cannot be had sends the column to the exact decoder, which names it.
+        let mut values = try_zeroed_of::<T>(total, "an ORC column's values").ok()?;
         let mut shares = Vec::with_capacity(prepared.len());
         let mut rest = &mut values[..];
         for p in &prepared {
@@ -265,7 +268,7 @@ mod fast {
                 if rows > bytes.len().saturating_mul(MAX_VALUES_PER_BYTE) {
                     return None;
                 }
-                let mut bits = vec![false; rows];
+                let mut bits = try_zeroed_of::<bool>(rows, "an ORC PRESENT stream").ok()?;
                 orc_rle::decode_bool_rle(bytes, &mut bits).ok()?;
                 Some(bits)
             }
@@ -411,7 +414,9 @@ mod fast {
 fn read_column_exact(file: &OrcFile, stripes: &[Stripe], column: &OrcColumn) -> Result<ArrayRef> {
     let mut rows = Vec::new();
     for stripe in stripes {
-        rows.extend(decode_stripe_exact(file, stripe, column)?);
+        let stripe_rows = decode_stripe_exact(file, stripe, column)?;
+        try_reserve(&mut rows, stripe_rows.len(), "an ORC column's rows")?;
+        rows.extend(stripe_rows);
     }
     arrow::from_rows(column, rows)
 }
@@ -431,13 +436,14 @@ fn decode_stripe_exact(
     let bytes =
         |kind: StreamKind| stripe.stream_bytes(file.bytes(), file.compression(), column.id, kind);
     let present = match bytes(StreamKind::Present)? {
-        Some(present) => Some(
-            decode_whole(&present, DataKind::Boolean, rows)
-                .map_err(|r| place.clone().stream("PRESENT").corrupt(r))?
-                .into_iter()
-                .map(|b| b != 0)
-                .collect::<Vec<bool>>(),
-        ),
+        Some(present) => {
+            let flags = decode_whole(&present, DataKind::Boolean, rows, |r| {
+                place.clone().stream("PRESENT").corrupt(r)
+            })?;
+            let mut bits = try_with_capacity(flags.len(), "an ORC PRESENT stream")?;
+            bits.extend(flags.into_iter().map(|b| b != 0));
+            Some(bits)
+        }
         None => None,
     };
     let n = present
@@ -453,18 +459,19 @@ fn decode_stripe_exact(
     let values = if n == 0 {
         Vec::new()
     } else {
-        decode_whole(&data, kind, n).map_err(|r| place.clone().stream("DATA").corrupt(r))?
+        decode_whole(&data, kind, n, |r| place.clone().stream("DATA").corrupt(r))?
     };
     if let Some((lo, hi)) = range_of(column.kind) {
         if let Some(v) = values.iter().find(|v| !(lo..=hi).contains(*v)) {
             return Err(place.corrupt(format!("value {v} does not fit type {}", column.type_name)));
         }
     }
+    let mut out = try_with_capacity(present.as_ref().map_or(values.len(), Vec::len), ROWS)?;
     let Some(present) = present else {
-        return Ok(values.into_iter().map(Some).collect());
+        out.extend(values.into_iter().map(Some));
+        return Ok(out);
     };
     let mut values = values.into_iter();
-    let mut out = Vec::with_capacity(present.len());
     for p in present {
         if p {
             let v = values
@@ -479,34 +486,69 @@ fn decode_stripe_exact(
 }
 
 /// Exactly `n` values of a whole stream in the encoding `kind`, widened to i64 (booleans as 0
-/// and 1, tinyints sign-extended); the reason when the stream does not hold exactly that many.
-fn decode_whole(bytes: &[u8], kind: DataKind, n: usize) -> std::result::Result<Vec<i64>, String> {
+/// and 1, tinyints sign-extended); `fail` makes the error from the reason when the stream does
+/// not hold exactly that many.
+fn decode_whole(
+    bytes: &[u8],
+    kind: DataKind,
+    n: usize,
+    fail: impl Fn(String) -> Error,
+) -> Result<Vec<i64>> {
     if n > bytes.len().saturating_mul(MAX_VALUES_PER_BYTE) {
-        return Err(format!("{} bytes cannot hold {n} values", bytes.len()));
+        return Err(fail(format!("{} bytes cannot hold {n} values", bytes.len())));
     }
-    let reason = |s: ChunkStatus| s.reason().to_string();
-    Ok(match kind {
+    let reason = |s: ChunkStatus| fail(s.reason().to_string());
+    match kind {
         DataKind::Boolean => {
-            let mut out = vec![false; n];
+            let mut out = try_zeroed_of::<bool>(n, VALUES)?;
             orc_rle::decode_bool_rle(bytes, &mut out).map_err(reason)?;
-            out.into_iter().map(i64::from).collect()
+            widened(&out, i64::from)
         }
         DataKind::Byte => {
-            let mut out = vec![0u8; n];
+            let mut out = try_zeroed(n, VALUES)?;
             orc_rle::decode_byte_rle(bytes, &mut out).map_err(reason)?;
-            out.into_iter().map(|b| i64::from(b as i8)).collect()
+            widened(&out, |b| i64::from(b as i8))
         }
         DataKind::IntV1 | DataKind::IntV2 => {
-            let mut out = vec![0i64; n];
+            let mut out = try_zeroed_of::<i64>(n, VALUES)?;
             if kind == DataKind::IntV1 {
                 orc_rle::decode_int_rle_v1(bytes, true, &mut out)
             } else {
                 orc_rle::decode_int_rle_v2(bytes, true, &mut out)
             }
             .map_err(reason)?;
-            out
+            Ok(out)
         }
-    })
+    }
+}
+
+/// What [`decode_whole`] and [`decode_group`] allocate, named in an out-of-memory error.
+const VALUES: &str = "an ORC column's values";
+/// The rows [`decode_stripe_exact`] and [`decode_group`] give, named likewise.
+const ROWS: &str = "an ORC column's rows";
+
+/// `narrow`'s values widened to i64 by `widen`, in a new vector.
+fn widened<T: Copy>(narrow: &[T], widen: impl Fn(T) -> i64) -> Result<Vec<i64>> {
+    let mut out = try_with_capacity(narrow.len(), VALUES)?;
+    out.extend(narrow.iter().map(|&v| widen(v)));
+    Ok(out)
+}
+
+/// `values`, one per row where `present` is `None`, else spread over the rows `present` marks
+/// (`None` where it marks no value, and where `values` runs out).
+fn with_nulls(values: Vec<i64>, present: Option<Vec<bool>>) -> Result<Vec<Option<i64>>> {
+    let mut out = try_with_capacity(present.as_ref().map_or(values.len(), Vec::len), ROWS)?;
+    let Some(present) = present else {
+        out.extend(values.into_iter().map(Some));
+        return Ok(out);
+    };
+    let mut values = values.into_iter();
+    out.extend(
+        present
+            .into_iter()
+            .map(|p| if p { values.next() } else { None }),
+    );
+    Ok(out)
 }
 
 /// Decodes row group `group` of `plan` on its own, from its starts in the decompressed streams:
@@ -528,11 +570,9 @@ pub fn decode_group(plan: &ColumnPlan, group: usize) -> Result<Vec<Option<i64>>>
         .map_err(|_| fail(format!("{} rows do not fit in memory", g.rows)))?;
     let present = match present_of(plan, g).map_err(fail)? {
         Some((bytes, start)) => {
-            let mut bits = vec![
-                false;
-                checked_len(bytes, start, DataKind::Boolean, rows)
-                    .map_err(|r| fail_in("PRESENT", r))?
-            ];
+            let len = checked_len(bytes, start, DataKind::Boolean, rows)
+                .map_err(|r| fail_in("PRESENT", r))?;
+            let mut bits = try_zeroed_of::<bool>(len, "an ORC PRESENT stream")?;
             decode_run_prefix(
                 DataKind::Boolean,
                 bytes,
@@ -550,13 +590,13 @@ pub fn decode_group(plan: &ColumnPlan, group: usize) -> Result<Vec<Option<i64>>>
     let n = checked_len(&plan.data, &g.data, plan.kind, n).map_err(|r| fail_in("DATA", r))?;
     let values: Vec<i64> = match plan.kind {
         DataKind::Boolean => {
-            let mut bits = vec![false; n];
+            let mut bits = try_zeroed_of::<bool>(n, VALUES)?;
             decode_run_prefix(plan.kind, &plan.data, &g.data, &mut Values::Bits(&mut bits))
                 .map_err(|r| fail_in("DATA", r))?;
-            bits.into_iter().map(i64::from).collect()
+            widened(&bits, i64::from)?
         }
         DataKind::Byte => {
-            let mut bytes = vec![0u8; n];
+            let mut bytes = try_zeroed(n, VALUES)?;
             decode_run_prefix(
                 plan.kind,
                 &plan.data,
@@ -564,10 +604,10 @@ pub fn decode_group(plan: &ColumnPlan, group: usize) -> Result<Vec<Option<i64>>>
                 &mut Values::Bytes(&mut bytes),
             )
             .map_err(|r| fail_in("DATA", r))?;
-            bytes.into_iter().map(|b| i64::from(b as i8)).collect()
+            widened(&bytes, |b| i64::from(b as i8))?
         }
         DataKind::IntV1 | DataKind::IntV2 => {
-            let mut ints = vec![0i64; n];
+            let mut ints = try_zeroed_of::<i64>(n, VALUES)?;
             decode_run_prefix(plan.kind, &plan.data, &g.data, &mut Values::Ints(&mut ints))
                 .map_err(|r| fail_in("DATA", r))?;
             ints
@@ -581,14 +621,7 @@ pub fn decode_group(plan: &ColumnPlan, group: usize) -> Result<Vec<Option<i64>>>
             )));
         }
     }
-    let Some(present) = present else {
-        return Ok(values.into_iter().map(Some).collect());
-    };
-    let mut values = values.into_iter();
-    Ok(present
-        .into_iter()
-        .map(|p| if p { values.next() } else { None })
-        .collect())
+    with_nulls(values, present)
 }
 
 /// Integer values of a stripe column, one per row: the CPU twin of the GPU's warp-per-row-group
@@ -613,8 +646,11 @@ pub fn decode_plan_dense<T: orc_rle::OrcInt>(plan: &ColumnPlan) -> Result<DenseC
             .in_stripe(plan.stripe)
             .corrupt("too many rows for memory")
     })?;
-    let mut values = vec![T::default(); total];
-    let mut valid = plan.present.as_ref().map(|_| vec![false; total]);
+    let mut values = try_filled(T::default(), total, VALUES)?;
+    let mut valid = match plan.present {
+        Some(_) => Some(try_zeroed_of::<bool>(total, "an ORC PRESENT stream")?),
+        None => None,
+    };
     decode_plan_dense_into(plan, &mut values, valid.as_deref_mut())?;
     Ok(DenseColumn { values, valid })
 }
@@ -702,7 +738,9 @@ pub fn decode_plan_dense_into<T: orc_rle::OrcInt>(
 pub fn decode_plan(plan: &ColumnPlan) -> Result<Vec<Option<i64>>> {
     let mut rows = Vec::new();
     for g in 0..plan.groups.len() {
-        rows.extend(decode_group(plan, g)?);
+        let group = decode_group(plan, g)?;
+        try_reserve(&mut rows, group.len(), ROWS)?;
+        rows.extend(group);
     }
     if rows.len() as u64 != plan.rows {
         return Err(plan.column.in_stripe(plan.stripe).corrupt(format!(

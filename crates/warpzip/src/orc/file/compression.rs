@@ -5,7 +5,7 @@
 
 use super::super::place::Place;
 use super::proto::CompressionKind;
-use crate::error::{Error, Result};
+use crate::error::{try_reserve, try_zeroed, Error, Result};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io::Read;
@@ -219,9 +219,10 @@ pub fn decompress_stream_mapped<'a>(
                     "a stored chunk is larger than the compression block size",
                 ));
             }
+            try_reserve(&mut out, chunk.len(), "a decompressed ORC stream")?;
             out.extend_from_slice(chunk);
         } else {
-            inflate_chunk(chunk, compression.block_size, &mut out)
+            inflate_chunk(chunk, compression.block_size, &mut out)?
                 .map_err(|reason| corrupt(place, pos, &reason))?;
         }
         pos = end;
@@ -294,7 +295,9 @@ fn inflate_chunks(
     if (chunks.len() as u64).saturating_mul(limit) > MAX_SLOTS_BYTES {
         return None;
     }
-    let mut out = vec![0u8; chunks.len().checked_mul(slot)?];
+    // Memory that cannot be had leaves the stream to the one-chunk-at-a-time reader, which
+    // allocates as it goes and names what it could not have.
+    let mut out = try_zeroed(chunks.len().checked_mul(slot)?, "a decompressed ORC stream").ok()?;
     let lengths: Vec<Option<usize>> = out
         .par_chunks_mut(slot)
         .zip(chunks.par_iter())
@@ -329,18 +332,31 @@ fn inflate_chunks(
 }
 
 /// Inflates one raw-Deflate chunk onto `out`, refusing to produce more than `limit` bytes.
-fn inflate_chunk(chunk: &[u8], limit: u64, out: &mut Vec<u8>) -> std::result::Result<(), String> {
+fn inflate_chunk(
+    chunk: &[u8],
+    limit: u64,
+    out: &mut Vec<u8>,
+) -> Result<std::result::Result<(), String>> {
     let before = out.len();
     let mut decoder = flate2::read::DeflateDecoder::new(chunk).take(limit + 1);
-    decoder
-        .read_to_end(out)
-        .map_err(|e| format!("a ZLIB chunk does not inflate ({e})"))?;
-    if (out.len() - before) as u64 > limit {
-        return Err(format!(
-            "a ZLIB chunk inflates to more than the compression block size ({limit} bytes)"
-        ));
+    // The output grows piece by piece, each growth fallible (`read_to_end` would abort).
+    let mut piece = [0u8; 32 << 10];
+    loop {
+        let n = match decoder.read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Ok(Err(format!("a ZLIB chunk does not inflate ({e})"))),
+        };
+        try_reserve(out, n, "a decompressed ORC stream")?;
+        out.extend_from_slice(&piece[..n]);
     }
-    Ok(())
+    if (out.len() - before) as u64 > limit {
+        return Ok(Err(format!(
+            "a ZLIB chunk inflates to more than the compression block size ({limit} bytes)"
+        )));
+    }
+    Ok(Ok(()))
 }
 
 fn corrupt(place: &Place, offset: usize, reason: &str) -> Error {
