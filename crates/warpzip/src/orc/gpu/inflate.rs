@@ -284,11 +284,11 @@ fn inflate_pieces(
             .into_par_iter()
             .zip(pieces.par_iter())
             .for_each(|(dst, p)| dst.copy_from_slice(&file.bytes()[p.start..p.start + p.len]));
-        let mut d_upload = gpu.alloc::<u8>(padded)?;
+        let mut d_upload = gpu.alloc_for::<u8>(padded, "the ORC chunks' upload")?;
         gpu.stream().memcpy_htod(&*staged, &mut d_upload)?;
         // The slots are also read in place by the RLE kernels: whole 128-byte blocks.
         let slots_len = (slot_at as usize).div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
-        let slots = gpu.alloc::<u8>(slots_len)?;
+        let slots = gpu.alloc_for::<u8>(slots_len, "the inflated ORC chunks")?;
         let mut batch = InflateBatch::from_device(gpu, d_upload, jobs, slots)?;
         batch.launch(gpu, gpu.stream())?;
         // Synchronises: the staging buffer is free again after this.
@@ -416,7 +416,10 @@ fn gather(
     out: &CudaSlice<u8>,
 ) -> Result<CudaSlice<u8>> {
     let total = usize::try_from(layout.input_len).map_err(|_| too_big())?;
-    let mut input = gpu.alloc_zeros::<u8>(total.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN)?;
+    let mut input = gpu.alloc_zeros_for::<u8>(
+        total.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN,
+        "an ORC column's streams",
+    )?;
     let stream = gpu.stream();
     let mut at = 0usize;
     for (&n, &(src_at, job)) in sizes.iter().zip(placed) {

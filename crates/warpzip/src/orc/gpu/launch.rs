@@ -8,7 +8,7 @@
 
 use super::layout::{too_big, OrcGroup, PreparedColumn, RG_STAGE_MAX};
 use crate::codec::orc_rle::gpu::padded;
-use crate::error::{ChunkStatus, Error, Result};
+use crate::error::{try_filled, ChunkStatus, Error, Result};
 use crate::gpu::compile::KernelSource;
 use crate::gpu::{kernels, CudaSlice, GpuContext, LaunchConfig, PushKernelArg};
 use cudarc::driver::sys::CUfunction_attribute;
@@ -202,7 +202,8 @@ pub struct DeviceColumn {
 impl DeviceColumn {
     /// Uploads a prepared column and allocates its outputs.
     pub fn upload(gpu: &GpuContext, p: &PreparedColumn) -> Result<DeviceColumn> {
-        DeviceColumn::with_input(gpu, p, Arc::new(gpu.upload_for(&padded(&p.input)?, "a column's streams")?))
+        let input = gpu.upload_for(&padded(&p.input)?, "an ORC column's streams")?;
+        DeviceColumn::with_input(gpu, p, Arc::new(input))
     }
 
     /// A prepared column whose decompressed streams are already on the device in `input`
@@ -224,16 +225,19 @@ impl DeviceColumn {
         let mut status = Vec::new();
         for (kernel, groups) in &p.batches {
             let n = u32::try_from(groups.len()).map_err(|_| too_big("the row group list"))?;
-            batches.push((*kernel, gpu.upload(groups)?, n));
-            status.push(gpu.alloc_zeros::<u32>(groups.len().max(1))?);
+            batches.push((*kernel, gpu.upload_for(groups, "an ORC row group list")?, n));
+            status.push(gpu.alloc_zeros_for::<u32>(groups.len().max(1), "an ORC row group status")?);
         }
         let scratch_len = usize::try_from(p.scratch_len).map_err(|_| too_big("scratch"))?;
         Ok(DeviceColumn {
             input,
             batches,
-            values: gpu.alloc_zeros((rows * p.width).div_ceil(8) * 8)?,
-            valid: gpu.alloc_zeros(rows.max(1))?,
-            scratch: gpu.alloc_zeros(scratch_len.max(8))?,
+            values: gpu.alloc_zeros_for(
+                rows.saturating_mul(p.width).div_ceil(8).saturating_mul(8),
+                "an ORC column's values",
+            )?,
+            valid: gpu.alloc_zeros_for(rows.max(1), "an ORC column's validity")?,
+            scratch: gpu.alloc_zeros_for(scratch_len.max(8), "an ORC column's scratch")?,
             status,
             counter: gpu.alloc_zeros(1)?,
             stages: p.stages.clone(),
@@ -246,8 +250,9 @@ impl DeviceColumn {
     /// kernels run; the product's outputs start zeroed).
     pub fn poison_outputs(&mut self, gpu: &GpuContext, byte: u8) -> Result<()> {
         let stream = gpu.stream();
-        stream.memcpy_htod(&vec![byte; self.values.len()], &mut self.values)?;
-        stream.memcpy_htod(&vec![byte; self.valid.len()], &mut self.valid)?;
+        let what = "the poison for an ORC column";
+        stream.memcpy_htod(&try_filled(byte, self.values.len(), what)?, &mut self.values)?;
+        stream.memcpy_htod(&try_filled(byte, self.valid.len(), what)?, &mut self.valid)?;
         Ok(())
     }
 

@@ -133,7 +133,11 @@ impl PreparedColumn {
             })
             .collect();
         let mut prepared = PreparedColumn::lay_out(column, &shapes)?;
-        let mut input = Vec::new();
+        let total = plans.iter().fold(0usize, |acc, p| {
+            acc.saturating_add(p.present.as_ref().map_or(0, |b| b.len()))
+                .saturating_add(p.data.len())
+        });
+        let mut input = crate::error::try_with_capacity(total, "an ORC column's streams")?;
         for plan in plans {
             if let Some(p) = &plan.present {
                 input.extend_from_slice(p);

@@ -17,7 +17,7 @@ use super::file::proto::CompressionKind;
 use super::file::OrcFile;
 use super::plan::{plan_file_column, ColumnPlan};
 use super::schema::OrcColumn;
-use crate::error::{Error, Result};
+use crate::error::{try_zeroed, try_zeroed_of, Error, Result};
 use crate::gpu::GpuContext;
 use arrow_array::ArrayRef;
 use arrow_buffer::MutableBuffer;
@@ -178,7 +178,7 @@ fn to_host_arrow(
         .iter()
         .any(|(_, groups)| groups.iter().any(|g| g.has_present != 0));
     let valid = if has_present {
-        let mut valid = vec![0u8; rows];
+        let mut valid = try_zeroed(rows, "an ORC column's validity")?;
         gpu.download_into(&dev.valid, &mut valid)?;
         Some(valid)
     } else {
@@ -189,21 +189,21 @@ fn to_host_arrow(
 
 /// A zeroed host buffer for `rows` values of the column's Arrow type, aligned for that type, and
 /// the type's width in bytes (a column without stripes has no plan to say it). A zeroed `Vec`
-/// of the value type comes from `calloc`, whose fresh pages are zero already: the 128-byte
+/// of the value type comes from `calloc` (through `try_zeroed_of`), whose fresh pages are zero already: the 128-byte
 /// aligned `MutableBuffer::from_len_zeroed` is zeroed byte by byte on one thread first, and
 /// touching 512 MiB of fresh pages on one thread took 250 ms on the H200 machine's host.
 fn host_values(column: &OrcColumn, rows: usize) -> Result<(MutableBuffer, usize)> {
     let width = column
         .value_width()
         .ok_or_else(|| Error::Unsupported(format!("ORC column '{}'", column.name)))?;
-    // (A byte count past `usize` would make `vec!` panic.)
     rows.checked_mul(width)
         .ok_or_else(|| too_big("the column"))?;
+    const WHAT: &str = "an ORC column's values";
     let values = match width {
-        1 => MutableBuffer::from(vec![0u8; rows]),
-        2 => MutableBuffer::from(vec![0u16; rows]),
-        4 => MutableBuffer::from(vec![0u32; rows]),
-        _ => MutableBuffer::from(vec![0u64; rows]),
+        1 => MutableBuffer::from(try_zeroed_of::<u8>(rows, WHAT)?),
+        2 => MutableBuffer::from(try_zeroed_of::<u16>(rows, WHAT)?),
+        4 => MutableBuffer::from(try_zeroed_of::<u32>(rows, WHAT)?),
+        _ => MutableBuffer::from(try_zeroed_of::<u64>(rows, WHAT)?),
     };
     Ok((values, width))
 }
