@@ -272,10 +272,15 @@ mod tests {
             }
             other => panic!("expected OutOfMemory, got {:?}", other.map(|v| v.len())),
         }
-        let e = try_zeroed_of::<u64>(huge, "values").map(|v| v.len()).unwrap_err();
+        let e = try_zeroed_of::<u64>(huge, "values")
+            .map(|v| v.len())
+            .unwrap_err();
         assert_eq!(
             message(e),
-            format!("out of memory: {} bytes for values could not be allocated", u64::MAX)
+            format!(
+                "out of memory: {} bytes for values could not be allocated",
+                u64::MAX
+            )
         );
         assert!(matches!(
             try_filled(7u32, huge / 2, "a fill"),

@@ -78,9 +78,9 @@ impl<T: ScanElem> GpuScan<T> {
             capacity,
             state: gpu.alloc_zeros::<u32>(1)?,
             // Two words per tile: the packed variants keep a 64-bit status per tile.
-            flags: gpu.alloc_zeros::<u32>(2 * tiles)?,
-            aggregate: gpu.alloc::<T>(tiles)?,
-            inclusive: gpu.alloc::<T>(tiles)?,
+            flags: gpu.alloc_zeros_for::<u32>(2 * tiles, "the scan's tile flags")?,
+            aggregate: gpu.alloc_for::<T>(tiles, "the scan's tile sums")?,
+            inclusive: gpu.alloc_for::<T>(tiles, "the scan's tile prefixes")?,
             total: gpu.alloc_zeros::<T>(1)?,
         })
     }
@@ -175,8 +175,8 @@ impl<T: ScanElem> GpuScan<T> {
 /// Convenience: scans a host slice on the GPU and returns (exclusive sums, total).
 pub fn exclusive_scan_gpu<T: ScanElem>(gpu: &GpuContext, input: &[T]) -> Result<(Vec<T>, T)> {
     let n = input.len() as u64;
-    let d_in = gpu.upload(input)?;
-    let mut d_out = gpu.alloc::<T>(input.len())?;
+    let d_in = gpu.upload_for(input, "the scan's input")?;
+    let mut d_out = gpu.alloc_for::<T>(input.len(), "the scan's output")?;
     let mut scan = GpuScan::<T>::new(gpu, n)?;
     scan.run(gpu, &d_in, &mut d_out, n)?;
     let mut out = gpu.download(&d_out)?;

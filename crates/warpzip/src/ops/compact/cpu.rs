@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 /// Kept elements of `values` under `mask`.
 pub fn select<T: Copy>(values: &[T], mask: Mask<'_>) -> Result<Vec<T>> {
     mask.check(values.len())?;
-    let mut out = Vec::new();
+    let mut out = crate::error::try_with_capacity(mask.count(values.len())?, "the selected values")?;
     match mask {
         Mask::Bits(bits) => {
             for (group, &byte) in values.chunks(8).zip(bits) {

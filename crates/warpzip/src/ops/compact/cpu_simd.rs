@@ -95,7 +95,7 @@ pub fn select_with<T: CompactElem>(values: &[T], mask: Mask<'_>, level: Level) -
     mask.check(values.len())?;
     let counts = chunk_counts(values.len(), mask)?;
     let total: usize = counts.iter().sum();
-    let mut out: Vec<T> = Vec::with_capacity(total);
+    let mut out: Vec<T> = crate::error::try_with_capacity(total, "the selected values")?;
     let region = out
         .spare_capacity_mut()
         .get_mut(..total)

@@ -223,11 +223,11 @@ impl<T: CompactElem> GpuCompactor<T> {
         let tiles = tiles as usize;
         Ok(GpuCompactor {
             capacity,
-            state: gpu.alloc_zeros::<u64>(tiles + STATE_HEADER)?,
+            state: gpu.alloc_zeros_for::<u64>(tiles + STATE_HEADER, "the select's tile states")?,
             tiles: tiles as u64,
             functions: HashMap::new(),
-            counts: gpu.alloc::<u64>(tiles)?,
-            offsets: gpu.alloc::<u64>(tiles)?,
+            counts: gpu.alloc_for::<u64>(tiles, "the select's tile counts")?,
+            offsets: gpu.alloc_for::<u64>(tiles, "the select's tile offsets")?,
             scan: GpuScan::<u64>::new(gpu, tiles as u64)?,
             last: LastCount::Known(0),
             _elem: PhantomData,
@@ -703,8 +703,8 @@ pub fn select_host<T: CompactElem>(
     if expected == 0 {
         return Ok(0);
     }
-    let d_values = gpu.upload(values)?;
-    let mut d_out = gpu.alloc::<T>(expected)?;
+    let d_values = gpu.upload_for(values, "the values to select from")?;
+    let mut d_out = gpu.alloc_for::<T>(expected, "the selected values")?;
     let mut c = GpuCompactor::<T>::new(gpu, n as u64)?;
     // The mask buffers live until the count is read back (which synchronizes).
     let mut d_mask = None;
@@ -714,14 +714,14 @@ pub fn select_host<T: CompactElem>(
             let bytes = bits
                 .get(..n.div_ceil(8))
                 .ok_or_else(|| Error::InvalidArgument("mask too short".into()))?;
-            let m = d_mask.insert(gpu.upload(bytes)?);
+            let m = d_mask.insert(gpu.upload_for(bytes, "the select's mask")?);
             c.queue_bits(gpu, &d_values, n as u64, m, &mut d_out, Strategy::Auto)?;
         }
         Mask::Flags(flags) => {
             let bytes = flags
                 .get(..n)
                 .ok_or_else(|| Error::InvalidArgument("mask too short".into()))?;
-            let m = d_mask.insert(gpu.upload(bytes)?);
+            let m = d_mask.insert(gpu.upload_for(bytes, "the select's mask")?);
             c.queue_flags(gpu, &d_values, n as u64, m, &mut d_out, Strategy::Auto)?;
         }
         Mask::Pattern(p) => {

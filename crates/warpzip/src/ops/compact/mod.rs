@@ -92,10 +92,13 @@ pub fn values_from_le_bytes<T: CompactElem>(bytes: &[u8]) -> Result<Vec<T>> {
             T::NAME
         )));
     }
-    bytes
-        .chunks_exact(size)
-        .map(|c| T::from_le(c).ok_or_else(|| Error::InvalidArgument("bad element bytes".into())))
-        .collect()
+    let mut values =
+        crate::error::try_with_capacity(bytes.len() / size, "the values to select from")?;
+    for c in bytes.chunks_exact(size) {
+        values
+            .push(T::from_le(c).ok_or_else(|| Error::InvalidArgument("bad element bytes".into()))?);
+    }
+    Ok(values)
 }
 
 /// The raw little-endian bytes of `values`.
@@ -395,7 +398,7 @@ pub fn select_masked<T: CompactElem>(
         Device::Cpu => cpu_simd::select(values, mask),
         Device::Gpu(gpu) => {
             let count = mask.count(values.len())?;
-            let mut out = vec![T::default(); count];
+            let mut out = crate::error::try_filled(T::default(), count, "the selected values")?;
             gpu::select_host(gpu, values, mask, &mut out)?;
             Ok(out)
         }
