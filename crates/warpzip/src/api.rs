@@ -2,7 +2,7 @@
 //! (gzip files too, recognised by their first bytes), and inspect them. Every call reaches its
 //! codec through the registry (`codec::REGISTRY`); none names a codec.
 
-use crate::codec::{self, CodecId};
+use crate::codec::{self, CodecId, Encoded};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::format::{self, Container, ElemType, Header};
@@ -24,8 +24,20 @@ pub fn validate_options(opts: &CompressOptions) -> Result<u32> {
 
 /// Compresses `data` into a `.wz` container.
 pub fn compress(data: &[u8], opts: &CompressOptions, device: &Device) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    compress_to(&mut out, data, opts, device)?;
+    let (header, encoded) = encode(data, opts, device)?;
+    // The container's exact size: its header and chunk table, then the payload's chunks.
+    let len = format::header_len(&header, encoded.spans.len() as u32).saturating_add(
+        encoded
+            .spans
+            .iter()
+            .map(|s| u64::from(s.compressed_len))
+            .sum::<u64>(),
+    );
+    let mut out = crate::error::try_with_capacity(
+        usize::try_from(len).unwrap_or(usize::MAX),
+        "the compressed container",
+    )?;
+    format::write_container(&mut out, &header, &encoded.payload, &encoded.spans)?;
     Ok(out)
 }
 
@@ -37,6 +49,12 @@ pub fn compress_to<W: Write>(
     opts: &CompressOptions,
     device: &Device,
 ) -> Result<u64> {
+    let (header, encoded) = encode(data, opts, device)?;
+    format::write_container(w, &header, &encoded.payload, &encoded.spans)
+}
+
+/// `data` compressed as `opts` say: the container's header and the codec's chunks.
+fn encode(data: &[u8], opts: &CompressOptions, device: &Device) -> Result<(Header, Encoded)> {
     let codec = codec::codec(opts.codec)?;
     let chunk_size = codec.check_options(opts)?;
     let elem_type = opts.elem_type.unwrap_or(ElemType::Bytes);
@@ -49,13 +67,13 @@ pub fn compress_to<W: Write>(
     let encoded = codec.compress(data, opts, chunk_size, device)?;
     let header = Header {
         codec: opts.codec,
-        codec_params: encoded.codec_params,
+        codec_params: encoded.codec_params.clone(),
         elem_type,
         shape: Vec::new(),
         total_len: data.len() as u64,
         chunk_size: encoded.chunk_size,
     };
-    format::write_container(w, &header, &encoded.payload, &encoded.spans)
+    Ok((header, encoded))
 }
 
 /// Decompresses a `.wz` container after verifying every checksum. The output is allocated

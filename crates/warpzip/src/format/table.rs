@@ -73,7 +73,8 @@ pub(crate) fn decode_table(
     let table_len = usize::try_from(u64::from(count) * TABLE_ENTRY_LEN as u64)
         .map_err(|_| corrupt(format!("chunk table of {count} entries is too large")))?;
     let mut table = ByteCursor::new(cur.take(table_len, "chunk table")?);
-    let mut entries = Vec::with_capacity(table_len / TABLE_ENTRY_LEN);
+    let mut entries =
+        crate::error::try_with_capacity(table_len / TABLE_ENTRY_LEN, "the chunk table")?;
     let mut next_offset = 0u64;
     for index in 0..count {
         let entry = ChunkEntry::decode(&mut table)?;

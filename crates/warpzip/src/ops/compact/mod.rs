@@ -141,8 +141,9 @@ impl Pattern {
                 u32::MAX
             )));
         }
-        let mut before = Vec::with_capacity(keep.len() + 1);
-        let mut kept = Vec::new();
+        let what = "a select pattern";
+        let mut before = crate::error::try_with_capacity(keep.len() + 1, what)?;
+        let mut kept = crate::error::try_with_capacity(keep.iter().filter(|&&k| k).count(), what)?;
         let mut acc = 0u32;
         for (i, &k) in keep.iter().enumerate() {
             before.push(acc);
@@ -164,7 +165,7 @@ impl Pattern {
                 .collect()
         });
         Ok(Pattern {
-            keep: keep.to_vec(),
+            keep: crate::error::try_to_vec(keep, what)?,
             before,
             kept,
             word_cycle,
