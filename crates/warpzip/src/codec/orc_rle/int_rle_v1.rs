@@ -758,11 +758,11 @@ fn prefix<T: OrcInt, const S: bool, const WIDE: bool, const SHORT: bool>(
 /// runs literal groups of at most 128. An unsigned stream (`signed == false`) cannot hold a
 /// negative value: `Error::InvalidArgument`.
 pub fn encode_int_rle_v1<T: OrcInt>(values: &[T], signed: bool, out: &mut Vec<u8>) -> Result<()> {
-    let wide: Vec<i128> = values
-        .iter()
-        .map(|&v| stream_value(v, signed))
-        .collect::<Option<Vec<i128>>>()
-        .ok_or_else(negative_for_unsigned)?;
+    let mut wide: Vec<i128> =
+        crate::error::try_with_capacity(values.len(), "the ORC RLE encoder's values")?;
+    for &v in values {
+        wide.push(stream_value(v, signed).ok_or_else(negative_for_unsigned)?);
+    }
     let put = |out: &mut Vec<u8>, v: i128| {
         let raw = if signed {
             zigzag_encode(v as i64)

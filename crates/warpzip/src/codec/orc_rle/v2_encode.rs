@@ -19,11 +19,11 @@ use crate::error::{Error, Result};
 /// values are zigzag-encoded i64; else an unsigned u64 stream, which cannot hold a negative
 /// value: `Error::InvalidArgument`).
 pub fn encode_int_rle_v2<T: OrcInt>(values: &[T], signed: bool, out: &mut Vec<u8>) -> Result<()> {
-    let wide: Vec<i128> = values
-        .iter()
-        .map(|&v| stream_value(v, signed))
-        .collect::<Option<Vec<i128>>>()
-        .ok_or_else(negative_for_unsigned)?;
+    let mut wide: Vec<i128> =
+        crate::error::try_with_capacity(values.len(), "the ORC RLE encoder's values")?;
+    for &v in values {
+        wide.push(stream_value(v, signed).ok_or_else(negative_for_unsigned)?);
+    }
     let enc = Encoder { signed };
     let n = wide.len();
     let mut i = 0usize;
