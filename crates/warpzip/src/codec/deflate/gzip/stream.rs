@@ -93,7 +93,11 @@ pub(crate) fn decompress<R: Read, W: Write + ?Sized>(
         member += 1;
         base += len;
     }
-    if large_on_cpu > 0 && device.is_gpu() {
+    let single = stats.frames == 1 && !stats.notices.contains(&Notice::SingleMemberOnCpu);
+    if single && large_on_cpu == 1 && device.is_gpu() {
+        // The whole input was one member, streamed on the CPU.
+        stats.notices.insert(0, Notice::SingleMemberOnCpu);
+    } else if large_on_cpu > 0 && device.is_gpu() {
         stats.notices.insert(
             0,
             Notice::LargeMembersOnCpu {
