@@ -5,6 +5,8 @@
 //! answered by both decoders alike; gzip and BGZF output is read back by flate2 and by
 //! warpzip's own gzip decoder; and the streaming gzip decoder agrees with the whole-file one.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::io::Read;
 use warpzip::api::{self, CompressOptions, OutputFormat, StreamConfig};
 use warpzip::format::{self, ElemType, Framing, STREAM_VERSION};
@@ -67,8 +69,11 @@ fn decompress(wz: &[u8], cfg: &StreamConfig) -> warpzip::Result<Vec<u8>> {
     api::decompress_stream_with(wz, &mut out, &Device::Cpu, cfg).map(|_| out)
 }
 
-/// The options, chunk size and input maker of each codec.
-fn cases() -> Vec<(CompressOptions, usize, fn(usize) -> Vec<u8>)> {
+/// A codec's options, the unit its input comes in (the element size) and its input maker.
+type Case = (CompressOptions, usize, fn(usize) -> Vec<u8>);
+
+/// The case of each codec.
+fn cases() -> Vec<Case> {
     let opts = |codec, chunk: usize, elem| CompressOptions {
         codec,
         level: None,
@@ -419,10 +424,16 @@ fn the_golden_stream_is_what_todays_writer_writes_and_it_decodes() {
         std::fs::write(path, &wz).unwrap();
     }
     let golden = std::fs::read(path).unwrap();
-    assert!(golden == wz, "today's writer no longer writes the golden stream");
+    assert!(
+        golden == wz,
+        "today's writer no longer writes the golden stream"
+    );
     let frames = format::parse_stream(&golden).unwrap();
     assert_eq!(frames.len(), 3);
-    assert_eq!(&golden[..12], &[0x89, b'W', b'Z', 0x0A, 2, 0, 1, 0, 1, 0, 0, 0]);
+    assert_eq!(
+        &golden[..12],
+        &[0x89, b'W', b'Z', 0x0A, 2, 0, 1, 0, 1, 0, 0, 0]
+    );
     assert_eq!(api::decompress(&golden, &Device::Cpu).unwrap(), data);
     assert_eq!(decompress(&golden, &config(None)).unwrap(), data);
 }

@@ -3,6 +3,8 @@
 //! most bytes allocated at once (every thread of the pipeline counted) stay under a fixed
 //! budget, far below the input's size.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 #[path = "common/counting_alloc.rs"]
 mod counting_alloc;
 
@@ -31,7 +33,7 @@ impl Read for Generated {
                 .wrapping_add(1);
             // Runs of 64 KiB (so the compressed stream is small), and one MiB of noise in
             // every 64.
-            let v = if (self.left >> 20) % 64 == 0 {
+            let v = if (self.left >> 20).is_multiple_of(64) {
                 (self.x >> 33) as u8
             } else {
                 (self.left >> 16) as u8

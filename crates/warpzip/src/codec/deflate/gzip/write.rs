@@ -148,6 +148,7 @@ fn member(c: &mut Compressor, piece: &[u8], level: i32, bgzf: bool) -> Result<Ve
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::codec::deflate::gzip::header::parse_header;
