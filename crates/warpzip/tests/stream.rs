@@ -437,3 +437,32 @@ fn the_golden_stream_is_what_todays_writer_writes_and_it_decodes() {
     assert_eq!(api::decompress(&golden, &Device::Cpu).unwrap(), data);
     assert_eq!(decompress(&golden, &config(None)).unwrap(), data);
 }
+
+#[test]
+fn every_bit_flip_and_cut_of_a_stream_is_judged_alike_by_both_decoders() {
+    let data = mixed_bytes(12_000, 10);
+    let opts = CompressOptions {
+        chunk_size: Some(4096),
+        ..CompressOptions::for_codec(CodecId::Rle)
+    };
+    let cfg = config(Some(4096));
+    let wz = compress(&data, &opts, &cfg);
+    assert_eq!(format::parse_stream(&wz).unwrap().len(), 3);
+    let judge = |bytes: &[u8], what: &str| {
+        let whole = api::decompress(bytes, &Device::Cpu);
+        let streamed = decompress(bytes, &cfg);
+        match (&whole, &streamed) {
+            (Ok(a), Ok(b)) => assert!(a == b, "{what}: outputs differ"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{what}: whole {whole:?}, streamed {streamed:?}"),
+        }
+    };
+    for i in 0..wz.len() {
+        let mut bad = wz.clone();
+        bad[i] ^= 1 << (i % 8);
+        judge(&bad, &format!("bit flip at byte {i}"));
+    }
+    for len in 0..wz.len() {
+        judge(&wz[..len], &format!("cut at {len}"));
+    }
+}
