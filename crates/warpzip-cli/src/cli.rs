@@ -40,7 +40,8 @@ pub enum Command {
     /// Decompress FILE.wz or FILE.gz into FILE (or stdin to stdout).
     #[command(visible_alias = "d")]
     Decompress(DecompressArgs),
-    /// Show a .wz file's header, chunks and ratio, and verify its checksums.
+    /// Show a .wz file's header, chunks and ratio, and verify its checksums; list a gzip
+    /// file's sizes as `gzip -l` does.
     Inspect(InspectArgs),
     /// Run every part of warpzip on bundled and generated data it is made for (an ORC file,
     /// gzip and BGZF files, integer columns, a fax image, text), check each result byte for
@@ -84,6 +85,27 @@ pub struct DeviceArg {
     pub device: DeviceChoice,
 }
 
+/// What `compress` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutFormat {
+    /// A .wz file.
+    Wz,
+    /// gzip: one member per chunk.
+    Gz,
+    /// BGZF: gzip in blocks of at most 64 KiB that record their size, with the EOF block.
+    Bgzf,
+}
+
+/// The streaming batch size, shared by compress and decompress.
+#[derive(Debug, Args)]
+pub struct BatchArg {
+    /// Uncompressed bytes held per batch while streaming, such as 8M (default: 8M on the
+    /// CPU, 64M on a GPU, at least a chunk per thread); memory use is a few batches,
+    /// whatever the input's size.
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub batch_size: Option<u64>,
+}
+
 /// Output-file flags shared by compress and decompress.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
@@ -117,6 +139,13 @@ pub struct CompressArgs {
     /// Element type of FILE (raw little-endian integers); the orc-rle codecs need one.
     #[arg(long, value_enum, value_name = "T")]
     pub dtype: Option<IntDType>,
+    /// Output format: wz (.wz), gz (gzip, one member per chunk, readable by any gzip) or bgzf
+    /// (blocked gzip of 64 KiB blocks, as bgzip writes); gz and bgzf are Deflate at --level and
+    /// write FILE.gz.
+    #[arg(long, value_enum, value_name = "F", default_value_t = OutFormat::Wz)]
+    pub format: OutFormat,
+    #[command(flatten)]
+    pub batch: BatchArg,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]
@@ -140,6 +169,8 @@ pub struct DecompressArgs {
     #[arg(short = 't', long, conflicts_with_all = ["output", "stdout"])]
     pub test: bool,
     #[command(flatten)]
+    pub batch: BatchArg,
+    #[command(flatten)]
     pub device: DeviceArg,
     /// Files to decompress: .wz files, or gzip files (.gz, .tgz; recognised by their first
     /// bytes, 1f 8b); `-` or nothing for stdin. With several files a failure is reported and
@@ -154,12 +185,12 @@ pub struct InspectArgs {
     /// Also decompress every chunk (on --device) and report the first that fails.
     #[arg(long)]
     pub decode: bool,
-    /// List every chunk's table entry.
+    /// List every chunk's table entry (for a gzip file: every member).
     #[arg(long)]
     pub chunks: bool,
     #[command(flatten)]
     pub device: DeviceArg,
-    /// The .wz files to inspect (each reported in turn; a failure is reported and the others
+    /// The .wz or gzip files to inspect (each reported in turn; a failure is reported and the others
     /// are still inspected, exit status 1).
     #[arg(value_name = "FILE.wz", required = true)]
     pub inputs: Vec<PathBuf>,

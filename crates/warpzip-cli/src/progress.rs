@@ -110,15 +110,6 @@ pub fn read_all<R: Read>(
     }
 }
 
-/// Writes `data` to `w` in pieces, reporting bytes as they go.
-pub fn write_all<W: Write>(w: &mut W, data: &[u8], progress: &Progress) -> io::Result<()> {
-    for piece in data.chunks(PIECE) {
-        w.write_all(piece)?;
-        progress.inc(piece.len() as u64);
-    }
-    Ok(())
-}
-
 /// A writer that reports the bytes passing through it, starting the phase `phase` at its
 /// first write (a library call that writes only after it has computed everything).
 pub struct CountingWriter<'a, W> {

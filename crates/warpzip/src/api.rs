@@ -12,6 +12,11 @@ pub use crate::codec::CompressOptions;
 
 pub use crate::codec::MAX_CHUNK_SIZE;
 
+pub use crate::stream::{
+    compress_stream, compress_stream_with, decompress_stream, decompress_stream_with, OutputFormat,
+    StreamConfig, StreamStats,
+};
+
 /// The chunk size `codec` uses when none is given.
 pub fn default_chunk_size(codec: CodecId) -> u32 {
     codec::codec(codec).map_or(0, |c| c.default_chunk_size())
@@ -43,7 +48,7 @@ pub fn compress(data: &[u8], opts: &CompressOptions, device: &Device) -> Result<
 
 /// Compresses `data` and writes the `.wz` container to `w`; returns the bytes written. Nothing
 /// is written unless compression succeeded, so a failed call leaves `w` untouched.
-pub fn compress_to<W: Write>(
+pub fn compress_to<W: Write + ?Sized>(
     w: &mut W,
     data: &[u8],
     opts: &CompressOptions,
@@ -76,15 +81,52 @@ fn encode(data: &[u8], opts: &CompressOptions, device: &Device) -> Result<(Heade
     Ok((header, encoded))
 }
 
-/// Decompresses a `.wz` container after verifying every checksum. The output is allocated
-/// only after every chunk's claimed size was checked against what its compressed bytes can
-/// decode to, and never with an abort: a failed allocation is `Error::OutOfMemory`.
+/// Decompresses a `.wz` file after verifying every checksum: one container, or a stream of
+/// frames (what [`compress_stream`] writes for a long input; streams may be concatenated). The
+/// output is allocated only after every chunk's claimed size was checked against what its
+/// compressed bytes can decode to, and never with an abort: a failed allocation is
+/// `Error::OutOfMemory`. Chunks are numbered over the whole file in errors.
 pub fn decompress(container: &[u8], device: &Device) -> Result<Vec<u8>> {
-    let parsed = Container::parse(container)?;
-    parsed.verify_all()?;
-    let codec = checked_codec(&parsed)?;
-    let mut out = alloc_output(parsed.header.total_len)?;
-    codec.decompress_into(&parsed, &mut out, device)?;
+    let frames = format::parse_stream(container)?;
+    if let [only] = frames.as_slice() {
+        return decode_container(only, device);
+    }
+    let mut total = 0u64;
+    let mut first = 0usize;
+    let mut codecs = Vec::with_capacity(frames.len());
+    for frame in &frames {
+        let checked = frame
+            .verify_all()
+            .and_then(|()| checked_codec(frame))
+            .map_err(|e| crate::stream::renumber(e, first))?;
+        codecs.push(checked);
+        first += frame.chunk_count();
+        total = total.checked_add(frame.header.total_len).ok_or_else(|| {
+            Error::Unsupported("the frames' total size does not fit in 64 bits".into())
+        })?;
+    }
+    let mut out = alloc_output(total)?;
+    let mut rest = out.as_mut_slice();
+    let mut first = 0usize;
+    for (frame, codec) in frames.iter().zip(codecs) {
+        // The sizes add up to `out`'s length (checked above), each fits in memory.
+        let (dst, tail) = rest.split_at_mut(frame.header.total_len as usize);
+        codec
+            .decompress_into(frame, dst, device)
+            .map_err(|e| crate::stream::renumber(e, first))?;
+        first += frame.chunk_count();
+        rest = tail;
+    }
+    Ok(out)
+}
+
+/// Verifies and decodes one parsed container, in the order `docs/format.md` gives ("Decoding
+/// a file"): checksums, the decoder's limits, then the codec.
+pub(crate) fn decode_container(container: &Container<'_>, device: &Device) -> Result<Vec<u8>> {
+    container.verify_all()?;
+    let codec = checked_codec(container)?;
+    let mut out = alloc_output(container.header.total_len)?;
+    codec.decompress_into(container, &mut out, device)?;
     Ok(out)
 }
 
@@ -142,7 +184,8 @@ fn alloc_output(len: u64) -> Result<Vec<u8>> {
     crate::error::try_zeroed(n, "the decompressed output")
 }
 
-/// The compressed formats [`decompress_any`] reads, told apart by their first bytes.
+/// The compressed formats [`decompress_any`] and [`decompress_stream`] read, told apart by
+/// their first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum InputFormat {
@@ -211,21 +254,24 @@ pub enum Verification {
     },
 }
 
-/// A summary of a container, for `warpzip inspect`.
+/// A summary of a `.wz` file (one container, or a stream of frames), for `warpzip inspect`.
 #[derive(Clone, Debug)]
 pub struct Inspection {
-    /// The parsed header.
+    /// The parsed header (of the first frame, with the total size of all frames).
     pub header: Header,
-    /// Size of the whole container in bytes.
+    /// Size of the whole file in bytes.
     pub container_len: u64,
     /// Bytes of compressed chunk data.
     pub payload_len: u64,
-    /// Every chunk's table entry.
+    /// Every chunk's table entry, in file order (each offset counted from the start of its own
+    /// frame's payload).
     pub chunks: Vec<format::ChunkEntry>,
     /// Uncompressed size over container size (0 for an empty input).
     pub ratio: f64,
     /// The result of checking every checksum.
     pub verification: Verification,
+    /// Containers in the file: 1 for a version-1 file, the frame count of a stream.
+    pub frames: usize,
 }
 
 impl Inspection {
@@ -235,33 +281,53 @@ impl Inspection {
     }
 }
 
-/// Parses a container and checks its checksums without decompressing it. Fails only when the
-/// header or table cannot be parsed; a checksum mismatch is reported in `verification`.
+/// Parses a `.wz` file and checks its checksums without decompressing it. Fails only when a
+/// header or table cannot be parsed; a checksum mismatch is reported in `verification`, its
+/// chunk numbered over the whole file.
 pub fn inspect(container: &[u8]) -> Result<Inspection> {
-    let parsed = Container::parse(container)?;
-    let verification = match parsed.verify_all() {
-        Ok(()) => Verification::Ok,
-        Err(Error::Corrupt { chunk, reason }) => Verification::Failed {
-            chunk: Some(chunk),
-            message: reason,
-        },
-        Err(other) => Verification::Failed {
-            chunk: None,
-            message: other.to_string(),
-        },
-    };
+    let frames = format::parse_stream(container)?;
+    let mut verification = Verification::Ok;
+    let mut first = 0usize;
+    let mut chunks = Vec::new();
+    let mut payload_len = 0u64;
+    let mut total_len = 0u64;
+    for frame in &frames {
+        if verification == Verification::Ok {
+            verification = match frame.verify_all() {
+                Ok(()) => Verification::Ok,
+                Err(Error::Corrupt { chunk, reason }) => Verification::Failed {
+                    chunk: Some(chunk + first),
+                    message: reason,
+                },
+                Err(other) => Verification::Failed {
+                    chunk: None,
+                    message: other.to_string(),
+                },
+            };
+        }
+        first += frame.chunk_count();
+        chunks.extend_from_slice(&frame.chunks);
+        payload_len = payload_len.saturating_add(frame.payload.len() as u64);
+        total_len = total_len.saturating_add(frame.header.total_len);
+    }
     let container_len = container.len() as u64;
     let ratio = if container_len == 0 {
         0.0
     } else {
-        parsed.header.total_len as f64 / container_len as f64
+        total_len as f64 / container_len as f64
     };
+    let mut header = frames
+        .first()
+        .map(|f| f.header.clone())
+        .ok_or_else(|| Error::CorruptContainer("no container in the file".into()))?;
+    header.total_len = total_len;
     Ok(Inspection {
         container_len,
-        payload_len: parsed.payload.len() as u64,
-        chunks: parsed.chunks.clone(),
+        payload_len,
+        chunks,
         ratio,
         verification,
-        header: parsed.header,
+        header,
+        frames: frames.len(),
     })
 }

@@ -1,15 +1,17 @@
-//! `warpzip compress`: FILE to FILE.wz (or stdin to stdout), gzip style: the input is removed
-//! after success unless `-k`, an existing output is kept unless `-f`, and compressed data is not
-//! written to a terminal.
+//! `warpzip compress`: FILE to FILE.wz (or FILE.gz with `--format gz|bgzf`; stdin to stdout),
+//! gzip style: the input is removed after success unless `-k`, an existing output is kept unless
+//! `-f`, and compressed data is not written to a terminal. The input is streamed through the
+//! library's bounded pipeline: memory stays at a few batches whatever the input's size.
 
+use super::decompress::open_input;
 use super::{finish_output, for_each_input, open_device, report, Input};
-use crate::cli::{CompressArgs, OutputArgs, UsageError};
+use crate::cli::{CompressArgs, OutFormat, OutputArgs, UsageError};
 use crate::output::{same_file, Sink};
 use crate::progress::{CountingWriter, Progress};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-use warpzip::api::{self, CompressOptions};
-use warpzip::Device;
+use warpzip::api::{self, CompressOptions, OutputFormat, StreamConfig};
+use warpzip::{CodecId, Device};
 
 pub fn run(args: CompressArgs) -> Result<()> {
     let inputs = Input::from_args(args.inputs);
@@ -24,33 +26,85 @@ pub fn run(args: CompressArgs) -> Result<()> {
         .map(u32::try_from)
         .transpose()
         .map_err(|_| UsageError("--chunk-size is too large (at most 64M)".into()))?;
+    let format = match args.format {
+        OutFormat::Wz => OutputFormat::Wz,
+        OutFormat::Gz => OutputFormat::Gzip,
+        OutFormat::Bgzf => OutputFormat::Bgzf,
+    };
+    let gzip = format != OutputFormat::Wz;
+    if gzip && !matches!(args.codec, CodecId::Rle | CodecId::Deflate) {
+        return Err(UsageError(format!(
+            "--format {} writes Deflate; --codec {} does not apply",
+            suffix_name(args.format),
+            args.codec
+        ))
+        .into());
+    }
+    if gzip && args.dtype.is_some() {
+        return Err(UsageError(format!(
+            "--format {} holds bytes; --dtype does not apply",
+            suffix_name(args.format)
+        ))
+        .into());
+    }
     let opts = CompressOptions {
-        codec: args.codec,
+        codec: if gzip { CodecId::Deflate } else { args.codec },
         level: args.level,
         chunk_size,
         elem_type: args.dtype.map(|d| d.elem_type()),
     };
     // Options the codec refuses (a level it does not have, a chunk size outside its range) are
     // usage errors: exit status 2, as for any other malformed option.
-    api::validate_options(&opts).map_err(|e| match e {
+    let checked = if gzip {
+        warpzip::gzip::write::check_options(&opts, format)
+    } else {
+        api::validate_options(&opts)
+    };
+    checked.map_err(|e| match e {
         warpzip::Error::InvalidArgument(why) => UsageError(why),
         other => UsageError(other.to_string()),
     })?;
+    let batch_size = args
+        .batch
+        .batch_size
+        .map(usize::try_from)
+        .transpose()
+        .map_err(|_| UsageError("--batch-size is too large".into()))?;
     super::set_verbose(args.out.verbose);
     let device = open_device(args.device.device)?;
     for_each_input(&inputs, |input| {
-        compress_one(input, &args.out, &opts, &device)
+        let cfg = StreamConfig {
+            batch_size,
+            size_hint: None,
+            format,
+        };
+        compress_one(input, &args.out, &opts, cfg, &device)
     })
 }
 
-/// Compresses one input to its output (FILE.wz, `-o`, or stdout for stdin).
+/// The name of a `--format`, and the suffix it writes.
+fn suffix_name(format: OutFormat) -> &'static str {
+    match format {
+        OutFormat::Wz => "wz",
+        OutFormat::Gz => "gz",
+        OutFormat::Bgzf => "bgzf",
+    }
+}
+
+/// Compresses one input to its output (FILE.wz or FILE.gz, `-o`, or stdout for stdin).
 fn compress_one(
     input: &Input,
     out: &OutputArgs,
     opts: &CompressOptions,
+    mut cfg: StreamConfig,
     device: &Device,
 ) -> Result<()> {
-    let output = output_path(input, out.output.as_deref(), out.force)?;
+    let suffix = if cfg.format == OutputFormat::Wz {
+        "wz"
+    } else {
+        "gz"
+    };
+    let output = output_path(input, out.output.as_deref(), out.force, suffix)?;
     if let Input::File(path) = input {
         if same_file(path, &output) {
             bail!("{} would overwrite its own input", output.display());
@@ -61,15 +115,14 @@ fn compress_one(
         bail!("compressed data not written to a terminal; use -o FILE, redirect the output, or -f");
     }
 
-    let mut progress = Progress::for_size(0);
-    let data = input.read(&mut progress)?;
-    progress.enable_for(data.len() as u64);
-    progress.spinner_phase("compressing");
-    let mut counted = CountingWriter::new(&mut sink, &progress, "writing");
-    let written = api::compress_to(&mut counted, &data, opts, device)
+    let (reader, size) = open_input(input)?;
+    cfg.size_hint = size;
+    let progress = Progress::for_size(size.unwrap_or(0));
+    let mut counted = CountingWriter::new(&mut sink, &progress, "compressing");
+    let stats = api::compress_stream_with(reader, &mut counted, opts, device, &cfg)
         .with_context(|| format!("compressing {}", input.describe()))?;
     progress.finish();
-    let line = report(input, &sink, out.keep, data.len() as u64, written);
+    let line = report(input, &sink, out.keep, stats.bytes_in, stats.bytes_out);
     finish_output(sink, input, out.keep)?;
     if out.verbose {
         eprintln!("{line}");
@@ -77,21 +130,26 @@ fn compress_one(
     Ok(())
 }
 
-/// `-o` when given; else stdout for stdin, and `FILE.wz` for a file.
-fn output_path(input: &Input, explicit: Option<&Path>, force: bool) -> Result<PathBuf> {
+/// `-o` when given; else stdout for stdin, and `FILE.wz` (or `FILE.gz`, `suffix`) for a file.
+fn output_path(
+    input: &Input,
+    explicit: Option<&Path>,
+    force: bool,
+    suffix: &str,
+) -> Result<PathBuf> {
     match (explicit, input) {
         (Some(out), _) => Ok(out.to_path_buf()),
         (None, Input::Stdin) => Ok(PathBuf::from("-")),
         (None, Input::File(path)) => {
-            if path.extension().is_some_and(|e| e == "wz") && !force {
+            if path.extension().is_some_and(|e| e == suffix) && !force {
                 bail!(
-                    "{} already has the .wz suffix; use -o to name the output or -f to \
+                    "{} already has the .{suffix} suffix; use -o to name the output or -f to \
                      compress it again",
                     path.display()
                 );
             }
             let mut name = path.as_os_str().to_owned();
-            name.push(".wz");
+            name.push(format!(".{suffix}"));
             Ok(PathBuf::from(name))
         }
     }

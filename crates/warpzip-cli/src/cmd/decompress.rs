@@ -1,16 +1,19 @@
 //! `warpzip decompress` (also `warpzip -d`): FILE.wz or FILE.gz to FILE (or stdin to stdout),
 //! gzip style. Input starting with the gzip magic `1f 8b` is decoded as gzip whatever its name.
-//! The output exists only after every chunk or member decoded and verified; a failure mid-way
-//! leaves nothing.
+//! The input is streamed through the library's bounded pipeline, a batch of chunks (or gzip
+//! members) at a time, every checksum verified before its batch is written. A file output exists
+//! only after everything decoded and verified (a failure mid-way leaves nothing); on standard
+//! output, the batches before a failure have been written, as with `gzip -dc`.
 
 use super::{finish_output, for_each_input, open_device, report, Input};
 use crate::cli::{DecompressArgs, OutputArgs, UsageError};
 use crate::output::{same_file, Sink};
-use crate::progress::{self, Progress};
+use crate::progress::{CountingWriter, Progress};
 use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use warpzip::api::{self, InputFormat};
-use warpzip::format::peek_header;
+use warpzip::api::{self, StreamConfig, StreamStats};
 use warpzip::Device;
 
 /// Name suffixes `decompress` strips (or replaces) to name its output, as gzip does.
@@ -37,11 +40,21 @@ pub fn run(args: DecompressArgs) -> Result<()> {
         )
         .into());
     }
+    let batch_size = args
+        .batch
+        .batch_size
+        .map(usize::try_from)
+        .transpose()
+        .map_err(|_| UsageError("--batch-size is too large".into()))?;
+    let cfg = StreamConfig {
+        batch_size,
+        ..StreamConfig::default()
+    };
     super::set_verbose(args.out.verbose);
     let device = open_device(args.device.device)?;
     if args.test {
         return for_each_input(&inputs, |input| {
-            test(input, args.out.force, &device)?;
+            test(input, args.out.force, &device, &cfg)?;
             if args.out.verbose {
                 eprintln!("{}:\tOK", input.describe());
             }
@@ -49,8 +62,28 @@ pub fn run(args: DecompressArgs) -> Result<()> {
         });
     }
     for_each_input(&inputs, |input| {
-        decompress_one(input, explicit, &args.out, &device)
+        decompress_one(input, explicit, &args.out, &device, &cfg)
     })
+}
+
+/// Opens a command's input for streaming: a file (refusing a directory), with its length, or
+/// standard input.
+pub(super) fn open_input(input: &Input) -> Result<(Box<dyn Read + Send>, Option<u64>)> {
+    match input {
+        Input::File(path) => {
+            let file =
+                File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+            let meta = file
+                .metadata()
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            if meta.is_dir() {
+                bail!("{} is a directory", path.display());
+            }
+            let len = meta.is_file().then_some(meta.len());
+            Ok((Box::new(file), len))
+        }
+        Input::Stdin => Ok((Box::new(io::stdin()), None)),
+    }
 }
 
 /// Decompresses one input to its output (`-o`/`-c`, stdout for stdin, else FILE for FILE.wz).
@@ -59,6 +92,7 @@ fn decompress_one(
     explicit: Option<&Path>,
     out: &OutputArgs,
     device: &Device,
+    cfg: &StreamConfig,
 ) -> Result<()> {
     let output = output_path(input, explicit)?;
     if let Input::File(path) = input {
@@ -70,27 +104,21 @@ fn decompress_one(
         bail!("compressed data not read from a terminal; name a file or redirect the input");
     }
     let mut sink = Sink::open(&output, out.force)?;
-
-    let mut progress = Progress::for_size(0);
-    let data = input.read(&mut progress)?;
-    let decoded = decode(
-        &data,
-        &input.describe(),
-        device,
-        &mut progress,
-        "decompressing",
-    )?;
-    progress.bytes_phase("writing", Some(decoded.len() as u64));
-    progress::write_all(&mut sink, &decoded, &progress)
-        .with_context(|| format!("writing {}", sink.describe()))?;
+    let (reader, size) = open_input(input)?;
+    let progress = Progress::for_size(size.unwrap_or(0));
+    let stats = {
+        let mut counted = CountingWriter::new(&mut sink, &progress, "decompressing");
+        decode(
+            reader,
+            &mut counted,
+            &input.describe(),
+            device,
+            cfg,
+            "decompressing",
+        )?
+    };
     progress.finish();
-    let line = report(
-        input,
-        &sink,
-        out.keep,
-        decoded.len() as u64,
-        data.len() as u64,
-    );
+    let line = report(input, &sink, out.keep, stats.bytes_out, stats.bytes_in);
     finish_output(sink, input, out.keep)?;
     if out.verbose {
         eprintln!("{line}");
@@ -100,44 +128,39 @@ fn decompress_one(
 
 /// `-t`: decodes the input whole (every chunk or gzip member, every checksum verified) and
 /// drops the result; nothing is written and the input stays.
-fn test(input: &Input, force: bool, device: &Device) -> Result<()> {
+fn test(input: &Input, force: bool, device: &Device, cfg: &StreamConfig) -> Result<()> {
     if input.is_terminal() && !force {
         bail!("compressed data not read from a terminal; name a file or redirect the input");
     }
-    let mut progress = Progress::for_size(0);
-    let data = input.read(&mut progress)?;
-    decode(&data, &input.describe(), device, &mut progress, "testing")?;
-    progress.finish();
+    let (reader, _) = open_input(input)?;
+    decode(
+        reader,
+        &mut io::sink(),
+        &input.describe(),
+        device,
+        cfg,
+        "testing",
+    )?;
     Ok(())
 }
 
-/// Decodes a whole input through the library's front door: a gzip file (recognised by its
-/// magic; every member checked, the library's notices printed on stderr) or a `.wz` container
-/// (every checksum verified). `doing` names the work in the progress display and in errors.
+/// Decodes an input through the library's streaming front door: a gzip file (recognised by its
+/// magic; every member checked, the library's notices printed on stderr) or a `.wz` file (every
+/// checksum verified). `doing` names the work in errors.
 fn decode(
-    data: &[u8],
+    reader: Box<dyn Read + Send>,
+    w: &mut dyn io::Write,
     what: &str,
     device: &Device,
-    progress: &mut Progress,
+    cfg: &StreamConfig,
     doing: &'static str,
-) -> Result<Vec<u8>> {
-    let expected = match InputFormat::detect(data) {
-        Some(InputFormat::Gzip) => data.len() as u64,
-        _ => {
-            let header = peek_header(data).with_context(|| format!("{doing} {what}"))?;
-            let total = header.total_len;
-            usize::try_from(total)
-                .with_context(|| format!("{what}: {total} bytes do not fit in memory here"))?;
-            total.max(data.len() as u64)
-        }
-    };
-    progress.enable_for(expected);
-    progress.spinner_phase(doing);
-    let decoded = api::decompress_any(data, device).with_context(|| format!("{doing} {what}"))?;
-    for notice in &decoded.notices {
+) -> Result<StreamStats> {
+    let stats = api::decompress_stream_with(reader, w, device, cfg)
+        .with_context(|| format!("{doing} {what}"))?;
+    for notice in &stats.notices {
         super::notice(&notice.message(what));
     }
-    Ok(decoded.data)
+    Ok(stats)
 }
 
 /// `-o` when given; else stdout for stdin, and FILE for FILE.wz or FILE.gz (FILE.tar for

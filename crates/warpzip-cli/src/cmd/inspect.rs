@@ -1,5 +1,7 @@
 //! `warpzip inspect`: what a `.wz` file holds (header, chunks, sizes, ratio) and whether every
-//! checksum matches; `--decode` also decodes every chunk. Exits 1 when anything fails.
+//! checksum matches; `--decode` also decodes every chunk. A gzip file (first bytes `1f 8b`) is
+//! listed as `gzip -l` lists it, from every member (each one inflated and checked), with
+//! `--chunks` a line per member. Exits 1 when anything fails.
 
 use super::{for_each_input, human_bytes, open_device, Input};
 use crate::cli::InspectArgs;
@@ -33,6 +35,9 @@ fn inspect_one(
     printed: &mut bool,
 ) -> Result<()> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if warpzip::gzip::is_gzip(&data) {
+        return inspect_gzip(path, &data, list_chunks, device, printed);
+    }
     let report = api::inspect(&data).with_context(|| format!("inspecting {}", path.display()))?;
     if *printed {
         println!();
@@ -94,6 +99,12 @@ fn describe(name: &str, r: &Inspection, list_chunks: bool) -> String {
             human_bytes(h.chunk_size.into())
         ),
     );
+    if r.frames > 1 {
+        field(
+            "frames",
+            format!("{} (a stream of frames, format version 2)", r.frames),
+        );
+    }
     field("chunks", r.chunk_count().to_string());
     field(
         "uncompressed",
@@ -160,4 +171,90 @@ fn codec_params(codec: CodecId, params: &[u8], elem: ElemType) -> String {
         Some(words) => format!("{hex} ({words})"),
         None => hex,
     }
+}
+
+/// `gzip -l` for one gzip file: compressed size (the file's), uncompressed size (every member's,
+/// where `gzip -l` reports the last member's size alone), the ratio `gzip -l` prints (the
+/// Deflate data's saving: headers and trailers not counted as compressed data) and the name the
+/// file decompresses to; then the member count, and with `list_members` one line per member.
+fn inspect_gzip(
+    path: &Path,
+    data: &[u8],
+    list_members: bool,
+    device: Option<&Device>,
+    printed: &mut bool,
+) -> Result<()> {
+    let decode_on = device.cloned().unwrap_or(Device::Cpu);
+    let members = warpzip::gzip::list_members(data, &decode_on)
+        .with_context(|| format!("inspecting {}", path.display()))?;
+    if *printed {
+        println!();
+    }
+    *printed = true;
+    print!(
+        "{}",
+        describe_gzip(path, data.len() as u64, &members, list_members)
+    );
+    if let Some(device) = device {
+        println!("decoded          OK, every member on {}", device.label());
+    }
+    Ok(())
+}
+
+/// The listing [`inspect_gzip`] prints.
+fn describe_gzip(
+    path: &Path,
+    compressed: u64,
+    members: &[warpzip::gzip::Member],
+    list_members: bool,
+) -> String {
+    let uncompressed: u64 = members.iter().map(|m| m.uncompressed_len).sum();
+    let framing: u64 = members.iter().map(|m| m.header_len as u64 + 8).sum();
+    let saved = uncompressed as f64 - (compressed as f64 - framing as f64);
+    let ratio = if uncompressed == 0 {
+        0.0
+    } else {
+        100.0 * saved / uncompressed as f64
+    };
+    let file = path.display().to_string();
+    let name = [".gz", ".z", ".tgz", ".taz"]
+        .iter()
+        .find_map(|suffix| {
+            let stem = file.strip_suffix(suffix)?;
+            let tar = if suffix.starts_with(".t") { ".tar" } else { "" };
+            (!stem.is_empty()).then(|| format!("{stem}{tar}"))
+        })
+        .unwrap_or_else(|| file.clone());
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>19} {:>19}  ratio uncompressed_name",
+        "compressed", "uncompressed"
+    );
+    let _ = writeln!(s, "{compressed:>19} {uncompressed:>19} {ratio:5.1}% {name}");
+    let bgzf = members
+        .iter()
+        .filter(|m| m.bgzf_member_len.is_some())
+        .count();
+    let kind = match bgzf {
+        0 => String::new(),
+        n if n == members.len() => " (BGZF)".to_string(),
+        n => format!(" ({n} BGZF)"),
+    };
+    let _ = writeln!(s, "{} gzip member(s){kind}", members.len());
+    if list_members {
+        let _ = writeln!(
+            s,
+            "\n{:>7}  {:>14}  {:>12}  {:>12}  {:>10}",
+            "member", "offset", "compressed", "uncompressed", "crc32"
+        );
+        for (i, m) in members.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "{i:>7}  {:>14}  {:>12}  {:>12}  {:#010x}",
+                m.offset, m.compressed_len, m.uncompressed_len, m.crc32
+            );
+        }
+    }
+    s
 }

@@ -44,6 +44,15 @@ pub trait Codec: Sync {
     /// returns the chunk size to use; `Error::InvalidArgument` saying why otherwise.
     fn check_options(&self, opts: &CompressOptions) -> Result<u32>;
 
+    /// The chunk size for an input of `input_len` bytes (`None`: not known in advance, and at
+    /// least one streaming batch long), for a streaming compressor that must fix it before it
+    /// has seen the whole input. Codecs whose chunk size does not depend on the input's length
+    /// return what `check_options` returns.
+    fn stream_chunk_size(&self, opts: &CompressOptions, input_len: Option<u64>) -> Result<u32> {
+        let _ = input_len;
+        self.check_options(opts)
+    }
+
     /// Compresses `data`, a whole number of `opts.elem_type` elements, in chunks of
     /// `chunk_size` (the value `check_options` returned) on `device`.
     fn compress(

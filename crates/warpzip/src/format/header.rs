@@ -4,8 +4,8 @@
 
 use super::CodecId;
 use super::{
-    FIXED_HEADER_LEN, FORMAT_VERSION, HEADER_CHECKSUM_LEN, MAGIC, MAX_CHUNK_SIZE,
-    MAX_CODEC_PARAMS_LEN, MAX_NDIM, TABLE_ENTRY_LEN,
+    FIXED_HEADER_LEN, FLAG_MORE_FRAMES, FORMAT_VERSION, HEADER_CHECKSUM_LEN, MAGIC, MAX_CHUNK_SIZE,
+    MAX_CODEC_PARAMS_LEN, MAX_NDIM, STREAM_VERSION, TABLE_ENTRY_LEN,
 };
 use crate::error::{Error, Result};
 
@@ -176,13 +176,14 @@ impl Header {
         })
     }
 
-    /// Appends the header bytes (fixed part, dims, codec params) for `chunk_count` chunks.
-    /// The header must have passed `check`.
-    pub(crate) fn encode(&self, chunk_count: u32, out: &mut Vec<u8>) {
+    /// Appends the header bytes (fixed part, dims, codec params) for `chunk_count` chunks, as
+    /// `framing` says (a version-1 container, or a frame of a version-2 stream). The header
+    /// must have passed `check`.
+    pub(crate) fn encode(&self, chunk_count: u32, framing: Framing, out: &mut Vec<u8>) {
         out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&framing.version.to_le_bytes());
         out.extend_from_slice(&self.codec.to_u16().to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&framing.flags().to_le_bytes());
         out.push(self.elem_type.to_u8());
         // `check` bounds both lengths far below the field widths.
         out.push(self.shape.len() as u8);
@@ -194,6 +195,41 @@ impl Header {
             out.extend_from_slice(&dim.to_le_bytes());
         }
         out.extend_from_slice(&self.codec_params);
+    }
+}
+
+/// How a container sits in its file: a version-1 container is the whole file; a version-2
+/// container is one **frame** of a stream of frames, and says whether another frame follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Framing {
+    /// The format version in the header: [`FORMAT_VERSION`] or [`STREAM_VERSION`].
+    pub version: u16,
+    /// Flag bit 0 of a version-2 frame: another frame of the same stream follows this one.
+    pub more: bool,
+}
+
+impl Framing {
+    /// A version-1 container, the whole file.
+    pub const SINGLE: Framing = Framing {
+        version: FORMAT_VERSION,
+        more: false,
+    };
+
+    /// A frame of a version-2 stream; `more` when another frame follows it.
+    pub fn frame(more: bool) -> Framing {
+        Framing {
+            version: STREAM_VERSION,
+            more,
+        }
+    }
+
+    /// The header's flags field.
+    pub fn flags(self) -> u16 {
+        if self.more {
+            FLAG_MORE_FRAMES
+        } else {
+            0
+        }
     }
 }
 
@@ -262,7 +298,7 @@ impl<'a> ByteCursor<'a> {
 /// Decodes and validates the header (fixed part, dims, codec params) at the start of `bytes`.
 /// Returns the header, the chunk count and the cursor just past the codec params. The chunk
 /// table and the header checksum are not looked at here.
-pub(crate) fn decode_header(bytes: &[u8]) -> Result<(Header, u32, ByteCursor<'_>)> {
+pub(crate) fn decode_header(bytes: &[u8]) -> Result<(Header, u32, ByteCursor<'_>, Framing)> {
     let corrupt = Error::CorruptContainer;
     let head = bytes.get(..MAGIC.len()).unwrap_or(bytes);
     if head != &MAGIC[..head.len()] {
@@ -273,14 +309,16 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(Header, u32, ByteCursor<'_>
     let mut cur = ByteCursor::new(bytes);
     cur.take(MAGIC.len(), "magic")?;
     let version = cur.u16("format version")?;
-    if version != FORMAT_VERSION {
-        return Err(if version > FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != STREAM_VERSION {
+        return Err(if version > STREAM_VERSION {
             Error::Unsupported(format!(
-                "format version {version} is newer than this build reads (version {FORMAT_VERSION})"
+                "format version {version} is newer than this build reads (versions \
+                 {FORMAT_VERSION} and {STREAM_VERSION})"
             ))
         } else {
             corrupt(format!(
-                "format version {version} is invalid (this build reads version {FORMAT_VERSION})"
+                "format version {version} is invalid (this build reads versions \
+                 {FORMAT_VERSION} and {STREAM_VERSION})"
             ))
         });
     }
@@ -296,11 +334,25 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(Header, u32, ByteCursor<'_>
     // The codec id is checked after the fixed fields are read so that a truncated header is
     // still reported as truncated; an unknown codec is a newer writer, not damage.
     let codec = CodecId::from_u16(codec_id)?;
-    if flags != 0 {
-        return Err(corrupt(format!(
-            "flags are {flags:#06x}, must be 0 in format version {FORMAT_VERSION}"
-        )));
+    let allowed = if version == STREAM_VERSION {
+        FLAG_MORE_FRAMES
+    } else {
+        0
+    };
+    if flags & !allowed != 0 {
+        return Err(corrupt(if allowed == 0 {
+            format!("flags are {flags:#06x}, must be 0 in format version {version}")
+        } else {
+            format!(
+                "flags are {flags:#06x}, only bit 0 ({allowed:#06x}, more frames follow) is \
+                 defined in format version {version}"
+            )
+        }));
     }
+    let framing = Framing {
+        version,
+        more: flags & FLAG_MORE_FRAMES != 0,
+    };
     let elem_type = ElemType::from_u8(elem_id)
         .ok_or_else(|| corrupt(format!("unknown element type {elem_id}")))?;
     if usize::from(ndim) > MAX_NDIM {
@@ -336,14 +388,14 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(Header, u32, ByteCursor<'_>
              make {expected}"
         )));
     }
-    Ok((header, chunk_count, cur))
+    Ok((header, chunk_count, cur, framing))
 }
 
 /// Reads and validates the header at the start of `bytes` without the chunk table, the header
 /// checksum or the payload: enough for `inspect` on a file that may be truncated. A file this
 /// accepts may still fail `Container::parse`.
 pub fn peek_header(bytes: &[u8]) -> Result<Header> {
-    decode_header(bytes).map(|(header, _, _)| header)
+    decode_header(bytes).map(|(header, _, _, _)| header)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Writing a `.wz` file. The writer checks its input by the reader's rules, so that it can never
 //! produce a file the reader rejects; chunk checksums are computed in parallel.
 
-use super::header::{header_len, Header};
+use super::header::{header_len, Framing, Header};
 use super::table::{check_uncompressed_len, ChunkEntry, ChunkSpan};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -12,9 +12,21 @@ use xxhash_rust::xxh3::xxh3_64;
 /// leave gaps or be out of order in `payload`, on disk they are contiguous). Returns the number
 /// of bytes written. A header or span that breaks a format rule is `Error::InvalidArgument`,
 /// and nothing is written.
-pub fn write_container<W: Write>(
+pub fn write_container<W: Write + ?Sized>(
     w: &mut W,
     header: &Header,
+    payload: &[u8],
+    chunks: &[ChunkSpan],
+) -> Result<u64> {
+    write_frame(w, header, Framing::SINGLE, payload, chunks)
+}
+
+/// Writes one container as `framing` says: a version-1 container (what [`write_container`]
+/// writes) or a frame of a version-2 stream, which differs only in its version and flags.
+pub fn write_frame<W: Write + ?Sized>(
+    w: &mut W,
+    header: &Header,
+    framing: Framing,
     payload: &[u8],
     chunks: &[ChunkSpan],
 ) -> Result<u64> {
@@ -50,7 +62,7 @@ pub fn write_container<W: Write>(
 
     let head_len = header_len(header, count);
     let mut head = Vec::with_capacity(usize::try_from(head_len).unwrap_or(0));
-    header.encode(count, &mut head);
+    header.encode(count, framing, &mut head);
     let mut offset = 0u64;
     for (span, checksum) in chunks.iter().zip(checksums) {
         ChunkEntry {

@@ -51,6 +51,20 @@ impl Codec for DeflateCodec {
         Ok(chunk_size)
     }
 
+    fn stream_chunk_size(&self, opts: &CompressOptions, input_len: Option<u64>) -> Result<u32> {
+        let chunk_size = self.check_options(opts)?;
+        // As `compress` does: no chunk size given and untyped input, the size follows the
+        // input's length; an input of unknown length is at least a batch, so it gets the
+        // size large inputs get.
+        if opts.chunk_size.is_none() && opts.elem_type.unwrap_or(ElemType::Bytes) == ElemType::Bytes
+        {
+            return Ok(input_len.map_or(format::DEFAULT_CHUNK_SIZE, |n| {
+                format::auto_chunk_size(usize::try_from(n).unwrap_or(usize::MAX))
+            }));
+        }
+        Ok(chunk_size)
+    }
+
     fn compress(
         &self,
         data: &[u8],

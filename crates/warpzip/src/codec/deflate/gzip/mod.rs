@@ -16,6 +16,8 @@
 pub mod header;
 mod sequential;
 mod split;
+pub(crate) mod stream;
+pub mod write;
 
 use self::header::{has_magic, parse_header, Header, HeaderError};
 use self::split::Segment;
