@@ -31,7 +31,7 @@ const THREADS_PER_CORE: usize = 8;
 
 fn main() -> ExitCode {
     default_sigpipe();
-    let args = cli::rewrite_decompress_flag(std::env::args_os().collect());
+    let args = cli::normalize_args(std::env::args_os().collect());
     // Usage errors exit with clap's status 2 (help and version with 0).
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,

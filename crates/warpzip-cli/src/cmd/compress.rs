@@ -3,19 +3,25 @@
 //! written to a terminal.
 
 use super::{finish_output, for_each_input, open_device, report, Input};
-use crate::cli::{CompressArgs, OutputArgs, UsageError};
+use crate::cli::{CompressArgs, OutputArgs, ReaderChoice, UsageError};
 use crate::output::{same_file, Sink};
 use crate::progress::{CountingWriter, Progress};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use warpzip::api::{self, CompressOptions};
-use warpzip::Device;
+use warpzip::{CodecId, Device};
 
-pub fn run(args: CompressArgs) -> Result<()> {
+pub fn run(mut args: CompressArgs) -> Result<()> {
     let inputs = Input::from_args(args.inputs);
+    if args.stdout {
+        // `-c` is `-o -`, gzip style.
+        args.out.output = Some(PathBuf::from("-"));
+    }
     if inputs.len() > 1 && args.out.output.is_some() {
         return Err(UsageError(
-            "-o names one output; with several files each is written to FILE.wz".into(),
+            "-o and -c name one output (.wz files do not concatenate); with several files \
+             each is written to FILE.wz"
+                .into(),
         )
         .into());
     }
@@ -24,7 +30,7 @@ pub fn run(args: CompressArgs) -> Result<()> {
         .map(u32::try_from)
         .transpose()
         .map_err(|_| UsageError("--chunk-size is too large (at most 64M)".into()))?;
-    let opts = CompressOptions {
+    let mut opts = CompressOptions {
         codec: args.codec,
         level: args.level,
         chunk_size,
@@ -38,9 +44,28 @@ pub fn run(args: CompressArgs) -> Result<()> {
     })?;
     super::set_verbose(args.out.verbose);
     let device = open_device(args.device.device)?;
+    opts.chunk_size = opts
+        .chunk_size
+        .or_else(|| reader_chunk_size(args.codec, args.reader, &device));
     for_each_input(&inputs, |input| {
         compress_one(input, &args.out, &opts, &device)
     })
+}
+
+/// Deflate chunks for a CPU reader: the codec's largest, which compress best and still give
+/// the CPU's threads a chunk each on any file worth splitting.
+const CPU_READER_DEFLATE_CHUNK: u32 = 4 << 20;
+
+/// The chunk size `--for` implies when `--chunk-size` is not given: deflate's largest chunks for
+/// a CPU reader (`--for cpu`, or `auto` when the compressing device is the CPU); the codec's own
+/// default, sized for a GPU's parallel inflate, otherwise.
+fn reader_chunk_size(codec: CodecId, reader: ReaderChoice, device: &Device) -> Option<u32> {
+    let for_cpu = match reader {
+        ReaderChoice::Cpu => true,
+        ReaderChoice::Gpu => false,
+        ReaderChoice::Auto => !device.is_gpu(),
+    };
+    (codec == CodecId::Deflate && for_cpu).then_some(CPU_READER_DEFLATE_CHUNK)
 }
 
 /// Compresses one input to its output (FILE.wz, `-o`, or stdout for stdin).

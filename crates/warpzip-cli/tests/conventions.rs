@@ -1,0 +1,224 @@
+//! End-to-end tests of the gzip and zstd conventions of the `warpzip` binary: flags that
+//! combine and come anywhere, `-c` for standard output, the default codec and the chunk size
+//! that follows the reader, signals, symbolic links and the wording of errors.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+use common::*;
+
+use std::fs;
+use std::path::Path;
+use std::process::Output;
+
+/// English-like text, `len` bytes: what the default codec is for.
+fn text(len: usize) -> Vec<u8> {
+    let words = [
+        "the",
+        "quick",
+        "brown",
+        "fox",
+        "jumps",
+        "over",
+        "lazy",
+        "dog",
+        "and",
+        "runs",
+        "away",
+        "from",
+        "a",
+        "compressed",
+        "file",
+        "of",
+        "words",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut out = Vec::with_capacity(len + 16);
+    while out.len() < len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        out.extend_from_slice(words[(state % words.len() as u64) as usize].as_bytes());
+        out.push(if state.is_multiple_of(11) {
+            b'\n'
+        } else {
+            b' '
+        });
+    }
+    out.truncate(len);
+    out
+}
+
+#[track_caller]
+fn assert_ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "warpzip failed ({:?}): {}",
+        o.status.code(),
+        stderr(o)
+    );
+}
+
+#[track_caller]
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        stdout(o),
+        stderr(o)
+    );
+}
+
+fn write(path: &Path, data: &[u8]) {
+    fs::write(path, data).unwrap();
+}
+
+/// The `inspect` field `name` of a `.wz` file.
+fn inspect_field(dir: &TempDir, file: &str, name: &str) -> String {
+    let o = warpzip(dir, &["inspect", file]);
+    assert_ok(&o);
+    stdout(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()))
+        .unwrap_or_else(|| panic!("no {name} in {}", stdout(&o)))
+}
+
+#[test]
+fn dash_d_combines_and_comes_anywhere() {
+    let dir = TempDir::new("dash-d");
+    let data = text(300_000);
+    write(&dir.path("f"), &data);
+    assert_ok(&warpzip(&dir, &["compress", "-k", "--device", "cpu", "f"]));
+    // To standard output, keeping the input, whatever the order of the flags.
+    for args in [
+        &["-dc", "f.wz"][..],
+        &["-cd", "f.wz"],
+        &["-d", "-c", "f.wz"],
+        &["-T", "1", "-dc", "f.wz"],
+        &["--device", "cpu", "-dc", "f.wz"],
+        &["-q", "--decompress", "-c", "f.wz"],
+        &["f.wz", "-dc"],
+    ] {
+        let o = warpzip(&dir, args);
+        assert_ok(&o);
+        assert!(o.stdout == data, "{args:?}: wrong output");
+        assert!(dir.path("f.wz").exists(), "{args:?}: input removed");
+    }
+    // -dt tests; -dkv writes the file, keeps the input and says so.
+    let o = warpzip(&dir, &["-dt", "f.wz"]);
+    assert_ok(&o);
+    assert!(o.stdout.is_empty());
+    fs::remove_file(dir.path("f")).unwrap();
+    let o = warpzip(&dir, &["-dkv", "f.wz"]);
+    assert_ok(&o);
+    assert!(stderr(&o).contains("created f"), "{}", stderr(&o));
+    assert_eq!(fs::read(dir.path("f")).unwrap(), data);
+    assert!(dir.path("f.wz").exists());
+    // --device after -d, -T before it.
+    fs::remove_file(dir.path("f")).unwrap();
+    assert_ok(&warpzip(
+        &dir,
+        &["-T", "1", "-d", "--device", "cpu", "f.wz"],
+    ));
+    assert_eq!(fs::read(dir.path("f")).unwrap(), data);
+    assert!(
+        !dir.path("f.wz").exists(),
+        "-d without -k removes the input"
+    );
+    // A subcommand word first keeps clap's reading: `compress -d` is an unknown flag.
+    assert_exit(&warpzip(&dir, &["compress", "-d", "f"]), 2);
+}
+
+#[test]
+fn dash_c_is_standard_output_in_compress_too() {
+    let dir = TempDir::new("dash-c");
+    let data = text(200_000);
+    write(&dir.path("f"), &data);
+    let o = warpzip(&dir, &["compress", "-c", "--device", "cpu", "f"]);
+    assert_ok(&o);
+    assert_eq!(
+        dir.names(),
+        vec!["f"],
+        "-c keeps the input and writes no file"
+    );
+    let d = warpzip_with_stdin(&dir, &["-dc", "--device", "cpu"], Some(&o.stdout));
+    assert_ok(&d);
+    assert_eq!(d.stdout, data);
+    // Combined with other flags, and with -C naming the codec.
+    let o = warpzip(&dir, &["compress", "-kcC", "rle", "--device", "cpu", "f"]);
+    assert_ok(&o);
+    assert_eq!(
+        o.stdout[..4],
+        [0x89, b'W', b'Z', 0x0a],
+        "a .wz container on stdout"
+    );
+    assert_eq!(dir.names(), vec!["f"]);
+    // -c with several files is refused: .wz containers do not concatenate.
+    write(&dir.path("g"), b"gg");
+    assert_exit(&warpzip(&dir, &["compress", "-c", "f", "g"]), 2);
+    // -c and -o together are a usage error.
+    assert_exit(&warpzip(&dir, &["compress", "-c", "-o", "x", "f"]), 2);
+}
+
+#[test]
+fn the_older_codec_spelling_still_works_unless_a_file_has_that_name() {
+    let dir = TempDir::new("legacy-c");
+    let data = text(100_000);
+    write(&dir.path("f"), &data);
+    assert_ok(&warpzip(
+        &dir,
+        &["compress", "-c", "rle", "-k", "--device", "cpu", "f"],
+    ));
+    assert_eq!(inspect_field(&dir, "f.wz", "codec"), "rle (id 1)");
+    // With a file named `rle`, `-c rle` is gzip's: that file to standard output.
+    write(&dir.path("rle"), &data);
+    let o = warpzip(&dir, &["compress", "-c", "rle", "--device", "cpu"]);
+    assert_ok(&o);
+    assert!(dir.path("rle").exists());
+    let d = warpzip_with_stdin(&dir, &["-dc"], Some(&o.stdout));
+    assert_eq!(d.stdout, data);
+}
+
+#[test]
+fn deflate_is_the_default_and_its_chunks_follow_the_reader() {
+    let dir = TempDir::new("defaults");
+    let data = text(9 << 20);
+    write(&dir.path("t"), &data);
+    // On the CPU (or --for cpu): 4 MiB chunks; the text shrinks.
+    assert_ok(&warpzip(&dir, &["compress", "-k", "--device", "cpu", "t"]));
+    assert!(inspect_field(&dir, "t.wz", "codec").starts_with("deflate"));
+    assert!(inspect_field(&dir, "t.wz", "chunk size").starts_with("4194304 bytes"));
+    assert!(fs::metadata(dir.path("t.wz")).unwrap().len() < data.len() as u64 / 2);
+    // For a GPU reader: the codec's GPU-sized chunks (at most 128 KiB).
+    assert_ok(&warpzip(
+        &dir,
+        &["compress", "-kf", "--device", "cpu", "--for", "gpu", "t"],
+    ));
+    let chunk: u64 = inspect_field(&dir, "t.wz", "chunk size")
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(chunk <= 128 << 10, "{chunk}");
+    // --chunk-size wins over --for.
+    assert_ok(&warpzip(
+        &dir,
+        &[
+            "compress",
+            "-kf",
+            "--device",
+            "cpu",
+            "--for",
+            "cpu",
+            "--chunk-size",
+            "64K",
+            "t",
+        ],
+    ));
+    assert!(inspect_field(&dir, "t.wz", "chunk size").starts_with("65536 bytes"));
+    assert_exit(&warpzip(&dir, &["compress", "--for", "tpu", "t"]), 2);
+    fs::remove_file(dir.path("t")).unwrap();
+    assert_ok(&warpzip(&dir, &["-d", "t.wz"]));
+    assert_eq!(fs::read(dir.path("t")).unwrap(), data);
+}
