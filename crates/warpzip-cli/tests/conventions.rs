@@ -222,3 +222,65 @@ fn deflate_is_the_default_and_its_chunks_follow_the_reader() {
     assert_ok(&warpzip(&dir, &["-d", "t.wz"]));
     assert_eq!(fs::read(dir.path("t")).unwrap(), data);
 }
+
+/// Starts warpzip with `args` in `dir`, reading a pipe that stays open, waits until its hidden
+/// temporary output exists, sends it `signal` and returns how it ended.
+#[cfg(unix)]
+fn interrupted(dir: &TempDir, args: &[&str], signal: i32) -> std::process::ExitStatus {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(bin())
+        .args(args)
+        .current_dir(&dir.0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(&text(1 << 20)).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !dir.names().iter().any(|n| n.contains(".wz-tmp-")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no temporary output appeared: {:?}",
+            dir.names()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: sends a signal to the child this test started and has not yet reaped.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    let status = child.wait().unwrap();
+    drop(input);
+    status
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_and_sigterm_remove_the_unfinished_output() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = TempDir::new("signals");
+    let status = interrupted(&dir, &["compress", "-o", "out.wz"], libc::SIGINT);
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+    assert!(dir.names().is_empty(), "left behind: {:?}", dir.names());
+    let status = interrupted(&dir, &["-d", "-o", "out"], libc::SIGTERM);
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    assert!(dir.names().is_empty(), "left behind: {:?}", dir.names());
+    let status = interrupted(&dir, &["compress", "-o", "out.wz"], libc::SIGHUP);
+    assert_eq!(status.signal(), Some(libc::SIGHUP), "{status:?}");
+    assert!(dir.names().is_empty(), "left behind: {:?}", dir.names());
+
+    // The shell sees 143 for SIGTERM, as for gzip.
+    let script = "\"$0\" compress -o out.wz < <(sleep 30 2>/dev/null) & pid=$!; \
+                  while ! ls -A | grep -q wz-tmp; do sleep 0.05; done; \
+                  kill -TERM $pid; wait $pid; echo $?; ls -A";
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg(bin())
+        .current_dir(&dir.0)
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&o).trim(), "143", "{}", stderr(&o));
+}
