@@ -284,3 +284,50 @@ fn sigint_and_sigterm_remove_the_unfinished_output() {
         .unwrap();
     assert_eq!(stdout(&o).trim(), "143", "{}", stderr(&o));
 }
+
+#[cfg(unix)]
+#[test]
+fn symbolic_links_are_refused_unless_forced_and_targets_never_removed() {
+    let dir = TempDir::new("symlinks");
+    let data = text(100_000);
+    write(&dir.path("target"), &data);
+    std::os::unix::fs::symlink("target", dir.path("link")).unwrap();
+    let o = warpzip(&dir, &["compress", "link"]);
+    assert_exit(&o, 1);
+    assert!(
+        stderr(&o).contains("link is a symbolic link -- ignored"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(dir.names(), vec!["link", "target"]);
+    // To standard output the link is read through, and kept.
+    let o = warpzip(&dir, &["compress", "-c", "link"]);
+    assert_ok(&o);
+    assert_eq!(dir.names(), vec!["link", "target"]);
+    // With -f: link.wz, the link removed, its target untouched.
+    assert_ok(&warpzip(&dir, &["compress", "-f", "link"]));
+    assert_eq!(dir.names(), vec!["link.wz", "target"]);
+    assert_eq!(fs::read(dir.path("target")).unwrap(), data);
+
+    // Decompressing a link to a .wz file: the same rules.
+    fs::rename(dir.path("link.wz"), dir.path("real.wz")).unwrap();
+    std::os::unix::fs::symlink("real.wz", dir.path("alias.wz")).unwrap();
+    let o = warpzip(&dir, &["-d", "alias.wz"]);
+    assert_exit(&o, 1);
+    assert!(stderr(&o).contains("symbolic link"), "{}", stderr(&o));
+    assert_eq!(dir.names(), vec!["alias.wz", "real.wz", "target"]);
+    let o = warpzip(&dir, &["-dc", "alias.wz"]);
+    assert_ok(&o);
+    assert_eq!(o.stdout, data);
+    assert_ok(&warpzip(&dir, &["-t", "-d", "alias.wz"]));
+    assert_ok(&warpzip(&dir, &["-df", "alias.wz"]));
+    assert_eq!(dir.names(), vec!["alias", "real.wz", "target"]);
+    assert_eq!(fs::read(dir.path("alias")).unwrap(), data);
+    assert!(dir.path("real.wz").exists(), "the link's target is kept");
+    // Several files: the link is reported, the others still done.
+    std::os::unix::fs::symlink("target", dir.path("l2")).unwrap();
+    let o = warpzip(&dir, &["compress", "-k", "l2", "target"]);
+    assert_exit(&o, 1);
+    assert!(dir.path("target.wz").exists());
+    assert!(!dir.path("l2.wz").exists());
+}

@@ -76,6 +76,7 @@ fn compress_one(
     device: &Device,
 ) -> Result<()> {
     let output = output_path(input, out.output.as_deref(), out.force)?;
+    super::refuse_symlink(input, &output, out.force)?;
     if let Input::File(path) = input {
         if same_file(path, &output) {
             bail!("{} would overwrite its own input", output.display());

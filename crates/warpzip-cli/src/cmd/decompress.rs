@@ -61,6 +61,7 @@ fn decompress_one(
     device: &Device,
 ) -> Result<()> {
     let output = output_path(input, explicit)?;
+    super::refuse_symlink(input, &output, out.force)?;
     if let Input::File(path) = input {
         if same_file(path, &output) {
             bail!("{} would overwrite its own input", output.display());

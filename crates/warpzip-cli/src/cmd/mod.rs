@@ -137,6 +137,22 @@ impl Input {
     }
 }
 
+/// Refuses a symbolic link as the input of a command that writes a file and removes its input,
+/// as gzip does, unless `force`: the link is then followed for reading, and only the link,
+/// never its target, is removed afterwards. Output to stdout (`-c`, `-o -`) reads through links.
+pub fn refuse_symlink(input: &Input, output: &Path, force: bool) -> Result<()> {
+    if let Input::File(path) = input {
+        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && !force && output != Path::new("-") {
+            bail!(
+                "{} is a symbolic link -- ignored (use -f to follow it, or -c)",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Runs `one` on every input, gzip style: with one input its error is the command's; with
 /// several, every failure is printed (`warpzip: ...`) and the others still run, and the
 /// command fails at the end if any did.
