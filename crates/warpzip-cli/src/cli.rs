@@ -433,7 +433,8 @@ fn takes_next_word(arg: &str) -> bool {
 }
 
 /// `-d` anywhere before the subcommand word (or among the files when there is none) becomes the
-/// `decompress` subcommand, gzip style; the other flags of its cluster stay.
+/// `decompress` subcommand, gzip style; the other flags of its cluster stay. `-t` there (gzip's
+/// test, which needs no `-d`) means `decompress -t`.
 pub fn rewrite_decompress_flag(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let mut rewritten: Vec<std::ffi::OsString> = args.iter().take(1).cloned().collect();
     let mut found = false;
@@ -451,6 +452,12 @@ pub fn rewrite_decompress_flag(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::O
         }
         if text == "--decompress" || text == "--uncompress" {
             found = true;
+            continue;
+        }
+        if text == "--test" {
+            // gzip's -t tests without -d.
+            found = true;
+            rewritten.push(arg.clone());
             continue;
         }
         if !text.starts_with('-') || text == "-" {
@@ -480,6 +487,8 @@ pub fn rewrite_decompress_flag(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::O
             if c == 'd' {
                 found = true;
             } else {
+                // gzip's -t tests without -d.
+                found |= c == 't';
                 kept.push(c);
             }
         }
@@ -608,6 +617,13 @@ mod tests {
                 &["w", "-q", "-d", "--", "-d"],
                 &["w", "decompress", "-q", "--", "-d"],
             ),
+            (&["w", "-t", "f.wz"], &["w", "decompress", "-t", "f.wz"]),
+            (&["w", "-tv", "f.wz"], &["w", "decompress", "-tv", "f.wz"]),
+            (
+                &["w", "--test", "f.wz"],
+                &["w", "decompress", "--test", "f.wz"],
+            ),
+            (&["w", "-T", "2", "f.wz"], &["w", "-T", "2", "f.wz"]),
         ];
         for (input, expected) in cases {
             assert_eq!(normalize_args(argv(input)), argv(expected), "{input:?}");

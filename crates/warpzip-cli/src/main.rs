@@ -68,7 +68,7 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("warpzip: {e:#}");
+            eprintln!("warpzip: {}", cmd::error_text(&e));
             ExitCode::FAILURE
         }
     }

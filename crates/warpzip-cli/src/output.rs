@@ -146,7 +146,7 @@ impl OutputFile {
             .write(true)
             .create_new(true)
             .open(&tmp_path)
-            .with_context(|| format!("cannot create {}", tmp_path.display()))?;
+            .with_context(|| format!("cannot create {}", path.display()))?;
         unfinished.push(tmp_path.clone());
         drop(unfinished);
         Ok(OutputFile {
@@ -170,17 +170,12 @@ impl OutputFile {
     pub fn commit(mut self) -> Result<()> {
         self.writer
             .flush()
-            .with_context(|| format!("writing {}", self.tmp_path.display()))?;
+            .with_context(|| format!("writing {}", self.final_path.display()))?;
         // Someone may have created the output while we worked: check again before replacing.
         check_target(&self.final_path, self.force)?;
         let mut unfinished = unfinished_outputs();
-        fs::rename(&self.tmp_path, &self.final_path).with_context(|| {
-            format!(
-                "cannot rename {} to {}",
-                self.tmp_path.display(),
-                self.final_path.display()
-            )
-        })?;
+        fs::rename(&self.tmp_path, &self.final_path)
+            .with_context(|| format!("cannot put {} in place", self.final_path.display()))?;
         forget_unfinished(&mut unfinished, &self.tmp_path);
         self.committed = true;
         Ok(())

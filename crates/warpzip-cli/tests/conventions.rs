@@ -331,3 +331,99 @@ fn symbolic_links_are_refused_unless_forced_and_targets_never_removed() {
     assert!(dir.path("target.wz").exists());
     assert!(!dir.path("l2.wz").exists());
 }
+
+/// Runs warpzip in `dir` with its standard output going to /dev/full.
+#[cfg(target_os = "linux")]
+fn to_dev_full(dir: &TempDir, args: &[&str]) -> Output {
+    std::process::Command::new(bin())
+        .args(args)
+        .current_dir(&dir.0)
+        .stdin(std::process::Stdio::null())
+        .stdout(
+            fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        )
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+#[track_caller]
+fn said_once(o: &Output, needle: &str) {
+    let msg = stderr(o);
+    assert_eq!(msg.matches(needle).count(), 1, "{needle:?} in {msg}");
+    assert!(!msg.contains("wz-tmp"), "the temporary name leaked: {msg}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_device_is_reported_once_naming_the_output() {
+    let dir = TempDir::new("enospc");
+    write(&dir.path("f"), &text(3 << 20));
+    let o = warpzip(&dir, &["compress", "-k", "-o", "/dev/full", "f"]);
+    assert_exit(&o, 1);
+    said_once(&o, "No space left on device");
+    said_once(&o, "/dev/full");
+    let o = to_dev_full(&dir, &["compress", "-kc", "f"]);
+    assert_exit(&o, 1);
+    said_once(&o, "No space left on device");
+    said_once(&o, "standard output");
+    assert_ok(&warpzip(&dir, &["compress", "-k", "f"]));
+    let o = to_dev_full(&dir, &["-dc", "f.wz"]);
+    assert_exit(&o, 1);
+    said_once(&o, "No space left on device");
+    let o = warpzip(&dir, &["-d", "-o", "/dev/full", "f.wz"]);
+    assert_exit(&o, 1);
+    said_once(&o, "No space left on device");
+    assert_eq!(dir.names(), vec!["f", "f.wz"]);
+}
+
+#[test]
+fn errors_name_the_users_paths_and_each_cause_once() {
+    let dir = TempDir::new("messages");
+    write(&dir.path("f"), &text(1 << 20));
+    assert_ok(&warpzip(
+        &dir,
+        &["compress", "-k", "--chunk-size", "64K", "f"],
+    ));
+    let good = fs::read(dir.path("f.wz")).unwrap();
+
+    // A damaged chunk: named once, with its reason once.
+    let mut bad = good.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x5a;
+    write(&dir.path("bad.wz"), &bad);
+    for args in [
+        &["inspect", "bad.wz"][..],
+        &["-t", "bad.wz"],
+        &["-dc", "bad.wz"],
+    ] {
+        let o = warpzip(&dir, args);
+        assert_exit(&o, 1);
+        said_once(&o, "checksum mismatch");
+        said_once(&o, "bad.wz");
+        said_once(&o, "chunk 15");
+    }
+
+    // A flipped bit in the version field: an unsupported or damaged file, said plainly.
+    for (byte, flip) in [(5, 0x01), (4, 0x80), (4, 0x01)] {
+        let mut v = good.clone();
+        v[byte] ^= flip;
+        write(&dir.path("v.wz"), &v);
+        for args in [&["-d", "v.wz"][..], &["inspect", "v.wz"]] {
+            let o = warpzip(&dir, args);
+            assert_exit(&o, 1);
+            said_once(&o, "format version");
+            said_once(&o, "damaged");
+            said_once(&o, "v.wz");
+        }
+        assert!(!dir.path("v").exists());
+    }
+
+    // An output that cannot be created is named as the user wrote it.
+    let o = warpzip(&dir, &["compress", "-k", "-o", "no/such/dir/x.wz", "f"]);
+    assert_exit(&o, 1);
+    said_once(&o, "cannot create no/such/dir/x.wz");
+}

@@ -6,7 +6,7 @@ use super::{finish_output, for_each_input, open_device, report, Input};
 use crate::cli::{CompressArgs, OutputArgs, ReaderChoice, UsageError};
 use crate::output::{same_file, Sink};
 use crate::progress::{CountingWriter, Progress};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use warpzip::api::{self, CompressOptions};
 use warpzip::{CodecId, Device};
@@ -91,9 +91,13 @@ fn compress_one(
     let data = input.read(&mut progress)?;
     progress.enable_for(data.len() as u64);
     progress.spinner_phase("compressing");
+    let output_name = sink.describe();
     let mut counted = CountingWriter::new(&mut sink, &progress, "writing");
-    let written = api::compress_to(&mut counted, &data, opts, device)
-        .with_context(|| format!("compressing {}", input.describe()))?;
+    // A failed write names the output; anything else, the input being compressed.
+    let written = api::compress_to(&mut counted, &data, opts, device).map_err(|e| match e {
+        warpzip::Error::Io(io) => anyhow::Error::new(io).context(format!("writing {output_name}")),
+        other => anyhow::Error::new(other).context(format!("compressing {}", input.describe())),
+    })?;
     progress.finish();
     let line = report(input, &sink, out.keep, data.len() as u64, written);
     finish_output(sink, input, out.keep)?;

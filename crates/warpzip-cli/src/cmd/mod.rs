@@ -153,6 +153,23 @@ pub fn refuse_symlink(input: &Input, output: &Path, force: bool) -> Result<()> {
     Ok(())
 }
 
+/// An error and its causes on one line, `outer: inner: innermost`, each said once: a cause whose
+/// text the line already holds (an I/O error the library's error quotes) is left out.
+pub fn error_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 /// Runs `one` on every input, gzip style: with one input its error is the command's; with
 /// several, every failure is printed (`warpzip: ...`) and the others still run, and the
 /// command fails at the end if any did.
@@ -163,7 +180,7 @@ pub fn for_each_input(inputs: &[Input], mut one: impl FnMut(&Input) -> Result<()
     let mut failed = 0usize;
     for input in inputs {
         if let Err(e) = one(input) {
-            eprintln!("warpzip: {e:#}");
+            eprintln!("warpzip: {}", error_text(&e));
             failed += 1;
         }
     }

@@ -276,11 +276,14 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(Header, u32, ByteCursor<'_>
     if version != FORMAT_VERSION {
         return Err(if version > FORMAT_VERSION {
             Error::Unsupported(format!(
-                "format version {version} is newer than this build reads (version {FORMAT_VERSION})"
+                "format version {version} is newer than this build reads (version \
+                 {FORMAT_VERSION}): the file was written by a newer warpzip, or its header is \
+                 damaged"
             ))
         } else {
             corrupt(format!(
-                "format version {version} is invalid (this build reads version {FORMAT_VERSION})"
+                "format version {version} does not exist (this build reads version \
+                 {FORMAT_VERSION}): the header is damaged"
             ))
         });
     }
