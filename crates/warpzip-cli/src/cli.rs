@@ -107,7 +107,8 @@ pub struct OutputArgs {
     /// Keep the input file (by default it is removed after success, like gzip).
     #[arg(short, long)]
     pub keep: bool,
-    /// Overwrite an existing output; write compressed data to a terminal.
+    /// Overwrite an existing output; write compressed data to a terminal; read through a
+    /// symbolic link input (removing the link, never its target, unless -k).
     #[arg(short, long)]
     pub force: bool,
     /// Print each file's name, how much smaller the compressed form is, and where the output
@@ -136,7 +137,8 @@ pub struct CompressArgs {
     /// default 6).
     #[arg(short, long, value_name = "LEVEL", allow_negative_numbers = true)]
     pub level: Option<i32>,
-    /// Uncompressed bytes per chunk, such as 4096, 128K or 1M (default: the codec's).
+    /// Uncompressed bytes per chunk, such as 4096, 128K or 1M (default: the codec's; for
+    /// deflate, the one `--for` implies).
     #[arg(long, value_name = "N", value_parser = parse_size)]
     pub chunk_size: Option<u64>,
     /// Element type of FILE (raw little-endian integers); the orc-rle codecs need one.
