@@ -340,6 +340,9 @@ fn cpu_row(
 /// The CPU-only variant: the one-core decode rows for every column and version.
 pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
     let columns = chosen(opts, opts.size.unwrap_or(32 << 20))?;
+    if let Some(dir) = &opts.dump_dir {
+        dump(dir, &columns)?;
+    }
     for col in &columns {
         let layout = Layout::default_for(col.elem);
         for version in [RleVersion::V1, RleVersion::V2] {

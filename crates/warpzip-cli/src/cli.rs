@@ -12,8 +12,11 @@ use warpzip::CodecId;
 #[command(name = "warpzip", version, propagate_version = true)]
 #[command(
     after_help = "`warpzip -d FILE.wz` is short for `warpzip decompress FILE.wz`; it also \
-decompresses gzip files (FILE.gz), like `gzip -d`.\n\
-Exit status: 0 success, 1 error, 2 usage error."
+decompresses gzip files (FILE.gz), like `gzip -d`. As with gzip, -d may come anywhere and \
+combine with other short flags: `warpzip -dc FILE.wz`, `warpzip -dkv FILE.wz`, \
+`warpzip --device cpu -d FILE.wz`.\n\
+Exit status: 0 success, 1 error, 2 usage error; killed by SIGINT or SIGTERM (the shell shows \
+130 or 143) after removing the unfinished output."
 )]
 pub struct Cli {
     /// CPU threads for the work done on the CPU (0, the default: one per core), like `zstd -T`.
@@ -78,6 +81,17 @@ pub enum DeviceChoice {
     Gpu,
 }
 
+/// The reader a compressed file is meant for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReaderChoice {
+    /// A GPU when the compressing device is one, else the CPU.
+    Auto,
+    /// The CPU.
+    Cpu,
+    /// A GPU.
+    Gpu,
+}
+
 #[derive(Debug, Args)]
 pub struct DeviceArg {
     /// Where to run.
@@ -115,7 +129,8 @@ pub struct OutputArgs {
     /// Keep the input file (by default it is removed after success, like gzip).
     #[arg(short, long)]
     pub keep: bool,
-    /// Overwrite an existing output; write compressed data to a terminal.
+    /// Overwrite an existing output; write compressed data to a terminal; read through a
+    /// symbolic link input (removing the link, never its target, unless -k).
     #[arg(short, long)]
     pub force: bool,
     /// Print each file's name, how much smaller the compressed form is, and where the output
@@ -126,14 +141,26 @@ pub struct OutputArgs {
 
 #[derive(Debug, Args)]
 pub struct CompressArgs {
-    /// Codec to use: rle, orc-rle-v1, orc-rle-v2 (with --dtype) or deflate.
-    #[arg(short, long, value_name = "CODEC", default_value = "rle", value_parser = parse_codec)]
+    /// Codec to use: deflate (the default), rle, orc-rle-v1 or orc-rle-v2 (with --dtype).
+    /// `-c CODEC`, the older spelling, still works when CODEC is not the name of an existing
+    /// file.
+    #[arg(short = 'C', long, value_name = "CODEC", default_value = "deflate", value_parser = parse_codec)]
     pub codec: CodecId,
+    /// Write to standard output and keep the input (same as `-o -`), like `gzip -c`.
+    #[arg(short = 'c', long, conflicts_with = "output")]
+    pub stdout: bool,
+    /// The reader the file is meant for, which sets deflate's default chunk size: `gpu` (many
+    /// chunks of at most 128 KiB, for the GPU's parallel inflate), `cpu` (4 MiB chunks, a
+    /// better ratio and fewer chunks for CPU threads), `auto` (the default): `gpu` when the
+    /// device compressing is a GPU, else `cpu`. `--chunk-size` overrides it.
+    #[arg(long = "for", value_enum, value_name = "READER", default_value_t = ReaderChoice::Auto)]
+    pub reader: ReaderChoice,
     /// Compression level, for codecs that have levels (deflate: 1 fastest to 12 smallest,
     /// default 6).
     #[arg(short, long, value_name = "LEVEL", allow_negative_numbers = true)]
     pub level: Option<i32>,
-    /// Uncompressed bytes per chunk, such as 4096, 128K or 1M (default: the codec's).
+    /// Uncompressed bytes per chunk, such as 4096, 128K or 1M (default: the codec's; for
+    /// deflate, the one `--for` implies).
     #[arg(long, value_name = "N", value_parser = parse_size)]
     pub chunk_size: Option<u64>,
     /// Element type of FILE (raw little-endian integers); the orc-rle codecs need one.
@@ -365,11 +392,204 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{text}' is too large"))
 }
 
-/// Rewrites `warpzip -d ...` (and `--decompress`) into `warpzip decompress ...`, gzip style.
-pub fn rewrite_decompress_flag(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
-    if let Some(first) = args.get(1) {
-        if first == "-d" || first == "--decompress" {
-            args[1] = "decompress".into();
+/// Every subcommand name and alias: the first word that is one of these is the subcommand.
+const SUBCOMMANDS: &[&str] = &[
+    "compress",
+    "decompress",
+    "d",
+    "inspect",
+    "demo",
+    "bench",
+    "select",
+    "orc",
+    "help",
+];
+
+/// Short options that take a value: the rest of their cluster, or else the next word.
+const SHORT_WITH_VALUE: &[char] = &['T', 'o', 'l', 'C'];
+
+/// Long options of `compress` and `decompress` (and the global ones) that take a value as the
+/// next word.
+const LONG_WITH_VALUE: &[&str] = &[
+    "--threads",
+    "--output",
+    "--device",
+    "--codec",
+    "--level",
+    "--chunk-size",
+    "--dtype",
+    "--for",
+];
+
+/// Rewrites gzip-style command lines into clap's: `-d` (or `--decompress`) anywhere before the
+/// first subcommand word, alone or in a cluster of short flags (`-dc`, `-dkv`, `-cd`, `-T 1 -d`),
+/// becomes the `decompress` subcommand; and `compress -c CODEC`, the older spelling of
+/// `--codec`, is kept when CODEC is a codec name and no file of that name exists (else `-c` is
+/// standard output and CODEC a file, as in gzip).
+pub fn normalize_args(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut args = rewrite_decompress_flag(args);
+    if let Some(at) = subcommand_at(&args) {
+        if args[at] == "compress" {
+            args = rewrite_legacy_codec_flag(args, at + 1);
+        }
+    }
+    args
+}
+
+/// Where the subcommand word is: the first word that is neither an option nor an option's value.
+fn subcommand_at(args: &[std::ffi::OsString]) -> Option<usize> {
+    let mut i = 1;
+    while i < args.len() {
+        let arg = args[i].to_str()?;
+        if arg == "--" {
+            return None;
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            return SUBCOMMANDS.contains(&arg).then_some(i);
+        }
+        i += 1 + usize::from(takes_next_word(arg));
+    }
+    None
+}
+
+/// True when the option word `arg` takes the next word as its value (`-T 4`, `--device cpu`,
+/// `-kT 4`, not `-T4` or `--device=cpu`).
+fn takes_next_word(arg: &str) -> bool {
+    if let Some(long) = arg.strip_prefix("--") {
+        return !long.contains('=') && LONG_WITH_VALUE.contains(&arg);
+    }
+    let cluster: Vec<char> = arg.chars().skip(1).collect();
+    match cluster.iter().position(|c| SHORT_WITH_VALUE.contains(c)) {
+        Some(p) => p + 1 == cluster.len(),
+        None => false,
+    }
+}
+
+/// `-d` anywhere before the subcommand word (or among the files when there is none) becomes the
+/// `decompress` subcommand, gzip style; the other flags of its cluster stay. `-t` there (gzip's
+/// test, which needs no `-d`) means `decompress -t`.
+pub fn rewrite_decompress_flag(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut rewritten: Vec<std::ffi::OsString> = args.iter().take(1).cloned().collect();
+    let mut found = false;
+    let mut i = 1;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        let Some(text) = arg.to_str() else {
+            rewritten.push(arg.clone());
+            continue;
+        };
+        if text == "--" {
+            rewritten.extend(args[i - 1..].iter().cloned());
+            break;
+        }
+        if text == "--decompress" || text == "--uncompress" {
+            found = true;
+            continue;
+        }
+        if text == "--test" {
+            // gzip's -t tests without -d.
+            found = true;
+            rewritten.push(arg.clone());
+            continue;
+        }
+        if !text.starts_with('-') || text == "-" {
+            if SUBCOMMANDS.contains(&text) && !found {
+                // A subcommand word before any -d: the command line is clap's as it is.
+                return args;
+            }
+            // A file (gzip's `warpzip f.wz -d`): -d may still follow.
+            rewritten.push(arg.clone());
+            continue;
+        }
+        let value = takes_next_word(text).then(|| args.get(i)).flatten();
+        i += usize::from(value.is_some());
+        if text.starts_with("--") {
+            rewritten.push(arg.clone());
+            rewritten.extend(value.cloned());
+            continue;
+        }
+        // A cluster of short flags: drop its d's, up to the first flag that takes a value.
+        let mut kept = String::from("-");
+        let mut chars = text.chars().skip(1);
+        for c in chars.by_ref() {
+            if SHORT_WITH_VALUE.contains(&c) {
+                kept.push(c);
+                break;
+            }
+            if c == 'd' {
+                found = true;
+            } else {
+                // gzip's -t tests without -d.
+                found |= c == 't';
+                kept.push(c);
+            }
+        }
+        kept.extend(chars);
+        if kept != "-" {
+            rewritten.push(kept.into());
+        }
+        rewritten.extend(value.cloned());
+    }
+    if !found {
+        return args;
+    }
+    rewritten.insert(1, "decompress".into());
+    rewritten
+}
+
+/// `compress -c CODEC` (and `-kc CODEC`, `-cCODEC`), where CODEC names a codec and no such file
+/// exists, becomes `--codec CODEC`: the spelling from before `-c` meant standard output.
+fn rewrite_legacy_codec_flag(
+    mut args: Vec<std::ffi::OsString>,
+    from: usize,
+) -> Vec<std::ffi::OsString> {
+    let is_codec =
+        |word: &str| CodecId::from_name(word).is_ok() && !std::path::Path::new(word).exists();
+    let mut i = from;
+    while i < args.len() {
+        let Some(text) = args[i].to_str().map(str::to_owned) else {
+            i += 1;
+            continue;
+        };
+        if text == "--" {
+            break;
+        }
+        if text.starts_with("--") || !text.starts_with('-') || text == "-" {
+            i += 1 + usize::from(text.starts_with("--") && takes_next_word(&text));
+            continue;
+        }
+        let cluster: Vec<char> = text.chars().skip(1).collect();
+        let before_value = cluster
+            .iter()
+            .position(|c| SHORT_WITH_VALUE.contains(c))
+            .unwrap_or(cluster.len());
+        match cluster[..before_value].iter().position(|&c| c == 'c') {
+            Some(p) => {
+                let head: String = cluster[..p].iter().collect();
+                let tail: String = cluster[p + 1..].iter().collect();
+                let tail = tail.strip_prefix('=').unwrap_or(&tail).to_string();
+                let next = args.get(i + 1).and_then(|a| a.to_str()).map(str::to_owned);
+                let mut replacement: Vec<std::ffi::OsString> = Vec::new();
+                if !head.is_empty() {
+                    replacement.push(format!("-{head}").into());
+                }
+                if !tail.is_empty() && CodecId::from_name(&tail).is_ok() {
+                    replacement.push(format!("--codec={tail}").into());
+                    args.splice(i..=i, replacement.clone());
+                    i += replacement.len();
+                    continue;
+                }
+                if tail.is_empty() && next.as_deref().is_some_and(is_codec) {
+                    replacement.push("--codec".into());
+                    let n = replacement.len();
+                    args.splice(i..=i, replacement);
+                    i += n + 1;
+                    continue;
+                }
+                i += 1 + usize::from(takes_next_word(&text));
+            }
+            None => i += 1 + usize::from(takes_next_word(&text)),
         }
     }
     args
@@ -392,6 +612,85 @@ mod tests {
         assert!(parse_size("1T").is_err());
         assert!(parse_size("1.5M").is_err());
         assert!(parse_size("99999999999999999999G").is_err());
+    }
+
+    fn argv(v: &[&str]) -> Vec<std::ffi::OsString> {
+        v.iter().map(std::ffi::OsString::from).collect()
+    }
+
+    #[test]
+    fn dash_d_anywhere_and_in_clusters_becomes_decompress() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["w", "-dc", "f.wz"], &["w", "decompress", "-c", "f.wz"]),
+            (&["w", "-cd", "f.wz"], &["w", "decompress", "-c", "f.wz"]),
+            (&["w", "-dkv", "f.wz"], &["w", "decompress", "-kv", "f.wz"]),
+            (&["w", "-dt", "f.wz"], &["w", "decompress", "-t", "f.wz"]),
+            (
+                &["w", "-T", "1", "-d", "f.wz"],
+                &["w", "decompress", "-T", "1", "f.wz"],
+            ),
+            (
+                &["w", "-dT", "1", "f.wz"],
+                &["w", "decompress", "-T", "1", "f.wz"],
+            ),
+            (
+                &["w", "-T", "d", "-d", "f"],
+                &["w", "decompress", "-T", "d", "f"],
+            ),
+            (
+                &["w", "--device", "cpu", "-d", "f.wz"],
+                &["w", "decompress", "--device", "cpu", "f.wz"],
+            ),
+            (&["w", "f.wz", "-d"], &["w", "decompress", "f.wz"]),
+            (&["w", "--decompress", "f.wz"], &["w", "decompress", "f.wz"]),
+            (&["w", "-o", "-d", "x"], &["w", "-o", "-d", "x"]),
+            (&["w", "compress", "-d"], &["w", "compress", "-d"]),
+            (&["w", "inspect", "-d", "x"], &["w", "inspect", "-d", "x"]),
+            (
+                &["w", "-q", "-d", "--", "-d"],
+                &["w", "decompress", "-q", "--", "-d"],
+            ),
+            (&["w", "-t", "f.wz"], &["w", "decompress", "-t", "f.wz"]),
+            (&["w", "-tv", "f.wz"], &["w", "decompress", "-tv", "f.wz"]),
+            (
+                &["w", "--test", "f.wz"],
+                &["w", "decompress", "--test", "f.wz"],
+            ),
+            (&["w", "-T", "2", "f.wz"], &["w", "-T", "2", "f.wz"]),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(normalize_args(argv(input)), argv(expected), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn the_older_codec_spelling_still_works() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (
+                &["w", "compress", "-c", "deflate", "f"],
+                &["w", "compress", "--codec", "deflate", "f"],
+            ),
+            (
+                &["w", "compress", "-kc", "rle", "f"],
+                &["w", "compress", "-k", "--codec", "rle", "f"],
+            ),
+            (
+                &["w", "compress", "-crle", "f"],
+                &["w", "compress", "--codec=rle", "f"],
+            ),
+            (&["w", "compress", "-c", "f"], &["w", "compress", "-c", "f"]),
+            (
+                &["w", "compress", "-ck", "f"],
+                &["w", "compress", "-ck", "f"],
+            ),
+            (
+                &["w", "compress", "-o", "-c", "rle"],
+                &["w", "compress", "-o", "-c", "rle"],
+            ),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(normalize_args(argv(input)), argv(expected), "{input:?}");
+        }
     }
 
     #[test]

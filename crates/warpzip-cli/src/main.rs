@@ -1,11 +1,13 @@
 //! `warpzip`: the command-line face of the warpzip library. The binary is thin: it parses
 //! arguments, handles files safely, shows progress and maps errors to exit codes (0 success,
-//! 1 error, 2 usage error); the library does the work.
+//! 1 error, 2 usage error; a terminating signal removes the unfinished output and ends warpzip
+//! by that signal); the library does the work.
 
 mod cli;
 mod cmd;
 mod output;
 mod progress;
+mod signals;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -31,7 +33,8 @@ const THREADS_PER_CORE: usize = 8;
 
 fn main() -> ExitCode {
     default_sigpipe();
-    let args = cli::rewrite_decompress_flag(std::env::args_os().collect());
+    signals::install();
+    let args = cli::normalize_args(std::env::args_os().collect());
     // Usage errors exit with clap's status 2 (help and version with 0).
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -65,7 +68,7 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("warpzip: {e:#}");
+            eprintln!("warpzip: {}", cmd::error_text(&e));
             ExitCode::FAILURE
         }
     }

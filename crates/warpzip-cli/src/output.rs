@@ -8,6 +8,21 @@ use anyhow::{bail, Context, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The temporary files of the outputs being written: what a terminating signal removes.
+static UNFINISHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The temporary files of the outputs not yet renamed into place. Held while one is created or
+/// renamed, so that a signal's cleanup sees every file that exists.
+pub fn unfinished_outputs() -> MutexGuard<'static, Vec<PathBuf>> {
+    UNFINISHED.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Forgets `path`, which was renamed into place or removed.
+fn forget_unfinished(unfinished: &mut Vec<PathBuf>, path: &Path) {
+    unfinished.retain(|p| p != path);
+}
 
 /// Where a command's output goes.
 pub enum Sink {
@@ -126,11 +141,14 @@ impl OutputFile {
         tmp_name.push(name);
         tmp_name.push(format!(".wz-tmp-{}", std::process::id()));
         let tmp_path = dir.join(tmp_name);
+        let mut unfinished = unfinished_outputs();
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&tmp_path)
-            .with_context(|| format!("cannot create {}", tmp_path.display()))?;
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        unfinished.push(tmp_path.clone());
+        drop(unfinished);
         Ok(OutputFile {
             final_path: path.to_path_buf(),
             tmp_path,
@@ -152,16 +170,13 @@ impl OutputFile {
     pub fn commit(mut self) -> Result<()> {
         self.writer
             .flush()
-            .with_context(|| format!("writing {}", self.tmp_path.display()))?;
+            .with_context(|| format!("writing {}", self.final_path.display()))?;
         // Someone may have created the output while we worked: check again before replacing.
         check_target(&self.final_path, self.force)?;
-        fs::rename(&self.tmp_path, &self.final_path).with_context(|| {
-            format!(
-                "cannot rename {} to {}",
-                self.tmp_path.display(),
-                self.final_path.display()
-            )
-        })?;
+        let mut unfinished = unfinished_outputs();
+        fs::rename(&self.tmp_path, &self.final_path)
+            .with_context(|| format!("cannot put {} in place", self.final_path.display()))?;
+        forget_unfinished(&mut unfinished, &self.tmp_path);
         self.committed = true;
         Ok(())
     }
@@ -184,7 +199,9 @@ impl Write for OutputFile {
 impl Drop for OutputFile {
     fn drop(&mut self) {
         if !self.committed {
+            let mut unfinished = unfinished_outputs();
             let _ = fs::remove_file(&self.tmp_path);
+            forget_unfinished(&mut unfinished, &self.tmp_path);
         }
     }
 }

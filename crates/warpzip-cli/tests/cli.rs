@@ -280,14 +280,16 @@ fn missing_input_is_an_error() {
 fn unknown_codec_is_a_usage_error_naming_the_known_codecs() {
     let dir = TempDir::new("codec");
     write(&dir.path("f"), b"abc");
-    let o = warpzip(&dir, &["compress", "-c", "lzma", "f"]);
-    assert_exit(&o, 2);
-    let msg = stderr(&o);
-    assert!(msg.contains("lzma"), "{msg}");
-    for codec in warpzip::CodecId::ALL {
-        assert!(msg.contains(codec.name()), "{msg}");
+    for flag in ["--codec", "-C"] {
+        let o = warpzip(&dir, &["compress", flag, "lzma", "f"]);
+        assert_exit(&o, 2);
+        let msg = stderr(&o);
+        assert!(msg.contains("lzma"), "{msg}");
+        for codec in warpzip::CodecId::ALL {
+            assert!(msg.contains(codec.name()), "{msg}");
+        }
+        assert_eq!(dir.names(), vec!["f"]);
     }
-    assert_eq!(dir.names(), vec!["f"]);
 }
 
 #[test]
@@ -323,7 +325,16 @@ fn chunk_sizes_are_parsed_and_validated() {
 
     let o = warpzip(
         &dir,
-        &["compress", "--device", "cpu", "--chunk-size", "1000", "c"],
+        &[
+            "compress",
+            "--codec",
+            "rle",
+            "--device",
+            "cpu",
+            "--chunk-size",
+            "1000",
+            "c",
+        ],
     );
     // A size the codec refuses is a usage error, as a malformed one is.
     assert_exit(&o, 2);
@@ -503,7 +514,10 @@ fn inspect_reports_header_chunks_ratio_and_checksums() {
     let dir = TempDir::new("inspect");
     let data = sample(3_000_000);
     write(&dir.path("i"), &data);
-    assert_ok(&warpzip(&dir, &["compress", "--device", "cpu", "i"]));
+    assert_ok(&warpzip(
+        &dir,
+        &["compress", "--codec", "rle", "--device", "cpu", "i"],
+    ));
     let o = warpzip(&dir, &["inspect", "--chunks", "i.wz"]);
     assert_ok(&o);
     let text = stdout(&o);

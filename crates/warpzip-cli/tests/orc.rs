@@ -105,6 +105,39 @@ fn inspect_fails_cleanly_on_bad_files() {
 }
 
 #[test]
+fn to_arrow_writes_the_ipc_stream_format_to_stdout() {
+    let dir = TempDir::new("to-arrow-stdout");
+    let file = orc_dir().join("TestOrcFile.test1.orc");
+    let o = warpzip(
+        &dir,
+        &[
+            "orc",
+            "to-arrow",
+            s(&file),
+            "-o",
+            "-",
+            "--columns",
+            "long1,int1",
+        ],
+    );
+    assert_exit(&o, 0);
+    let reader =
+        arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(o.stdout), None).unwrap();
+    let batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
+    assert_eq!(batches.len(), 1);
+    let batch = &batches[0];
+    assert_eq!(batch.num_rows(), 2);
+    assert_eq!(batch.schema().field(0).name(), "long1");
+    let int1 = batch
+        .column(1)
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .unwrap();
+    assert_eq!(int1.values(), &[65536, 65536]);
+    assert!(dir.names().is_empty());
+}
+
+#[test]
 fn to_arrow_writes_the_selected_columns() {
     let dir = TempDir::new("to-arrow");
     let out = dir.path("t.arrow");

@@ -180,6 +180,38 @@ fn short_mask_is_an_error_and_leaves_no_output() {
 }
 
 #[test]
+fn long_mask_is_an_error_and_leaves_no_output() {
+    let dir = TempDir::new("long");
+    write(&dir.path("v"), &noise(4 * 17, 1));
+    // 17 values need 3 bytes of bits or 17 flags; one more is refused.
+    write(&dir.path("m"), &[0xff; 4]);
+    write(&dir.path("f"), &[1u8; 18]);
+    for args in [["--mask", "m"], ["--flags", "f"]] {
+        let o = warpzip(
+            &dir,
+            &[
+                "select", "--device", "cpu", "--dtype", "u32", args[0], args[1], "v",
+            ],
+        );
+        assert_exit(&o, 1);
+        let msg = stderr(&o);
+        assert!(msg.contains("longer than the values"), "{msg}");
+        assert!(msg.contains("17 u32 values"), "{msg}");
+        assert_eq!(dir.names(), vec!["f", "m", "v"], "no output left behind");
+    }
+    // Exactly enough is fine.
+    write(&dir.path("m"), &[0xff; 3]);
+    let o = warpzip(
+        &dir,
+        &[
+            "select", "--device", "cpu", "--dtype", "u32", "--mask", "m", "-o", "-", "v",
+        ],
+    );
+    assert_ok(&o);
+    assert_eq!(o.stdout.len(), 4 * 17);
+}
+
+#[test]
 fn ragged_input_is_an_error() {
     let dir = TempDir::new("ragged");
     write(&dir.path("v"), &noise(4 * 10 + 3, 1));

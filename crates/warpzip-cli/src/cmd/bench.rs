@@ -4,7 +4,7 @@
 use super::{format_table, human_bytes, open_device, Align};
 use crate::cli::{BenchArgs, UsageError};
 use crate::output::OutputFile;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use std::io::Write;
 use warpzip_bench::{BenchOptions, BenchRow};
 
@@ -22,6 +22,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         .into());
     }
     let device = open_device(args.device.device)?;
+    check_options(&args, device.is_gpu())?;
     let size = args
         .size
         .map(usize::try_from)
@@ -48,6 +49,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
         None => None,
     };
     let rows = warpzip_bench::run(&device, &opts).context("benchmark failed")?;
+    if rows.is_empty() {
+        bail!(
+            "nothing was measured on {} with these options; see `warpzip bench --help`",
+            device.label()
+        );
+    }
     print!("{}", table(&rows));
     if let Some(mut file) = csv {
         file.write_all(csv_text(&rows).as_bytes())
@@ -55,6 +62,131 @@ pub fn run(args: BenchArgs) -> Result<()> {
         file.commit()?;
     }
     Ok(())
+}
+
+/// The benchmarks that run on the CPU (the others need a GPU).
+const CPU_BENCHES: &[&str] = &["rle", "select", "orc-rle", "orc", "deflate"];
+
+/// Refuses options that no chosen benchmark would use (each would be silently ignored), a
+/// GPU-only benchmark on the CPU, `--codec orc` without ORC files and a `--column` that no
+/// chosen benchmark has.
+fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
+    let explicit = !args.codecs.is_empty();
+    if !gpu {
+        if let Some(only_gpu) = args
+            .codecs
+            .iter()
+            .find(|c| !CPU_BENCHES.contains(&c.as_str()))
+        {
+            bail!(
+                "the {only_gpu} bench measures the GPU only, and runs on no CPU (this run's \
+                 device is the CPU); the CPU benches are {}",
+                CPU_BENCHES.join(", ")
+            );
+        }
+    }
+    let chosen: Vec<&str> = if explicit {
+        args.codecs.iter().map(String::as_str).collect()
+    } else if gpu {
+        warpzip_bench::KNOWN_CODECS
+            .iter()
+            .copied()
+            .filter(|c| *c != "scan-sweep")
+            .collect()
+    } else {
+        CPU_BENCHES.to_vec()
+    };
+    let runs = |names: &[&str]| chosen.iter().any(|c| names.contains(c));
+    let dump_benches: &[&str] = if gpu {
+        &["orc-rle", "orc", "deflate"]
+    } else {
+        &["orc-rle", "deflate"]
+    };
+    let checks: [(&str, bool, &[&str]); 7] = [
+        (
+            "--size",
+            args.size.is_some(),
+            &["rle", "select", "orc-rle", "deflate"],
+        ),
+        ("--dump-inputs", args.dump_inputs.is_some(), dump_benches),
+        (
+            "--chunk-size",
+            args.chunk_size.is_some(),
+            &["orc-rle", "deflate"],
+        ),
+        ("--level", !args.levels.is_empty(), &["deflate"]),
+        ("--write-chunks", args.write_chunks.is_some(), &["deflate"]),
+        ("--column", !args.columns.is_empty(), &["orc-rle", "orc"]),
+        ("FILES", !args.files.is_empty(), &["rle", "orc", "deflate"]),
+    ];
+    for (option, given, users) in checks {
+        if given && !runs(users) {
+            return Err(UsageError(format!(
+                "{option} is used by the {} bench{} on {}; the benches chosen ({}) would ignore it",
+                and_list(users),
+                if users.len() > 1 { "es" } else { "" },
+                if gpu { "a GPU" } else { "the CPU" },
+                chosen.join(", ")
+            ))
+            .into());
+        }
+    }
+    let orc_files: Vec<&std::path::PathBuf> = args
+        .files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "orc"))
+        .collect();
+    if explicit && runs(&["orc"]) && orc_files.is_empty() {
+        return Err(UsageError(
+            "--codec orc measures ORC files: name one or more FILE.orc (warpzip bench --codec \
+             orc lineitem.orc)"
+                .into(),
+        )
+        .into());
+    }
+    // Every --column must be a column some chosen bench measures.
+    let mut known: Vec<String> = Vec::new();
+    if runs(&["orc-rle"]) {
+        known.extend(
+            warpzip_bench::orc::columns(0)
+                .iter()
+                .map(|c| c.name.to_string()),
+        );
+    }
+    if runs(&["orc"]) {
+        for path in &orc_files {
+            match warpzip::orc::OrcFile::open(path) {
+                Ok(file) => known.extend(
+                    file.columns()
+                        .iter()
+                        .filter(|c| c.is_supported())
+                        .map(|c| c.name.clone()),
+                ),
+                // A file that does not open is reported by the bench itself.
+                Err(_) => return Ok(()),
+            }
+        }
+    }
+    if let Some(missing) = args.columns.iter().find(|c| !known.contains(c)) {
+        bail!(
+            "no column '{missing}' in the benches chosen; they have {}",
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        );
+    }
+    Ok(())
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 fn table(rows: &[BenchRow]) -> String {

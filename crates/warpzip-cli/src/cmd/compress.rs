@@ -5,19 +5,24 @@
 
 use super::decompress::open_input;
 use super::{finish_output, for_each_input, open_device, report, Input};
-use crate::cli::{CompressArgs, OutFormat, OutputArgs, UsageError};
+use crate::cli::{CompressArgs, OutFormat, OutputArgs, ReaderChoice, UsageError};
 use crate::output::{same_file, Sink};
 use crate::progress::{CountingWriter, Progress};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 use warpzip::api::{self, CompressOptions, OutputFormat, StreamConfig};
 use warpzip::{CodecId, Device};
 
-pub fn run(args: CompressArgs) -> Result<()> {
+pub fn run(mut args: CompressArgs) -> Result<()> {
     let inputs = Input::from_args(args.inputs);
+    if args.stdout {
+        // `-c` is `-o -`, gzip style.
+        args.out.output = Some(PathBuf::from("-"));
+    }
     if inputs.len() > 1 && args.out.output.is_some() {
         return Err(UsageError(
-            "-o names one output; with several files each is written to FILE.wz".into(),
+            "-o and -c name one output; with several files each is written to FILE.wz"
+                .into(),
         )
         .into());
     }
@@ -32,7 +37,7 @@ pub fn run(args: CompressArgs) -> Result<()> {
         OutFormat::Bgzf => OutputFormat::Bgzf,
     };
     let gzip = format != OutputFormat::Wz;
-    if gzip && !matches!(args.codec, CodecId::Rle | CodecId::Deflate) {
+    if gzip && args.codec != CodecId::Deflate {
         return Err(UsageError(format!(
             "--format {} writes Deflate; --codec {} does not apply",
             suffix_name(args.format),
@@ -47,7 +52,7 @@ pub fn run(args: CompressArgs) -> Result<()> {
         ))
         .into());
     }
-    let opts = CompressOptions {
+    let mut opts = CompressOptions {
         codec: if gzip { CodecId::Deflate } else { args.codec },
         level: args.level,
         chunk_size,
@@ -72,6 +77,9 @@ pub fn run(args: CompressArgs) -> Result<()> {
         .map_err(|_| UsageError("--batch-size is too large".into()))?;
     super::set_verbose(args.out.verbose);
     let device = open_device(args.device.device)?;
+    opts.chunk_size = opts
+        .chunk_size
+        .or_else(|| reader_chunk_size(args.codec, args.reader, &device));
     for_each_input(&inputs, |input| {
         let cfg = StreamConfig {
             batch_size,
@@ -91,6 +99,23 @@ fn suffix_name(format: OutFormat) -> &'static str {
     }
 }
 
+
+/// Deflate chunks for a CPU reader: the codec's largest, which compress best and still give
+/// the CPU's threads a chunk each on any file worth splitting.
+const CPU_READER_DEFLATE_CHUNK: u32 = 4 << 20;
+
+/// The chunk size `--for` implies when `--chunk-size` is not given: deflate's largest chunks for
+/// a CPU reader (`--for cpu`, or `auto` when the compressing device is the CPU); the codec's own
+/// default, sized for a GPU's parallel inflate, otherwise.
+fn reader_chunk_size(codec: CodecId, reader: ReaderChoice, device: &Device) -> Option<u32> {
+    let for_cpu = match reader {
+        ReaderChoice::Cpu => true,
+        ReaderChoice::Gpu => false,
+        ReaderChoice::Auto => !device.is_gpu(),
+    };
+    (codec == CodecId::Deflate && for_cpu).then_some(CPU_READER_DEFLATE_CHUNK)
+}
+
 /// Compresses one input to its output (FILE.wz or FILE.gz, `-o`, or stdout for stdin).
 fn compress_one(
     input: &Input,
@@ -105,6 +130,7 @@ fn compress_one(
         "gz"
     };
     let output = output_path(input, out.output.as_deref(), out.force, suffix)?;
+    super::refuse_symlink(input, &output, out.force)?;
     if let Input::File(path) = input {
         if same_file(path, &output) {
             bail!("{} would overwrite its own input", output.display());
@@ -118,9 +144,17 @@ fn compress_one(
     let (reader, size) = open_input(input)?;
     cfg.size_hint = size;
     let progress = Progress::for_size(size.unwrap_or(0));
+    let output_name = sink.describe();
     let mut counted = CountingWriter::new(&mut sink, &progress, "compressing");
-    let stats = api::compress_stream_with(reader, &mut counted, opts, device, &cfg)
-        .with_context(|| format!("compressing {}", input.describe()))?;
+    // A failed write names the output; anything else, the input being compressed.
+    let stats = api::compress_stream_with(reader, &mut counted, opts, device, &cfg).map_err(
+        |e| match e {
+            warpzip::Error::Io(io) => {
+                anyhow::Error::new(io).context(format!("writing {output_name}"))
+            }
+            other => anyhow::Error::new(other).context(format!("compressing {}", input.describe())),
+        },
+    )?;
     progress.finish();
     let line = report(input, &sink, out.keep, stats.bytes_in, stats.bytes_out);
     finish_output(sink, input, out.keep)?;

@@ -95,6 +95,7 @@ fn decompress_one(
     cfg: &StreamConfig,
 ) -> Result<()> {
     let output = output_path(input, explicit)?;
+    super::refuse_symlink(input, &output, out.force)?;
     if let Input::File(path) = input {
         if same_file(path, &output) {
             bail!("{} would overwrite its own input", output.display());

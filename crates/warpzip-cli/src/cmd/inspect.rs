@@ -49,10 +49,7 @@ fn inspect_one(
     );
     if let Verification::Failed { chunk, message } = &report.verification {
         match chunk {
-            Some(c) => bail!(
-                "{}: checksum mismatch in chunk {c}: {message}",
-                path.display()
-            ),
+            Some(c) => bail!("{}: chunk {c}: {message}", path.display()),
             None => bail!(
                 "{}: checksum verification failed: {message}",
                 path.display()

@@ -137,6 +137,39 @@ impl Input {
     }
 }
 
+/// Refuses a symbolic link as the input of a command that writes a file and removes its input,
+/// as gzip does, unless `force`: the link is then followed for reading, and only the link,
+/// never its target, is removed afterwards. Output to stdout (`-c`, `-o -`) reads through links.
+pub fn refuse_symlink(input: &Input, output: &Path, force: bool) -> Result<()> {
+    if let Input::File(path) = input {
+        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link && !force && output != Path::new("-") {
+            bail!(
+                "{} is a symbolic link -- ignored (use -f to follow it, or -c)",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// An error and its causes on one line, `outer: inner: innermost`, each said once: a cause whose
+/// text the line already holds (an I/O error the library's error quotes) is left out.
+pub fn error_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
+}
+
 /// Runs `one` on every input, gzip style: with one input its error is the command's; with
 /// several, every failure is printed (`warpzip: ...`) and the others still run, and the
 /// command fails at the end if any did.
@@ -147,7 +180,7 @@ pub fn for_each_input(inputs: &[Input], mut one: impl FnMut(&Input) -> Result<()
     let mut failed = 0usize;
     for input in inputs {
         if let Err(e) = one(input) {
-            eprintln!("warpzip: {e:#}");
+            eprintln!("warpzip: {}", error_text(&e));
             failed += 1;
         }
     }

@@ -47,7 +47,7 @@ pub struct OrcInspectArgs {
 
 #[derive(Debug, Args)]
 pub struct OrcToArrowArgs {
-    /// The Arrow IPC file to write (`-` for stdout).
+    /// The Arrow IPC file to write; `-` writes the Arrow IPC stream format to stdout.
     #[arg(short, long, value_name = "OUT.arrow")]
     pub output: PathBuf,
     /// Columns to write, in this order (comma-separated names); default: every supported one.
@@ -234,6 +234,40 @@ fn describe(name: &str, file: &OrcFile, stripes: &[Stripe], list_streams: bool) 
     s
 }
 
+/// An Arrow IPC writer: the file format, or the stream format for standard output.
+enum IpcWriter<W: std::io::Write> {
+    File(arrow_ipc::writer::FileWriter<W>),
+    Stream(arrow_ipc::writer::StreamWriter<W>),
+}
+
+impl<W: std::io::Write> IpcWriter<W> {
+    fn new(
+        out: W,
+        schema: &arrow_schema::Schema,
+        stream: bool,
+    ) -> Result<Self, arrow_schema::ArrowError> {
+        Ok(if stream {
+            IpcWriter::Stream(arrow_ipc::writer::StreamWriter::try_new(out, schema)?)
+        } else {
+            IpcWriter::File(arrow_ipc::writer::FileWriter::try_new(out, schema)?)
+        })
+    }
+
+    fn write(&mut self, batch: &arrow_array::RecordBatch) -> Result<(), arrow_schema::ArrowError> {
+        match self {
+            IpcWriter::File(w) => w.write(batch),
+            IpcWriter::Stream(w) => w.write(batch),
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), arrow_schema::ArrowError> {
+        match self {
+            IpcWriter::File(w) => w.finish(),
+            IpcWriter::Stream(w) => w.finish(),
+        }
+    }
+}
+
 fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
     let path = &args.input;
     if same_file(path, &args.output) {
@@ -297,8 +331,11 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
         .with_context(decoding)?;
     progress.enable_for(first.get_array_memory_size() as u64);
     progress.spinner_phase("writing");
-    let mut writer = arrow_ipc::writer::FileWriter::try_new(&mut sink, &first.schema())
-        .context("starting the Arrow IPC file")?;
+    // Standard output gets the IPC stream format, which a reader takes as it arrives; a file
+    // gets the IPC file format, with its footer for random access.
+    let to_stdout = matches!(sink, Sink::Stdout(_));
+    let mut writer = IpcWriter::new(&mut sink, &first.schema(), to_stdout)
+        .context("starting the Arrow IPC output")?;
     writer
         .write(&first)
         .with_context(|| format!("writing {}", args.output.display()))?;

@@ -51,7 +51,7 @@ pub fn run(args: SelectArgs) -> Result<()> {
         (None, Some(pattern)) => Mask::Pattern(pattern),
         (None, None) => bail!("give --mask, --flags or --pattern"),
     };
-    if let Some((path, _)) = &mask_file {
+    if let Some((path, bytes)) = &mask_file {
         mask.check(n).with_context(|| {
             format!(
                 "{} does not cover the {n} values of {}",
@@ -59,6 +59,21 @@ pub fn run(args: SelectArgs) -> Result<()> {
                 input.describe()
             )
         })?;
+        // A mask longer than the values is as likely a mistake (the wrong file, the wrong
+        // --dtype) as a short one.
+        let (needed, unit) = match mask {
+            Mask::Bits(_) => (n.div_ceil(8), "bytes (one bit a value)"),
+            _ => (n, "flags (one byte a value)"),
+        };
+        if bytes.len() > needed {
+            bail!(
+                "{} is longer than the values of {}: {} {unit} for {n} {name} values, which need \
+                 {needed}",
+                path.display(),
+                input.describe(),
+                bytes.len()
+            );
+        }
     }
 
     let kept = match args.dtype {

@@ -313,12 +313,13 @@ pub(crate) fn decode_header(bytes: &[u8]) -> Result<(Header, u32, ByteCursor<'_>
         return Err(if version > STREAM_VERSION {
             Error::Unsupported(format!(
                 "format version {version} is newer than this build reads (versions \
-                 {FORMAT_VERSION} and {STREAM_VERSION})"
+                 {FORMAT_VERSION} and {STREAM_VERSION}): the file was written by a newer \
+                 warpzip, or its header is damaged"
             ))
         } else {
             corrupt(format!(
-                "format version {version} is invalid (this build reads versions \
-                 {FORMAT_VERSION} and {STREAM_VERSION})"
+                "format version {version} does not exist (this build reads versions \
+                 {FORMAT_VERSION} and {STREAM_VERSION}): the header is damaged"
             ))
         });
     }
