@@ -115,6 +115,19 @@ pub fn decompress_into(
     plan: Plan,
     out: &mut [u8],
 ) -> Result<()> {
+    decompress_poisoned(gpu, chunks, kind, plan, out, None)
+}
+
+/// `decompress_into`, the device output first filled with `poison` when one is given (tests
+/// poison it, so that a value the kernel does not write cannot pass).
+pub fn decompress_poisoned(
+    gpu: &GpuContext,
+    chunks: &[(&[u8], usize)],
+    kind: Kind,
+    plan: Plan,
+    out: &mut [u8],
+    poison: Option<u8>,
+) -> Result<()> {
     let total = chunks
         .iter()
         .try_fold(0usize, |acc, &(_, len)| acc.checked_add(len));
@@ -136,6 +149,9 @@ pub fn decompress_into(
         let count = u32::try_from(records.len())
             .map_err(|_| Error::InvalidArgument("too many tiles for one GPU batch".into()))?;
         let mut batch = ChunkBatch::upload(gpu, &input, records, out.len(), shape(kind))?;
+        if let Some(byte) = poison {
+            batch.poison_output(gpu, byte)?;
+        }
         launch(gpu, &mut batch, count, kind, plan)?;
         let status = batch.status_words(gpu)?;
         if let Some(i) = status.iter().position(|&s| s != 0) {
