@@ -452,3 +452,50 @@ proptest! {
         }
     }
 }
+
+/// The golden file's input: 3000 i32 values in four shapes (runs, a falling ramp, noise from a
+/// fixed formula, extremes), so that its tiles use every scheme.
+fn golden_input() -> Vec<u8> {
+    let values: Vec<u64> = (0..3000u64)
+        .map(|i| match i / 600 {
+            0 => i / 70,
+            1 => 0u64.wrapping_sub(i * 13),
+            2 => (i * 2_654_435_761) % 100_003,
+            3 => (i / 3) * 5,
+            _ => {
+                if i % 2 == 0 {
+                    i32::MIN as u32 as u64
+                } else {
+                    i32::MAX as u64
+                }
+            }
+        })
+        .collect();
+    bytes_of(&values, ElemType::I32)
+}
+
+/// `tests/data/tile_v1_golden.wz` (codec `tile`, i32, 4 KiB chunks) decodes to its input and is
+/// what today's writer writes. Regenerate with `WARPZIP_BLESS=1` (never over a released file).
+#[test]
+fn the_golden_file_decodes_and_is_todays_writer() {
+    let path = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/tile_v1_golden.wz"
+    ));
+    let input = golden_input();
+    let written = warpzip::compress(
+        &input,
+        &opts(CodecId::Tile, ElemType::I32, Some(4096)),
+        &Device::Cpu,
+    )
+    .unwrap();
+    if std::env::var("WARPZIP_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, &written).unwrap();
+    }
+    let golden = std::fs::read(&path).unwrap();
+    assert_eq!(warpzip::decompress(&golden, &Device::Cpu).unwrap(), input);
+    assert!(
+        golden == written,
+        "the writer no longer writes the golden file"
+    );
+}

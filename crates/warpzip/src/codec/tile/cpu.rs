@@ -399,6 +399,15 @@ mod tests {
         }
     }
 
+    /// The worked example of docs/format.md.
+    #[test]
+    fn the_documented_example_is_written_byte_for_byte() {
+        let data: Vec<u8> = [5u32, 6, 7].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let words = [0u32, 5, 0, 5, 2, 0x24, 0, 0, 0];
+        let expected: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(encode_chunk(&data, K32, Plan::Fixed(Scheme::For)), expected);
+    }
+
     #[test]
     fn widths_are_per_miniblock() {
         let mut values = vec![5u64; 128];
