@@ -379,6 +379,7 @@ pub fn decode_chunk(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
