@@ -261,23 +261,36 @@ fn unpack(words: &[u8], w: u32, r: u64, mask: u64, out: &mut [u64]) {
         out.fill(r);
         return;
     }
-    let word = |i: usize| u64::from(word_at(words, i));
-    let wmask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    // The words in order; past the miniblock's last word, zeros (only ever shifted out).
+    let mut next = words
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .chain(std::iter::repeat(0));
     if w <= 32 {
-        for (j, o) in out.iter_mut().enumerate() {
-            let bit = j * w as usize;
-            let at = bit / 32;
-            let window = word(at) | word(at + 1) << 32;
-            *o = ((window >> (bit % 32)) & wmask).wrapping_add(r) & mask;
+        let wmask = (1u64 << w) - 1;
+        let mut acc = 0u64;
+        let mut held = 0u32;
+        for o in out.iter_mut() {
+            if held < w {
+                acc |= u64::from(next.next().unwrap_or(0)) << held;
+                held += 32;
+            }
+            *o = (acc & wmask).wrapping_add(r) & mask;
+            acc >>= w;
+            held -= w;
         }
     } else {
-        for (j, o) in out.iter_mut().enumerate() {
-            let bit = j * w as usize;
-            let at = bit / 32;
-            let window = u128::from(word(at))
-                | u128::from(word(at + 1)) << 32
-                | u128::from(word(at + 2)) << 64;
-            *o = (((window >> (bit % 32)) as u64) & wmask).wrapping_add(r) & mask;
+        let wmask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let mut acc = 0u128;
+        let mut held = 0u32;
+        for o in out.iter_mut() {
+            while held < w {
+                acc |= u128::from(next.next().unwrap_or(0)) << held;
+                held += 32;
+            }
+            *o = ((acc as u64) & wmask).wrapping_add(r) & mask;
+            acc >>= w;
+            held -= w;
         }
     }
 }
@@ -285,6 +298,18 @@ fn unpack(words: &[u8], w: u32, r: u64, mask: u64, out: &mut [u64]) {
 /// Decodes one tile (the little-endian bytes of its exact words) into `out` (its 1 to 512
 /// values, in unsigned order).
 pub fn decode_tile(bytes: &[u8], kind: Kind, plan: Plan, out: &mut [u64]) -> Result<(), Fault> {
+    let mut scratch = vec![0u64; 2 * TILE_VALUES];
+    decode_tile_with(bytes, kind, plan, out, &mut scratch)
+}
+
+/// `decode_tile` with RFOR's run values and lengths in `scratch` (at least 1024 values).
+fn decode_tile_with(
+    bytes: &[u8],
+    kind: Kind,
+    plan: Plan,
+    out: &mut [u64],
+    scratch: &mut [u64],
+) -> Result<(), Fault> {
     let mut rd = Reader { bytes, pos: 0 };
     let header = rd.word()?;
     let scheme = Scheme::from_code(header & 0xff).ok_or(Fault::BadHeader)?;
@@ -314,8 +339,10 @@ pub fn decode_tile(bytes: &[u8], kind: Kind, plan: Plan, out: &mut [u64]) -> Res
             if runs == 0 || runs > out.len() {
                 return Err(Fault::BadRunCount);
             }
-            let mut values = [0u64; TILE_VALUES];
-            let mut lengths = [0u64; TILE_VALUES];
+            let (values, lengths) = scratch.split_at_mut(TILE_VALUES);
+            if runs > lengths.len() {
+                return Err(Fault::BadRunCount);
+            }
             rd.for_stream(kind.bits, &mut values[..runs])?;
             rd.for_stream(32, &mut lengths[..runs])?;
             if !rd.at_end() {
@@ -355,12 +382,15 @@ pub fn decode_chunk(
     let failure = dst
         .par_chunks_mut(TILE_VALUES * size)
         .zip(ranges.par_iter())
+        .with_min_len(16)
         .enumerate()
-        .map(|(t, (out, &(start, end)))| {
-            let mut buf = [0u64; TILE_VALUES];
+        .map_init(
+            || vec![0u64; 3 * TILE_VALUES],
+            |scratch, (t, (out, &(start, end)))| {
+            let (buf, rest) = scratch.split_at_mut(TILE_VALUES);
             let n = out.len() / size;
             let tile = data.get(start * 4..end * 4).ok_or(Fault::BadTable);
-            match tile.and_then(|w| decode_tile(w, kind, plan, &mut buf[..n])) {
+            match tile.and_then(|w| decode_tile_with(w, kind, plan, &mut buf[..n], rest)) {
                 Ok(()) => {
                     store_values(&buf[..n], kind, out);
                     None
