@@ -158,6 +158,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                     deflate::bench(Some((gpu, &ceilings)), opts, r)
                 })?;
             }
+            tile::bench_gpu(gpu, opts, &ceilings, rows)?;
         }
         Device::Cpu => {
             if opts.wants("rle") {

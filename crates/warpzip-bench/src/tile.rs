@@ -3,16 +3,18 @@
 //! codecs asked for; the row gives the ratio and the decode speed of the whole column (rayon
 //! over chunks and tiles, every core), checked against the input. In the same run, the
 //! `bitpacking` crate's BitPacker4x (SIMD) decodes the same 32-bit columns packed at the widths
-//! FOR uses (each block of 128 less its minimum), as the CPU speed reference.
+//! FOR uses (each block of 128 less its minimum), as the CPU speed reference. On a GPU, the
+//! decode kernel is timed alone over resident data, against the same run's copy roofline.
 
 use super::inputs::Rng;
-use super::{gbps, wall_ms, BenchOptions, BenchRow};
+use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
 use bitpacking::{BitPacker, BitPacker4x};
 use rayon::prelude::*;
-use warpzip::codec::tile::chunked;
 use warpzip::codec::tile::format::{Kind, Plan, Scheme, DEFAULT_CHUNK_SIZE};
+use warpzip::codec::tile::{chunked, gpu as tile_gpu};
 use warpzip::error::{Error, Result};
 use warpzip::format::ElemType;
+use warpzip::gpu::{median, GpuContext};
 
 /// The codec names this bench answers to, with their plans.
 pub const CODECS: [(&str, Plan); 4] = [
@@ -168,14 +170,84 @@ fn bitpacker_row(col: &Column, runs: usize) -> Result<BenchRow> {
     })
 }
 
-/// The CPU rows: every column, every tile codec asked for, then BitPacker4x on the 32-bit
-/// columns.
-pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
-    let wanted: Vec<(&str, Plan)> = CODECS
+/// The codecs `opts` asks for (all when it names none).
+fn wanted(opts: &BenchOptions) -> Vec<(&'static str, Plan)> {
+    CODECS
         .iter()
         .copied()
         .filter(|(name, _)| opts.codecs.is_empty() || opts.codecs.iter().any(|c| c == name))
-        .collect();
+        .collect()
+}
+
+/// The chunk size asked for (rounded down to whole values), else the codecs' default.
+fn chunk_size(opts: &BenchOptions, size: usize) -> usize {
+    (opts.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE as usize) / size).max(1) * size
+}
+
+/// The GPU rows: every column and codec asked for, compressed on the CPU, the decode kernel
+/// timed alone on the device (input and output resident), its output checked against the input.
+pub(super) fn bench_gpu(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    ceilings: &Ceilings,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    let wanted = wanted(opts);
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    for col in columns(opts.size.unwrap_or(256 << 20)) {
+        if !opts.wants_column(col.name) {
+            continue;
+        }
+        let kind = Kind::of(col.elem)?;
+        let chunk = chunk_size(opts, kind.bytes());
+        for &(name, plan) in &wanted {
+            let (payload, spans) = chunked::compress(&col.data, kind, plan, chunk)?;
+            let chunks: Vec<(&[u8], usize)> = spans
+                .iter()
+                .map(|s| {
+                    (
+                        &payload[s.offset..s.offset + s.compressed_len as usize],
+                        s.uncompressed_len as usize,
+                    )
+                })
+                .collect();
+            let (mut batch, count) = tile_gpu::upload(gpu, &chunks, kind)?;
+            batch.poison_output(gpu, 0xa5)?;
+            tile_gpu::launch(gpu, &mut batch, count, kind, plan)?;
+            if batch.status_words(gpu)?.iter().any(|&s| s != 0) || batch.output(gpu)? != col.data {
+                return Err(Error::Corrupt {
+                    chunk: 0,
+                    reason: format!("GPU {name} decode of {} differs from the input", col.name),
+                });
+            }
+            let mut times = gpu.time_ms(3, opts.runs(), || {
+                tile_gpu::launch(gpu, &mut batch, count, kind, plan)
+            })?;
+            times.sort_by(|a, b| a.total_cmp(b));
+            let ms = median(&times);
+            let moved = (col.data.len() + payload.len()) as f64;
+            rows.push(BenchRow {
+                what: format!("{name} decode"),
+                input: format!("{} {} {} MiB", col.name, col.elem, col.data.len() >> 20),
+                device: gpu.name().into(),
+                bytes: col.data.len() as u64,
+                ratio: Some(col.data.len() as f64 / payload.len().max(1) as f64),
+                ms,
+                gbps: gbps(col.data.len() as f64, ms),
+                roofline: Some(gbps(moved, ms) / ceilings.d2d_gbps),
+                note: "kernel alone, data resident".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The CPU rows: every column, every tile codec asked for, then BitPacker4x on the 32-bit
+/// columns.
+pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
+    let wanted = wanted(opts);
     if wanted.is_empty() {
         return Ok(());
     }
@@ -186,7 +258,7 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
         }
         let kind = Kind::of(col.elem)?;
         let size = kind.bytes();
-        let chunk = (opts.chunk_size.unwrap_or(DEFAULT_CHUNK_SIZE as usize) / size).max(1) * size;
+        let chunk = chunk_size(opts, size);
         for &(name, plan) in &wanted {
             let (payload, spans) = chunked::compress(&col.data, kind, plan, chunk)?;
             let chunks: Vec<(&[u8], usize)> = spans

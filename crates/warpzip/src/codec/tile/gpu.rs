@@ -177,6 +177,30 @@ pub fn decompress_poisoned(
     }
 }
 
+/// Uploads chunks (their bytes and uncompressed lengths, in order, every one of them valid) as a
+/// batch of tile records, for benchmarks that time [`launch`] alone; the batch and its record
+/// count. A chunk whose size or tile table is bad is its `Error::Corrupt`.
+pub fn upload(
+    gpu: &GpuContext,
+    chunks: &[(&[u8], usize)],
+    kind: Kind,
+) -> Result<(ChunkBatch<TileRecord>, u32)> {
+    let mut input = Vec::with_capacity(chunks.iter().map(|c| c.0.len()).sum());
+    let mut starts = Vec::with_capacity(chunks.len());
+    for &(bytes, _) in chunks {
+        starts.push(input.len() as u64);
+        input.extend_from_slice(bytes);
+    }
+    let (records, host_fault) = plan_records(chunks, &starts, kind);
+    if let Some((chunk, fault)) = host_fault {
+        return Err(fault.into_error(chunk));
+    }
+    let out_len = chunks.iter().map(|c| c.1).sum();
+    let count = u32::try_from(records.len())
+        .map_err(|_| Error::InvalidArgument("too many tiles for one GPU batch".into()))?;
+    Ok((ChunkBatch::upload(gpu, &input, records, out_len, shape(kind))?, count))
+}
+
 /// Queues the decoder over `batch` (`count` tile records) on the default stream.
 pub fn launch(
     gpu: &GpuContext,
