@@ -185,3 +185,40 @@ fn the_api_decodes_on_the_gpu() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_encoder_writes_the_cpu_encoders_bytes() {
+    let gpu = gpu();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+    for n in [0usize, 1, 2, 33, 128, 129, 511, 512, 513, 5000, 70_000] {
+        for elem in TYPES {
+            let bits = elem.size() as u32 * 8;
+            let w = rng.gen_range(0..=bits);
+            let span = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+            let values: Vec<u64> = (0..n)
+                .map(|i| match (i / 700) % 5 {
+                    0 => rng.gen::<u64>() & span,
+                    1 => (i as u64).wrapping_mul(3),
+                    2 => (i / 9) as u64,
+                    3 => 0u64.wrapping_sub(i as u64 * 5),
+                    _ => rng.gen(),
+                })
+                .collect();
+            let data = bytes_of(&values, elem);
+            let kind = Kind::of(elem).unwrap();
+            for plan in PLANS {
+                for chunk_size in [1usize << 20, 700 * elem.size() as usize] {
+                    let cpu = chunked::compress(&data, kind, plan, chunk_size).unwrap();
+                    let gpu_out = tile_gpu::compress(&gpu, &data, kind, plan, chunk_size)
+                        .unwrap_or_else(|e| panic!("{n} {elem} {plan:?}: {e}"));
+                    assert_eq!(cpu.1, gpu_out.1, "{n} {elem} {plan:?} {chunk_size}: spans");
+                    assert!(
+                        cpu.0 == gpu_out.0,
+                        "{n} {elem} {plan:?} {chunk_size}: payload differs"
+                    );
+                }
+            }
+        }
+    }
+}

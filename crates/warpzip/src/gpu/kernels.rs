@@ -18,6 +18,8 @@ pub mod entry {
     pub const INFLATE_PAIR: &str = "inflate_pair";
     pub const TILE_DECODE_U32: &str = "tile_decode_u32";
     pub const TILE_DECODE_U64: &str = "tile_decode_u64";
+    pub const TILE_ENCODE_U32: &str = "tile_encode_u32";
+    pub const TILE_ENCODE_U64: &str = "tile_encode_u64";
 }
 
 /// The eight kernels `ORC_INT_KERNELS*` (orc_int.cuh) makes for each prefix, then `extra`.
@@ -205,10 +207,16 @@ pub const INFLATE_PAIR: KernelSource = KernelSource {
     entries: &[entry::INFLATE_PAIR],
 };
 
-/// The tile codecs' decoder (`for`, `dfor`, `rfor`, `tile` chunks), a thread block per tiles.
+/// The tile codecs' decoder and encoder (`for`, `dfor`, `rfor`, `tile` chunks), a thread block
+/// per tiles.
 pub const TILE: KernelSource = KernelSource {
     name: "tile",
     text: include_str!("../kernels/tile/tile.cu"),
     defines: &[],
-    entries: &[entry::TILE_DECODE_U32, entry::TILE_DECODE_U64],
+    entries: &[
+        entry::TILE_DECODE_U32,
+        entry::TILE_DECODE_U64,
+        entry::TILE_ENCODE_U32,
+        entry::TILE_ENCODE_U64,
+    ],
 };

@@ -4,8 +4,10 @@
 //! CPU decoder) and hands the kernel one record a tile; a tile that does not decode reports its
 //! fault in its status word, and the lowest failing tile names the chunk and the tile.
 
-use super::format::{split_chunk, ChunkFault, Fault, Kind, Plan, TILE_VALUES};
+use super::format::{split_chunk, tile_count, ChunkFault, Fault, Kind, Plan, PAD_WORDS, TILE_VALUES};
 use crate::error::{Error, Result};
+use crate::format::ChunkSpan;
+use crate::gpu::batch::padded;
 use crate::gpu::batch::{BatchShape, ChunkBatch, ChunkRecord};
 use crate::gpu::{kernels, GpuContext, LaunchConfig, PushKernelArg};
 use cudarc::driver::DeviceRepr;
@@ -239,6 +241,168 @@ pub fn launch(
     Ok(())
 }
 
+/// One tile for the encoder; the layout of `TileEncRecord` in tile.cu: its values start at value
+/// `in_value` of the input, its words go to word `out_word` of the output.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileEncRecord {
+    pub in_value: u64,
+    pub count: u32,
+    pub pad: u32,
+    pub out_word: u64,
+}
+
+// SAFETY: `TileEncRecord` is `#[repr(C)]` plain data with the field order, sizes and alignment
+// of the CUDA struct (u64, u32, u32, u64: 24 bytes, no padding).
+unsafe impl DeviceRepr for TileEncRecord {}
+
+/// Compresses `data` (little-endian values of `kind`) on the GPU in chunks of `chunk_size` bytes
+/// into a payload and its chunk spans, byte-identical to `chunked::compress`: a first launch
+/// sizes every tile (choosing its scheme), the host lays the chunks out, a second launch writes
+/// the tiles and the host adds the tile tables.
+pub fn compress(
+    gpu: &GpuContext,
+    data: &[u8],
+    kind: Kind,
+    plan: Plan,
+    chunk_size: usize,
+) -> Result<(Vec<u8>, Vec<ChunkSpan>)> {
+    let size = kind.bytes();
+    if !data.len().is_multiple_of(size)
+        || chunk_size == 0
+        || !chunk_size.is_multiple_of(size)
+        || chunk_size > crate::codec::MAX_CHUNK_SIZE as usize
+    {
+        return Err(Error::InvalidArgument(format!(
+            "input of {} bytes in chunks of {chunk_size} is not whole {size}-byte values in              chunks of at most 64 MiB",
+            data.len()
+        )));
+    }
+    let values = data.len() / size;
+    let chunk_values = chunk_size / size;
+    // Per chunk: its first record and its value count.
+    let mut chunks: Vec<(usize, usize)> = Vec::new();
+    let mut records: Vec<TileEncRecord> = Vec::new();
+    let mut start = 0usize;
+    while start < values {
+        let n = chunk_values.min(values - start);
+        chunks.push((records.len(), n));
+        for t in 0..tile_count(n) {
+            records.push(TileEncRecord {
+                in_value: (start + t * TILE_VALUES) as u64,
+                count: (n - t * TILE_VALUES).min(TILE_VALUES) as u32,
+                pad: 0,
+                out_word: 0,
+            });
+        }
+        start += n;
+    }
+    if records.is_empty() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let count = u32::try_from(records.len())
+        .map_err(|_| Error::InvalidArgument("too many tiles for one GPU call".into()))?;
+    let input = gpu.upload(&padded(data, 0, 16))?;
+    let mut plan_words = gpu.alloc_zeros::<u32>(2 * records.len())?;
+    let mut unused = gpu.alloc_zeros::<u32>(1)?;
+    let recs = gpu.upload(&records)?;
+    launch_encode(gpu, &input, &recs, count, kind, plan, &mut plan_words, &mut unused, 0)?;
+    let sizes = gpu.download(&plan_words)?;
+    // The layout: each chunk its table, its tiles, its padding.
+    let mut spans = Vec::with_capacity(chunks.len());
+    let mut tables: Vec<(usize, Vec<u32>)> = Vec::with_capacity(chunks.len());
+    let mut word = 0usize;
+    for (ci, &(first, n)) in chunks.iter().enumerate() {
+        let tiles = tile_count(n);
+        let data_start = word + tiles + 1;
+        let mut table = Vec::with_capacity(tiles + 1);
+        let mut pos = 0usize;
+        table.push(0u32);
+        for (i, rec) in records[first..first + tiles].iter_mut().enumerate() {
+            rec.out_word = (data_start + pos) as u64;
+            let words = sizes.get(2 * (first + i)).copied().unwrap_or(0) as usize;
+            if words == 0 || words > super::format::MAX_TILE_WORDS {
+                return Err(Error::Driver(format!(
+                    "the tile encoder sized tile {i} of chunk {ci} at {words} words"
+                )));
+            }
+            pos += words;
+            table.push(pos as u32);
+        }
+        let chunk_words = tiles + 1 + pos + PAD_WORDS;
+        spans.push(ChunkSpan {
+            offset: word * 4,
+            compressed_len: u32::try_from(chunk_words * 4).map_err(|_| {
+                Error::InvalidArgument("a compressed chunk does not fit a u32 length".into())
+            })?,
+            uncompressed_len: (n * size) as u32,
+        });
+        tables.push((word, table));
+        word += chunk_words;
+    }
+    let recs = gpu.upload(&records)?;
+    let mut out = gpu.alloc_zeros::<u32>(word.max(1))?;
+    launch_encode(gpu, &input, &recs, count, kind, plan, &mut plan_words, &mut out, 1)?;
+    let mut words = gpu.download(&out)?;
+    words.truncate(word);
+    for (at, table) in tables {
+        if let Some(dst) = words.get_mut(at..at + table.len()) {
+            dst.copy_from_slice(&table);
+        }
+    }
+    let mut payload = Vec::with_capacity(word * 4);
+    for w in words {
+        payload.extend_from_slice(&w.to_le_bytes());
+    }
+    Ok((payload, spans))
+}
+
+/// One launch of the encoder: `write` 0 sizes the tiles into `plan_words` (two words a tile:
+/// its word count and scheme), 1 writes them into `out` at their records' places.
+#[allow(clippy::too_many_arguments)]
+fn launch_encode(
+    gpu: &GpuContext,
+    input: &crate::gpu::CudaSlice<u8>,
+    recs: &crate::gpu::CudaSlice<TileEncRecord>,
+    count: u32,
+    kind: Kind,
+    plan: Plan,
+    plan_words: &mut crate::gpu::CudaSlice<u32>,
+    out: &mut crate::gpu::CudaSlice<u32>,
+    write: u32,
+) -> Result<()> {
+    let name = if kind.bits == 32 {
+        kernels::entry::TILE_ENCODE_U32
+    } else {
+        kernels::entry::TILE_ENCODE_U64
+    };
+    let function = gpu.function(&kernels::TILE, name)?;
+    let cfg = LaunchConfig {
+        grid_dim: (count.div_ceil(TILES_PER_BLOCK), 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let allowed = plan.mask();
+    let flip = kind.flip();
+    let stream = gpu.stream();
+    let mut builder = stream.launch_builder(&function);
+    builder
+        .arg(input)
+        .arg(recs)
+        .arg(&count)
+        .arg(&allowed)
+        .arg(&flip)
+        .arg(plan_words)
+        .arg(out)
+        .arg(&write);
+    // SAFETY: the arguments match `tile_encode_u32/u64`; every record's values lie inside the
+    // input (they were cut from its length), `plan_words` holds two words a record, and on the
+    // writing launch every record's words lie inside `out`, which holds the whole layout the
+    // sizing launch gave.
+    unsafe { builder.launch(cfg) }?;
+    Ok(())
+}
+
 #[cfg(test)]
 #[allow(clippy::panic)]
 mod tests {
@@ -260,5 +424,6 @@ mod tests {
         assert_eq!(TILES_PER_BLOCK as usize, define("TILE_PER_BLOCK"));
         assert_eq!(MAX_TILE_WORDS, define("TILE_MAX_WORDS"));
         assert_eq!(std::mem::size_of::<TileRecord>(), 32);
+        assert_eq!(std::mem::size_of::<TileEncRecord>(), 24);
     }
 }
