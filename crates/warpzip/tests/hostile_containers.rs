@@ -94,7 +94,7 @@ proptest! {
     /// largest chunk (64 MiB) plus a small constant, whatever it claims.
     #[test]
     fn allocation_is_bounded_by_the_container_size(
-        codec_index in 0usize..4,
+        codec_index in 0usize..CodecId::ALL.len(),
         chunk_kib in 1u32..=65536,
         chunks in 1usize..40,
         per_chunk in 1usize..64,
