@@ -30,6 +30,9 @@ pub fn seal(bytes: &[u8]) -> Option<Vec<u8>> {
     let codec_params = match codec {
         CodecId::Rle => rle::format::codec_params(),
         CodecId::Deflate => deflate::format::codec_params(i32::from(knob % 12) + 1).ok()?,
+        CodecId::For | CodecId::Dfor | CodecId::Rfor | CodecId::Tile => {
+            warpzip::codec::tile::format::codec_params()
+        }
         _ => {
             let layout = if knob & 1 == 0 {
                 Layout::Plain

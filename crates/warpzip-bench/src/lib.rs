@@ -11,6 +11,7 @@ pub mod orc;
 mod orc_file;
 mod rle;
 mod scan;
+mod tile;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -102,6 +103,10 @@ pub const KNOWN_CODECS: &[&str] = &[
     "orc-rle",
     "orc",
     "deflate",
+    "for",
+    "dfor",
+    "rfor",
+    "tile",
 ];
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
@@ -153,6 +158,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                     deflate::bench(Some((gpu, &ceilings)), opts, r)
                 })?;
             }
+            tile::bench_gpu(gpu, opts, &ceilings, rows)?;
         }
         Device::Cpu => {
             if opts.wants("rle") {
@@ -170,6 +176,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             if opts.wants("deflate") {
                 deflate::bench(None, opts, &mut rows)?;
             }
+            tile::bench_cpu(opts, &mut rows)?;
         }
     }
     Ok(rows)

@@ -75,6 +75,10 @@ pub fn run(args: DemoArgs) -> Result<()> {
         (CodecId::OrcRleV2, ElemType::I32, &dates, "l_shipdate"),
         (CodecId::OrcRleV1, ElemType::I32, &quantities, "l_quantity"),
         (CodecId::OrcRleV2, ElemType::I32, &quantities, "l_quantity"),
+        (CodecId::For, ElemType::I32, &quantities, "l_quantity"),
+        (CodecId::Dfor, ElemType::I64, &keys, "l_orderkey"),
+        (CodecId::Rfor, ElemType::I32, &dates, "l_shipdate"),
+        (CodecId::Tile, ElemType::I32, &dates, "l_shipdate"),
     ] {
         let detail = match what {
             "l_orderkey" => "sorted",
@@ -130,7 +134,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
          GB/s: original bytes per second through the reading side (decode to Arrow, decompress, \
          select);\n\
          encode GB/s: the .wz codecs' compression; medians of {MIN_RUNS} or more runs\n\
-         device a/b: encoded on a, decoded on b (the ORC RLE and Deflate encoders run on the CPU)"
+         device a/b: encoded on a, decoded on b (the ORC RLE, tile and Deflate encoders run on the CPU)"
     );
     if !failed.is_empty() {
         bail!(

@@ -7,6 +7,7 @@
 internal_mod!(deflate);
 internal_mod!(orc_rle);
 internal_mod!(rle);
+internal_mod!(tile);
 
 mod options;
 
@@ -89,6 +90,10 @@ pub static REGISTRY: &[&dyn Codec] = &[
     &orc_rle::OrcRleCodec::V1,
     &orc_rle::OrcRleCodec::V2,
     &deflate::DeflateCodec,
+    &tile::TileCodec::FOR,
+    &tile::TileCodec::DFOR,
+    &tile::TileCodec::RFOR,
+    &tile::TileCodec::TILE,
 ];
 
 /// The codec with header id `id`.

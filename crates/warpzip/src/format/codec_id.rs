@@ -44,6 +44,14 @@ codec_ids! {
     OrcRleV2 = 3, "orc-rle-v2";
     /// Deflate (RFC 1951): each chunk one raw Deflate stream (`codec::deflate`).
     Deflate = 4, "deflate";
+    /// Tile-based frame of reference over 32/64-bit integers (`codec::tile`).
+    For = 5, "for";
+    /// Tile-based deltas, then frame of reference (`codec::tile`).
+    Dfor = 6, "dfor";
+    /// Tile-based runs, values and lengths each frame of reference (`codec::tile`).
+    Rfor = 7, "rfor";
+    /// Each tile in FOR, DFOR or RFOR, whichever is smallest (`codec::tile`).
+    Tile = 8, "tile";
 }
 
 impl CodecId {

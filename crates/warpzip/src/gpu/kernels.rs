@@ -16,6 +16,10 @@ pub mod entry {
     pub const COMPACT_PROBE_READ: &str = "compact_probe_read";
     pub const INFLATE_WARP: &str = "inflate_warp";
     pub const INFLATE_PAIR: &str = "inflate_pair";
+    pub const TILE_DECODE_U32: &str = "tile_decode_u32";
+    pub const TILE_DECODE_U64: &str = "tile_decode_u64";
+    pub const TILE_ENCODE_U32: &str = "tile_encode_u32";
+    pub const TILE_ENCODE_U64: &str = "tile_encode_u64";
 }
 
 /// The eight kernels `ORC_INT_KERNELS*` (orc_int.cuh) makes for each prefix, then `extra`.
@@ -201,4 +205,18 @@ pub const INFLATE_PAIR: KernelSource = KernelSource {
     text: include_str!("../kernels/deflate/inflate_pair.cu"),
     defines: &[],
     entries: &[entry::INFLATE_PAIR],
+};
+
+/// The tile codecs' decoder and encoder (`for`, `dfor`, `rfor`, `tile` chunks), a thread block
+/// per tiles.
+pub const TILE: KernelSource = KernelSource {
+    name: "tile",
+    text: include_str!("../kernels/tile/tile.cu"),
+    defines: &[],
+    entries: &[
+        entry::TILE_DECODE_U32,
+        entry::TILE_DECODE_U64,
+        entry::TILE_ENCODE_U32,
+        entry::TILE_ENCODE_U64,
+    ],
 };

@@ -14,6 +14,9 @@ pub fn params(codec: CodecId, elem: ElemType) -> Vec<u8> {
     match codec {
         CodecId::Rle => rle::format::codec_params(),
         CodecId::Deflate => deflate::format::codec_params(6).unwrap(),
+        CodecId::For | CodecId::Dfor | CodecId::Rfor | CodecId::Tile => {
+            warpzip::codec::tile::format::codec_params()
+        }
         _ => {
             orc_rle::format::codec_params(elem, orc_rle::format::Layout::default_for(elem)).unwrap()
         }
