@@ -29,6 +29,7 @@ pub fn run(args: CompressArgs) -> Result<()> {
         level: args.level,
         chunk_size,
         elem_type: args.dtype.map(|d| d.elem_type()),
+        lossy: None,
     };
     // Options the codec refuses (a level it does not have, a chunk size outside its range) are
     // usage errors: exit status 2, as for any other malformed option.

@@ -44,6 +44,8 @@ codec_ids! {
     OrcRleV2 = 3, "orc-rle-v2";
     /// Deflate (RFC 1951): each chunk one raw Deflate stream (`codec::deflate`).
     Deflate = 4, "deflate";
+    /// Error-bounded lossy compression of f32/f64 fields after cuSZ (`codec::sz`).
+    Sz = 6, "sz";
 }
 
 impl CodecId {
