@@ -108,8 +108,8 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
     let mut outliers: Vec<(u32, i64)> = Vec::new();
     let mut raws: Vec<(u32, u64)> = Vec::new();
     let mut exps: Vec<i16> = Vec::new();
+    let mut bases: Vec<u64> = Vec::new();
     let mut packed: Vec<u8> = Vec::new();
-    let mut widths: Vec<u8> = Vec::new();
     let mut zz: Vec<u64> = Vec::with_capacity(bz * by * bx);
     let mut pos: u32 = 0;
 
@@ -179,6 +179,15 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
                         }
                         zz.push(zigzag(delta));
                     } else {
+                        // The first cell's delta (predicted from the padding alone) goes to the
+                        // block's base; its symbol codes the rest, zero.
+                        let first = z == 0 && y == 0 && x == 0;
+                        let delta = if first {
+                            bases.push(zigzag(if matches!(cell, Cell::Coded(_)) { delta } else { 0 }));
+                            0
+                        } else {
+                            delta
+                        };
                         let sym = match cell {
                             Cell::Coded(_) if delta > -radius && delta < radius => {
                                 (delta + radius) as u16
@@ -200,9 +209,12 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
             }
         }
         if fast {
-            let width = zz.iter().map(|&v| 64 - v.leading_zeros()).max().unwrap_or(0);
-            widths.push(width as u8);
-            pack_bits(&zz, width, &mut packed);
+            // The first cell is predicted from the padding alone: its delta goes apart, as a
+            // varint, so that it does not set the width of the others.
+            let width = zz[1..].iter().map(|&v| 64 - v.leading_zeros()).max().unwrap_or(0);
+            packed.push(width as u8);
+            put_varint(zz[0], &mut packed);
+            pack_bits(&zz[1..], width, &mut packed);
         }
     }
 
@@ -222,8 +234,10 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
     for k in &exps {
         out.extend_from_slice(&k.to_le_bytes());
     }
+    for &b in &bases {
+        put_varint(b, &mut out);
+    }
     if fast {
-        out.extend_from_slice(&widths);
         out.extend_from_slice(&packed);
     } else {
         huffman_encode(&symbols, &blocks, ctx.alphabet(), &mut out);
@@ -286,6 +300,15 @@ fn pack_bits(values: &[u64], width: u32, out: &mut Vec<u8>) {
     }
 }
 
+/// Appends `v` as LEB128 (7 bits a byte, low first).
+fn put_varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
 /// Reads value `i` of `width` bits from a packed block.
 #[inline]
 fn unpack_at(bytes: &[u8], i: usize, width: u32) -> u64 {
@@ -322,6 +345,20 @@ impl<'a> Reader<'a> {
     fn u32(&mut self) -> Result<u32, ChunkStatus> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn varint(&mut self) -> Result<u64, ChunkStatus> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.take(1)?[0];
+            if shift == 63 && b > 1 {
+                return Err(ChunkStatus::Corrupt);
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(ChunkStatus::Corrupt)
     }
     fn u64n(&mut self, n: usize) -> Result<u64, ChunkStatus> {
         let b = self.take(n)?;
@@ -387,24 +424,26 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
     let radius = i64::from(ctx.radius);
 
     if fast {
-        let widths = r.take(blocks.len())?;
         for (bi, &[z0, y0, x0, dz, dy, dx]) in blocks.iter().enumerate() {
-            let w = u32::from(widths[bi]);
+            let w = u32::from(r.take(1)?[0]);
             if w > 64 {
                 return Err(ChunkStatus::Corrupt);
             }
+            let first = r.varint()?;
             let cells = dz * dy * dx;
-            let packed = r.take((cells * w as usize).div_ceil(8))?;
+            let packed = r.take(((cells - 1) * w as usize).div_ceil(8))?;
             let step = block_step(ctx, &exps, bi);
             qbuf.iter_mut().for_each(|v| *v = 0);
             let mut c = 0usize;
             for z in 0..dz {
                 for y in 0..dy {
                     for x in 0..dx {
-                        let delta = if w == 0 {
+                        let delta = if c == 0 {
+                            unzigzag(first)
+                        } else if w == 0 {
                             0
                         } else {
-                            unzigzag(unpack_at(packed, c, w))
+                            unzigzag(unpack_at(packed, c - 1, w))
                         };
                         let pi = pad_index(z + 1, y + 1, x + 1, py, px);
                         let q = lorenzo(&qbuf, z + 1, y + 1, x + 1, py, px).wrapping_add(delta);
@@ -430,7 +469,11 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
         return Ok(());
     }
 
-    // Ratio mode: the Huffman table, the group ends, the bits.
+    // Ratio mode: the blocks' bases, the Huffman table, the group ends, the bits.
+    let mut bases = Vec::with_capacity(blocks.len());
+    for _ in 0..blocks.len() {
+        bases.push(unzigzag(r.varint()?));
+    }
     let nused = usize::from(r.u16()?);
     if nused > ctx.alphabet() {
         return Err(ChunkStatus::Corrupt);
@@ -498,6 +541,11 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
                             let j = usize::from(s - raw_sym - 1);
                             fixed = Some(*ctx.fills.get(j).ok_or(ChunkStatus::Corrupt)?);
                             0
+                        };
+                        let delta = if z == 0 && y == 0 && x == 0 {
+                            delta.wrapping_add(bases[bi])
+                        } else {
+                            delta
                         };
                         let pi = pad_index(z + 1, y + 1, x + 1, py, px);
                         let q = lorenzo(&qbuf, z + 1, y + 1, x + 1, py, px).wrapping_add(delta);
