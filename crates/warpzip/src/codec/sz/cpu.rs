@@ -16,6 +16,11 @@ use super::quant::{
 };
 use crate::error::ChunkStatus;
 
+/// A chunk's first byte: coded as described here.
+pub const CHUNK_CODED: u8 = 0;
+/// A chunk's first byte: the values verbatim (when coding does not pay).
+pub const CHUNK_VERBATIM: u8 = 1;
+
 /// Everything a chunk's encoding depends on besides its values.
 #[derive(Clone, Debug)]
 pub struct Ctx {
@@ -218,18 +223,31 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
         }
     }
 
-    let mut out = Vec::new();
+    let mut out = vec![CHUNK_CODED];
     if !fast {
-        out.extend_from_slice(&(outliers.len() as u32).to_le_bytes());
+        put_varint(outliers.len() as u64, &mut out);
+        let mut next = 0u32;
         for &(p, d) in &outliers {
-            out.extend_from_slice(&p.to_le_bytes());
-            out.extend_from_slice(&d.to_le_bytes());
+            put_varint(u64::from(p - next), &mut out);
+            put_varint(zigzag(d), &mut out);
+            next = p + 1;
         }
     }
-    out.extend_from_slice(&(raws.len() as u32).to_le_bytes());
+    // Raw values as runs of one bit pattern at consecutive positions.
+    let mut runs: Vec<(u32, u32, u64)> = Vec::new();
     for &(p, b) in &raws {
-        out.extend_from_slice(&p.to_le_bytes());
-        out.extend_from_slice(&b.to_le_bytes()[..es]);
+        match runs.last_mut() {
+            Some((start, len, bits)) if *bits == b && *start + *len == p => *len += 1,
+            _ => runs.push((p, 1, b)),
+        }
+    }
+    put_varint(runs.len() as u64, &mut out);
+    let mut next = 0u32;
+    for &(start, len, bits) in &runs {
+        put_varint(u64::from(start - next), &mut out);
+        put_varint(u64::from(len - 1), &mut out);
+        out.extend_from_slice(&bits.to_le_bytes()[..es]);
+        next = start + len;
     }
     for k in &exps {
         out.extend_from_slice(&k.to_le_bytes());
@@ -241,6 +259,16 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
         out.extend_from_slice(&packed);
     } else {
         huffman_encode(&symbols, &blocks, ctx.alphabet(), &mut out);
+    }
+    if out.len() > data.len() {
+        // Coding does not pay: the values verbatim.
+        let mut v = Vec::with_capacity(data.len() + 1);
+        v.push(CHUNK_VERBATIM);
+        v.extend_from_slice(data);
+        return Some(EncodedChunk {
+            bytes: v,
+            exceptions: n as u64,
+        });
     }
     Some(EncodedChunk {
         bytes: out,
@@ -366,26 +394,49 @@ impl<'a> Reader<'a> {
         w[..n].copy_from_slice(b);
         Ok(u64::from_le_bytes(w))
     }
-    /// A list of `(position, value)` entries of `vbytes` value bytes, positions increasing and
-    /// below `n`.
-    fn sparse(&mut self, n: usize, vbytes: usize) -> Result<Vec<(u32, u64)>, ChunkStatus> {
-        let count = self.u32()? as usize;
-        if count > n || count.saturating_mul(4 + vbytes) > self.data.len() - self.at {
-            return Err(if count > n {
-                ChunkStatus::Corrupt
-            } else {
-                ChunkStatus::Truncated
-            });
+    /// A count checked against `most` and against the bytes left (each entry takes at least
+    /// `min_bytes`).
+    fn count(&mut self, most: usize, min_bytes: usize) -> Result<usize, ChunkStatus> {
+        let c = self.varint()?;
+        if c > most as u64 {
+            return Err(ChunkStatus::Corrupt);
         }
+        let c = c as usize;
+        if c.saturating_mul(min_bytes) > self.data.len() - self.at {
+            return Err(ChunkStatus::Truncated);
+        }
+        Ok(c)
+    }
+    /// The outliers: `(position, delta)`, positions increasing and below `n`.
+    fn outliers(&mut self, n: usize) -> Result<Vec<(u32, i64)>, ChunkStatus> {
+        let count = self.count(n, 2)?;
         let mut v = Vec::with_capacity(count);
-        let mut last: Option<u32> = None;
+        let mut next = 0u64;
         for _ in 0..count {
-            let p = self.u32()?;
-            if p as usize >= n || last.is_some_and(|l| p <= l) {
+            let p = next.saturating_add(self.varint()?);
+            if p >= n as u64 {
                 return Err(ChunkStatus::Corrupt);
             }
-            last = Some(p);
-            v.push((p, self.u64n(vbytes)?));
+            v.push((p as u32, unzigzag(self.varint()?)));
+            next = p + 1;
+        }
+        Ok(v)
+    }
+    /// The raw values, runs expanded: `(position, bits)`, positions increasing and below `n`.
+    fn raws(&mut self, n: usize, es: usize) -> Result<Vec<(u32, u64)>, ChunkStatus> {
+        let count = self.count(n, 2 + es)?;
+        let mut v = Vec::new();
+        let mut next = 0u64;
+        for _ in 0..count {
+            let start = next.saturating_add(self.varint()?);
+            let len = self.varint()?.saturating_add(1);
+            let end = start.saturating_add(len);
+            if end > n as u64 {
+                return Err(ChunkStatus::Corrupt);
+            }
+            let bits = self.u64n(es)?;
+            v.extend((start..end).map(|p| (p as u32, bits)));
+            next = end;
         }
         Ok(v)
     }
@@ -403,8 +454,23 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
         data: input,
         at: 0,
     };
-    let outliers = if fast { Vec::new() } else { r.sparse(n, 8)? };
-    let raws = r.sparse(n, es)?;
+    match r.take(1)?[0] {
+        CHUNK_CODED => {}
+        CHUNK_VERBATIM => {
+            if input.len() != out.len() + 1 {
+                return Err(if input.len() < out.len() + 1 {
+                    ChunkStatus::Truncated
+                } else {
+                    ChunkStatus::Corrupt
+                });
+            }
+            out.copy_from_slice(&input[1..]);
+            return Ok(());
+        }
+        _ => return Err(ChunkStatus::Corrupt),
+    }
+    let outliers = if fast { Vec::new() } else { r.outliers(n)? };
+    let raws = r.raws(n, es)?;
     let exps: Vec<i16> = if ctx.pw_rel.is_some() {
         let b = r.take(blocks.len() * 2)?;
         b.chunks_exact(2)
@@ -522,7 +588,7 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
                             match outliers.get(out_i) {
                                 Some(&(p, d)) if p as usize == pos => {
                                     out_i += 1;
-                                    d as i64
+                                    d
                                 }
                                 _ => return Err(ChunkStatus::Corrupt),
                             }
