@@ -52,6 +52,9 @@ pub enum Command {
     Select(SelectArgs),
     /// Read Apache ORC files: inspect them, or write integer columns as an Arrow IPC file.
     Orc(crate::cmd::orc::OrcArgs),
+    /// Compare a float field with its lossy reconstruction: errors, PSNR, NRMSE and the values
+    /// that break a bound.
+    Compare(CompareArgs),
 }
 
 /// A usage error found after parsing (exit status 2, like clap's own).
@@ -117,6 +120,8 @@ pub struct CompressArgs {
     /// Element type of FILE (raw little-endian integers); the orc-rle codecs need one.
     #[arg(long, value_enum, value_name = "T")]
     pub dtype: Option<IntDType>,
+    #[command(flatten)]
+    pub lossy: LossyArgs,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]
@@ -226,6 +231,10 @@ pub enum IntDType {
     U16,
     U32,
     U64,
+    /// IEEE binary32 floats (codec sz).
+    F32,
+    /// IEEE binary64 floats (codec sz).
+    F64,
 }
 
 impl IntDType {
@@ -241,6 +250,8 @@ impl IntDType {
             IntDType::U16 => ElemType::U16,
             IntDType::U32 => ElemType::U32,
             IntDType::U64 => ElemType::U64,
+            IntDType::F32 => ElemType::F32,
+            IntDType::F64 => ElemType::F64,
         }
     }
 }
@@ -381,4 +392,74 @@ mod tests {
         use clap::CommandFactory;
         Cli::command().debug_assert();
     }
+}
+
+/// The lossy codec's options (`--codec sz`).
+#[derive(Debug, Args)]
+pub struct LossyArgs {
+    /// Error bound of codec sz: abs:E (|x - x'| <= E), rel:E (E times the value range) or
+    /// pw-rel:E (|x - x'| <= E |x|).
+    #[arg(long, value_name = "MODE:E", value_parser = parse_eb)]
+    pub eb: Option<warpzip::codec::ErrorBound>,
+    /// Dimensions of the field, slowest first, such as 100x500x500 (codec sz; default 1-D).
+    #[arg(long, value_name = "DxHxW", value_parser = parse_dims)]
+    pub dims: Option<Dims>,
+    /// A fill value kept bit-exact and left out of a rel bound's range (codec sz; repeatable).
+    #[arg(long, value_name = "V", allow_negative_numbers = true)]
+    pub fill: Vec<f64>,
+    /// Codec sz's mode: ratio (Huffman-coded, smaller) or fast (bit-packed per block).
+    #[arg(long, value_name = "MODE", value_parser = parse_lossy_mode)]
+    pub mode: Option<warpzip::codec::LossyMode>,
+}
+
+impl LossyArgs {
+    /// Whether any lossy option was given.
+    pub fn any(&self) -> bool {
+        self.eb.is_some() || self.dims.is_some() || !self.fill.is_empty() || self.mode.is_some()
+    }
+}
+
+fn parse_eb(s: &str) -> Result<warpzip::codec::ErrorBound, String> {
+    warpzip::codec::ErrorBound::parse(s).map_err(|e| e.to_string())
+}
+
+/// Dimensions of a field, slowest first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dims(pub Vec<u64>);
+
+fn parse_dims(s: &str) -> Result<Dims, String> {
+    warpzip::codec::parse_dims(s)
+        .map(Dims)
+        .map_err(|e| e.to_string())
+}
+
+fn parse_lossy_mode(s: &str) -> Result<warpzip::codec::LossyMode, String> {
+    warpzip::codec::LossyMode::parse(s).map_err(|e| e.to_string())
+}
+
+/// Float element type of the files `compare` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FloatDType {
+    F32,
+    F64,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The original field (raw little-endian floats).
+    #[arg(value_name = "ORIGINAL")]
+    pub original: PathBuf,
+    /// Its reconstruction, of the same type and size.
+    #[arg(value_name = "DECOMPRESSED")]
+    pub decompressed: PathBuf,
+    /// Element type of both files.
+    #[arg(long, value_enum, value_name = "T")]
+    pub dtype: FloatDType,
+    /// Dimensions, slowest first (checked against the files' size).
+    #[arg(long, value_name = "DxHxW", value_parser = parse_dims)]
+    pub dims: Option<Dims>,
+    /// Count the values that break this bound (abs:E, rel:E, pw-rel:E), checked exactly; exit
+    /// status 1 when any does.
+    #[arg(long, value_name = "MODE:E", value_parser = parse_eb)]
+    pub eb: Option<warpzip::codec::ErrorBound>,
 }

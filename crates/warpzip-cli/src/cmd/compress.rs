@@ -29,7 +29,7 @@ pub fn run(args: CompressArgs) -> Result<()> {
         level: args.level,
         chunk_size,
         elem_type: args.dtype.map(|d| d.elem_type()),
-        lossy: None,
+        lossy: lossy_options(args.codec, &args.lossy)?,
     };
     // Options the codec refuses (a level it does not have, a chunk size outside its range) are
     // usage errors: exit status 2, as for any other malformed option.
@@ -64,6 +64,11 @@ fn compress_one(
 
     let mut progress = Progress::for_size(0);
     let data = input.read(&mut progress)?;
+    if let (Some(lossy), Some(elem)) = (&opts.lossy, opts.elem_type) {
+        if let Some(warning) = warpzip::codec::range_warning(&data, elem, lossy) {
+            super::notice(&format!("{}: {warning}", input.describe()));
+        }
+    }
     progress.enable_for(data.len() as u64);
     progress.spinner_phase("compressing");
     let mut counted = CountingWriter::new(&mut sink, &progress, "writing");
@@ -96,4 +101,33 @@ fn output_path(input: &Input, explicit: Option<&Path>, force: bool) -> Result<Pa
             Ok(PathBuf::from(name))
         }
     }
+}
+
+/// The sz codec's options from `--eb`, `--dims`, `--fill` and `--mode`; a usage error when
+/// they are given to another codec or when sz lacks its bound.
+fn lossy_options(
+    codec: warpzip::CodecId,
+    l: &crate::cli::LossyArgs,
+) -> Result<Option<warpzip::codec::LossyOptions>> {
+    if codec != warpzip::CodecId::Sz {
+        if l.any() {
+            return Err(UsageError(format!(
+                "--eb, --dims, --fill and --mode are options of codec sz, not {codec}"
+            ))
+            .into());
+        }
+        return Ok(None);
+    }
+    let Some(bound) = l.eb else {
+        return Err(UsageError(
+            "codec sz needs an error bound: --eb abs:E, rel:E or pw-rel:E".into(),
+        )
+        .into());
+    };
+    Ok(Some(warpzip::codec::LossyOptions {
+        bound,
+        dims: l.dims.clone().map(|d| d.0).unwrap_or_default(),
+        fill: l.fill.clone(),
+        mode: l.mode.unwrap_or_default(),
+    }))
 }

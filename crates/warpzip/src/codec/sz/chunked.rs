@@ -321,12 +321,19 @@ pub fn range_warning(data: &[u8], lossy: &LossyOptions, float: Float) -> Option<
     }
     let range = st.max - st.min;
     let many = |c: usize| c >= 2 && c >= n / 1000;
+    let show = |v: f64| match float {
+        Float::F32 => format!("{:e}", v as f32),
+        Float::F64 => format!("{v:e}"),
+    };
     let check = |v: f64, count: usize, rest: f64| {
         (many(count) && rest.is_finite() && range > 100.0 * rest).then(|| {
             format!(
-                "the value range {range:e} of the bound rel:{e:e} is set by the value {v:e}, \
-                 which {count} values hold; if it is a fill value, pass --fill {v:e} to keep it \
-                 exact and out of the range"
+                "the value range {} of the bound rel:{e:e} is set by the value {}, which \
+                 {count} values hold; if it is a fill value, pass --fill {} to keep it exact \
+                 and out of the range",
+                show(range),
+                show(v),
+                show(v)
             )
         })
     };
