@@ -11,6 +11,7 @@ pub mod orc;
 mod orc_file;
 mod rle;
 mod scan;
+mod sz;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -102,6 +103,7 @@ pub const KNOWN_CODECS: &[&str] = &[
     "orc-rle",
     "orc",
     "deflate",
+    "sz",
 ];
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
@@ -153,6 +155,10 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                     deflate::bench(Some((gpu, &ceilings)), opts, r)
                 })?;
             }
+            // The sz codec runs on the CPU on every device.
+            if opts.wants("sz") {
+                sz::bench_cpu(opts, rows)?;
+            }
         }
         Device::Cpu => {
             if opts.wants("rle") {
@@ -169,6 +175,9 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             }
             if opts.wants("deflate") {
                 deflate::bench(None, opts, &mut rows)?;
+            }
+            if opts.wants("sz") {
+                sz::bench_cpu(opts, &mut rows)?;
             }
         }
     }

@@ -107,7 +107,8 @@ pub struct OutputArgs {
 
 #[derive(Debug, Args)]
 pub struct CompressArgs {
-    /// Codec to use: rle, orc-rle-v1, orc-rle-v2 (with --dtype) or deflate.
+    /// Codec to use: rle, orc-rle-v1, orc-rle-v2 (with --dtype), deflate or sz (lossy, with
+    /// --dtype f32/f64 and --eb).
     #[arg(short, long, value_name = "CODEC", default_value = "rle", value_parser = parse_codec)]
     pub codec: CodecId,
     /// Compression level, for codecs that have levels (deflate: 1 fastest to 12 smallest,
@@ -178,7 +179,7 @@ pub struct DemoArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Codec or primitive to measure (rle, scan, select, orc-rle, orc, deflate); repeat for
+    /// Codec or primitive to measure (rle, scan, select, orc-rle, orc, deflate, sz); repeat for
     /// several; default all.
     #[arg(short, long = "codec", value_name = "C")]
     pub codecs: Vec<String>,
