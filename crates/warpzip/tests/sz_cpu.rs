@@ -720,3 +720,71 @@ proptest! {
         round_trip(&f64s(&v), &opts(ElemType::F64, kind, k, mode, &[], &[]), k, kind);
     }
 }
+
+/// A deterministic field with special and fill values (no RNG: golden files must not change).
+fn golden_field() -> Vec<u8> {
+    let mut v: Vec<f32> = (0..24 * 40)
+        .map(|i| {
+            let (y, x) = ((i / 40) as f32, (i % 40) as f32);
+            (x * 0.21).sin() * 30.0 + y * y * 0.05 + ((i * 7919) % 13) as f32 * 0.01
+        })
+        .collect();
+    for (j, s) in specials32().into_iter().enumerate() {
+        v[j * 61 + 5] = s;
+    }
+    v[900] = 1e6;
+    f32s(&v)
+}
+
+/// Layout 1 frozen: the files written by this layout decode to the same values, and the
+/// encoder still writes them byte for byte. Regenerate with WARPZIP_BLESS=1 (never over a
+/// released layout's files).
+#[test]
+fn golden_files_decode() {
+    let data = golden_field();
+    for (name, o, k, kind) in [
+        (
+            "sz_v1_ratio_golden.wz",
+            opts(
+                ElemType::F32,
+                Kind::Rel,
+                3,
+                LossyMode::Ratio,
+                &[24, 40],
+                &[-99.9],
+            ),
+            3,
+            Kind::Rel,
+        ),
+        (
+            "sz_v1_fast_golden.wz",
+            opts(
+                ElemType::F32,
+                Kind::PwRel,
+                2,
+                LossyMode::Fast,
+                &[2, 12, 40],
+                &[],
+            ),
+            2,
+            Kind::PwRel,
+        ),
+    ] {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name);
+        let fresh = api::compress(&data, &o, &Device::Cpu).unwrap();
+        if std::env::var_os("WARPZIP_BLESS").is_some() {
+            std::fs::write(&path, &fresh).unwrap();
+        }
+        let golden = std::fs::read(&path).unwrap();
+        let c = warpzip::format::Container::parse(&golden).unwrap();
+        assert_eq!(c.header.codec.to_u16(), 6, "{name}");
+        assert_eq!(c.header.codec_params[0], 1, "{name}: layout");
+        assert_eq!(golden, fresh, "{name}: the encoder's bytes changed");
+        let back = api::decompress(&golden, &Device::Cpu).unwrap();
+        let again = api::decompress(&fresh, &Device::Cpu).unwrap();
+        assert_eq!(back, again);
+        round_trip(&data, &o, k, kind);
+    }
+}
