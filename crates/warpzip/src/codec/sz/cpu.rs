@@ -115,6 +115,8 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
     let mut exps: Vec<i16> = Vec::new();
     let mut bases: Vec<u64> = Vec::new();
     let mut packed: Vec<u8> = Vec::new();
+    let mut widths: Vec<u8> = Vec::new();
+    let mut base_widths: Vec<u8> = Vec::new();
     let mut zz: Vec<u64> = Vec::with_capacity(bz * by * bx);
     let mut pos: u32 = 0;
 
@@ -217,9 +219,10 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
             // The first cell is predicted from the padding alone: its delta goes apart, as a
             // varint, so that it does not set the width of the others.
             let width = zz[1..].iter().map(|&v| 64 - v.leading_zeros()).max().unwrap_or(0);
-            packed.push(width as u8);
-            put_varint(zz[0], &mut packed);
-            pack_bits(&zz[1..], width, &mut packed);
+            let base_width = 64 - zz[0].leading_zeros();
+            widths.push(width as u8);
+            base_widths.push(base_width as u8);
+            pack_block(zz[0], base_width, &zz[1..], width, &mut packed);
         }
     }
 
@@ -256,6 +259,8 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
         put_varint(b, &mut out);
     }
     if fast {
+        out.extend_from_slice(&widths);
+        out.extend_from_slice(&base_widths);
         out.extend_from_slice(&packed);
     } else {
         huffman_encode(&symbols, &blocks, ctx.alphabet(), &mut out);
@@ -307,25 +312,35 @@ fn huffman_encode(symbols: &[u16], blocks: &[[usize; 6]], alphabet: usize, out: 
     out.extend_from_slice(&w.finish());
 }
 
-/// Appends `values`, `width` bits each, LSB-first, padded to a whole byte.
-fn pack_bits(values: &[u64], width: u32, out: &mut Vec<u8>) {
-    if width == 0 {
-        return;
-    }
+/// Appends a fast-mode block: `base` in `base_width` bits, then `values`, `width` bits each,
+/// LSB-first, padded to a whole byte.
+fn pack_block(base: u64, base_width: u32, values: &[u64], width: u32, out: &mut Vec<u8>) {
     let mut acc: u128 = 0;
     let mut nacc = 0u32;
-    for &v in values {
+    let mut put = |v: u64, w: u32, out: &mut Vec<u8>| {
+        if w == 0 {
+            return;
+        }
         acc |= u128::from(v) << nacc;
-        nacc += width;
+        nacc += w;
         while nacc >= 8 {
             out.push(acc as u8);
             acc >>= 8;
             nacc -= 8;
         }
+    };
+    put(base, base_width, out);
+    for &v in values {
+        put(v, width, out);
     }
     if nacc > 0 {
         out.push(acc as u8);
     }
+}
+
+/// Bytes of a fast-mode block of `cells` cells.
+pub fn fast_block_len(cells: usize, width: u32, base_width: u32) -> usize {
+    (base_width as usize + (cells - 1) * width as usize).div_ceil(8)
 }
 
 /// Appends `v` as LEB128 (7 bits a byte, low first).
@@ -337,14 +352,18 @@ fn put_varint(mut v: u64, out: &mut Vec<u8>) {
     out.push(v as u8);
 }
 
-/// Reads value `i` of `width` bits from a packed block.
+/// Reads `width` bits at bit `bit` of a packed block (zeros past its end).
 #[inline]
-fn unpack_at(bytes: &[u8], i: usize, width: u32) -> u64 {
-    let bit = i * width as usize;
+fn bits_at(bytes: &[u8], bit: usize, width: u32) -> u64 {
+    if width == 0 {
+        return 0;
+    }
     let first = bit / 8;
     let mut w = [0u8; 16];
     let take = bytes.len().saturating_sub(first).min(9);
-    w[..take].copy_from_slice(&bytes[first..first + take]);
+    if take > 0 {
+        w[..take].copy_from_slice(&bytes[first..first + take]);
+    }
     let v = u128::from_le_bytes(w) >> (bit % 8);
     if width == 64 {
         v as u64
@@ -490,14 +509,16 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
     let radius = i64::from(ctx.radius);
 
     if fast {
+        let widths = r.take(blocks.len())?;
+        let base_widths = r.take(blocks.len())?;
         for (bi, &[z0, y0, x0, dz, dy, dx]) in blocks.iter().enumerate() {
-            let w = u32::from(r.take(1)?[0]);
-            if w > 64 {
+            let w = u32::from(widths[bi]);
+            let wb = u32::from(base_widths[bi]);
+            if w > 64 || wb > 64 {
                 return Err(ChunkStatus::Corrupt);
             }
-            let first = r.varint()?;
             let cells = dz * dy * dx;
-            let packed = r.take(((cells - 1) * w as usize).div_ceil(8))?;
+            let packed = r.take(fast_block_len(cells, w, wb))?;
             let step = block_step(ctx, &exps, bi);
             qbuf.iter_mut().for_each(|v| *v = 0);
             let mut c = 0usize;
@@ -505,11 +526,9 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
                 for y in 0..dy {
                     for x in 0..dx {
                         let delta = if c == 0 {
-                            unzigzag(first)
-                        } else if w == 0 {
-                            0
+                            unzigzag(bits_at(packed, 0, wb))
                         } else {
-                            unzigzag(unpack_at(packed, c - 1, w))
+                            unzigzag(bits_at(packed, wb as usize + (c - 1) * w as usize, w))
                         };
                         let pi = pad_index(z + 1, y + 1, x + 1, py, px);
                         let q = lorenzo(&qbuf, z + 1, y + 1, x + 1, py, px).wrapping_add(delta);
