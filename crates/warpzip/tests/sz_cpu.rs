@@ -2,6 +2,7 @@
 //! bounds from 1e-1 to 1e-6 with zero bound violations, checked here in exact arithmetic (a
 //! big-integer comparison, independent of the codec's own check); special and fill values bit
 //! for bit; awkward shapes; damaged streams.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
 
@@ -469,7 +470,7 @@ fn constant_one_value_and_huge_ranges() {
     all_modes(&f64s(&[3.7; 999]), ElemType::F64, &[9, 111], &[]);
     let huge: Vec<f32> = (0..4000)
         .map(|i| {
-            let e = (i % 61) as i32 - 30;
+            let e = (i % 61) - 30;
             let s = if i % 3 == 0 { -1.0 } else { 1.0 };
             s * 10f32.powi(e) * (1.0 + (i % 7) as f32 / 10.0)
         })
@@ -477,7 +478,7 @@ fn constant_one_value_and_huge_ranges() {
     all_modes(&f32s(&huge), ElemType::F32, &[40, 100], &[]);
     let huge64: Vec<f64> = (0..4000)
         .map(|i| {
-            let e = (i % 601) as i32 - 300;
+            let e = (i % 601) - 300;
             10f64.powi(e) * (1.0 + (i % 7) as f64 / 10.0)
         })
         .collect();
@@ -691,8 +692,8 @@ proptest! {
         let n = v.len() as u64;
         let dims = match ndim {
             1 => vec![n],
-            2 if n % 7 == 0 => vec![7, n / 7],
-            3 if n % 6 == 0 => vec![2, 3, n / 6],
+            2 if n.is_multiple_of(7) => vec![7, n / 7],
+            3 if n.is_multiple_of(6) => vec![2, 3, n / 6],
             _ => vec![],
         };
         let kind = [Kind::Abs, Kind::Rel, Kind::PwRel][which];

@@ -16,6 +16,11 @@ pub mod entry {
     pub const COMPACT_PROBE_READ: &str = "compact_probe_read";
     pub const INFLATE_WARP: &str = "inflate_warp";
     pub const INFLATE_PAIR: &str = "inflate_pair";
+    pub const SZ_FAST_INDEX: &str = "sz_fast_index";
+    pub const SZ_FAST_DECODE_F32: &str = "sz_fast_decode_f32";
+    pub const SZ_FAST_DECODE_F64: &str = "sz_fast_decode_f64";
+    pub const SZ_FAST_EXACT_F32: &str = "sz_fast_exact_f32";
+    pub const SZ_FAST_EXACT_F64: &str = "sz_fast_exact_f64";
 }
 
 /// The eight kernels `ORC_INT_KERNELS*` (orc_int.cuh) makes for each prefix, then `extra`.
@@ -201,4 +206,18 @@ pub const INFLATE_PAIR: KernelSource = KernelSource {
     text: include_str!("../kernels/deflate/inflate_pair.cu"),
     defines: &[],
     entries: &[entry::INFLATE_PAIR],
+};
+
+/// The `sz` codec's fast-mode decoder: the chunk index, a thread per block, the exact values.
+pub const SZ_FAST: KernelSource = KernelSource {
+    name: "sz_fast",
+    text: include_str!("../kernels/sz/sz_fast.cu"),
+    defines: &[],
+    entries: &[
+        entry::SZ_FAST_INDEX,
+        entry::SZ_FAST_DECODE_F32,
+        entry::SZ_FAST_DECODE_F64,
+        entry::SZ_FAST_EXACT_F32,
+        entry::SZ_FAST_EXACT_F64,
+    ],
 };

@@ -170,7 +170,7 @@ pub fn plan(data: &[u8], lossy: &LossyOptions, float: Float) -> Result<(Ctx, Par
         // Leave room for the rounding of q * step to the type.
         let margin = 2.0 * float.half_ulp(st.max_abs);
         let mut ebq = bound - margin;
-        if !(ebq >= bound / 2.0) {
+        if ebq.is_nan() || ebq < bound / 2.0 {
             ebq = bound / 2.0;
         }
         let step = (2.0 * ebq).min(pow2(1023));
@@ -297,7 +297,7 @@ pub fn range_warning(data: &[u8], lossy: &LossyOptions, float: Float) -> Option<
     let fills = fill_bits(&lossy.fill, float);
     let es = float.size();
     let st = stats(data, float, &fills);
-    if !(st.max > st.min) {
+    if st.max <= st.min {
         return None;
     }
     let n = data.len() / es;

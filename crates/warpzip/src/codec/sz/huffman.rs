@@ -268,6 +268,7 @@ impl<'a> BitReader<'a> {
 }
 
 #[cfg(test)]
+#[allow(clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -121,7 +121,7 @@ pub fn pow2(k: i32) -> f64 {
 /// A value at most `v` and within a few units in the last place of it, for bounds computed
 /// from a product or a parsed decimal whose rounding might have gone up.
 pub fn round_down(v: f64) -> f64 {
-    if !(v > 0.0) {
+    if v.is_nan() || v <= 0.0 {
         return 0.0;
     }
     let v = if v.is_finite() { v } else { f64::MAX };
