@@ -782,3 +782,38 @@ fn golden_files_decode() {
         round_trip(&data, &o, k, kind);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    /// The fuzz target `sz_decode`'s logic: any bytes under any context return, never panic.
+    #[test]
+    fn random_chunks_never_panic(data in proptest::collection::vec(any::<u8>(), 6..400)) {
+        use warpzip::codec::sz::cpu::{decode_chunk, Ctx};
+        use warpzip::codec::sz::format::{Geometry, MODE_FAST, MODE_RATIO, RADIUS};
+        use warpzip::codec::sz::quant::Float;
+        let (head, stream) = data.split_at(6);
+        let flags = head[0];
+        let float = if flags & 4 != 0 { Float::F64 } else { Float::F32 };
+        let ndim = head[1] % 3 + 1;
+        let (ny, nx) = (usize::from(head[2] % 17) + 1, usize::from(head[3] % 17) + 1);
+        let geometry = match ndim {
+            1 => Geometry { ndim, ny: 1, nx: 1 },
+            2 => Geometry { ndim, ny: 1, nx },
+            _ => Geometry { ndim, ny, nx },
+        };
+        let lines = usize::from(u16::from_le_bytes([head[4], head[5]])) % 600;
+        let n = lines * geometry.line();
+        let ctx = Ctx {
+            float,
+            geometry,
+            mode: if flags & 1 != 0 { MODE_FAST } else { MODE_RATIO },
+            pw_rel: (flags & 2 != 0).then_some(1e-3),
+            bound: 1e-3,
+            step: 2e-3,
+            fills: if flags & 8 != 0 { vec![0x7f7f_ffff] } else { Vec::new() },
+            radius: if flags & 16 != 0 { 3 } else { RADIUS },
+        };
+        let mut out = vec![0u8; n * float.size()];
+        let _ = decode_chunk(stream, &mut out, &ctx);
+    }
+}
