@@ -211,3 +211,85 @@ fn damaged_chunks_are_named_on_the_gpu() {
         }
     }
 }
+
+/// The GPU encoder writes the CPU encoder's chunks byte for byte.
+fn same_encoding(data: &[u8], o: &CompressOptions, what: &str) {
+    let float = if o.elem_type == Some(ElemType::F32) {
+        Float::F32
+    } else {
+        Float::F64
+    };
+    let lossy = o.lossy.as_ref().unwrap();
+    let chunk_size = api::validate_options(o).unwrap() as usize;
+    let (ctx, _) = chunked::plan(data, lossy, float).unwrap();
+    let cpu: Vec<_> = data
+        .chunks(chunk_size)
+        .map(|c| warpzip::codec::sz::cpu::encode_chunk(c, &ctx).unwrap())
+        .collect();
+    let on_gpu = warpzip::codec::sz::gpu::compress_fast(&gpu(), data, chunk_size, &ctx).unwrap();
+    assert_eq!(cpu.len(), on_gpu.len(), "{what}");
+    for (i, (a, b)) in cpu.iter().zip(&on_gpu).enumerate() {
+        assert!(a.bytes == b.bytes, "{what}: chunk {i} differs");
+        assert_eq!(a.exceptions, b.exceptions, "{what}: chunk {i}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_gpu_encoder_writes_the_cpu_bytes() {
+    for (name, dims, fill) in [
+        (
+            "coads_climatology.SST.12x90x180.f32",
+            &[12u64, 90, 180][..],
+            &[-1e34][..],
+        ),
+        ("etopo20.ROSE.540x1081.f32", &[540, 1081][..], &[][..]),
+        (
+            "levitus_climatology.SALT.20x180x360.f32",
+            &[20, 180, 360][..],
+            &[-1e10][..],
+        ),
+        ("testfloat_8_8_128.dat", &[8, 8, 128][..], &[][..]),
+    ] {
+        let data = std::fs::read(testdata().join("fields").join(name)).unwrap();
+        for bound in [
+            ErrorBound::Rel(1e-1),
+            ErrorBound::Rel(1e-4),
+            ErrorBound::Abs(1e-6),
+            ErrorBound::PwRel(1e-3),
+        ] {
+            for d in [dims, &[][..]] {
+                same_encoding(
+                    &data,
+                    &opts(ElemType::F32, bound, d, fill),
+                    &format!("{name} {bound} {d:?}"),
+                );
+            }
+        }
+    }
+    let v: Vec<u8> = (0..30000)
+        .flat_map(|i| {
+            let x = match i % 1000 {
+                7 => f64::NAN,
+                8 => -0.0,
+                9 => f64::from_bits(3),
+                10 => -99.9,
+                _ => (i as f64 * 0.002).cos() * 1e4 + (i % 13) as f64,
+            };
+            x.to_le_bytes()
+        })
+        .collect();
+    for dims in [&[][..], &[300, 100][..], &[3, 100, 100][..]] {
+        for bound in [
+            ErrorBound::Abs(1e-2),
+            ErrorBound::Rel(1e-6),
+            ErrorBound::PwRel(1e-5),
+        ] {
+            same_encoding(
+                &v,
+                &opts(ElemType::F64, bound, dims, &[-99.9]),
+                &format!("f64 {bound} {dims:?}"),
+            );
+        }
+    }
+}

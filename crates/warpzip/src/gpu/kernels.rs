@@ -21,6 +21,10 @@ pub mod entry {
     pub const SZ_FAST_DECODE_F64: &str = "sz_fast_decode_f64";
     pub const SZ_FAST_EXACT_F32: &str = "sz_fast_exact_f32";
     pub const SZ_FAST_EXACT_F64: &str = "sz_fast_exact_f64";
+    pub const SZ_FAST_ENCODE_F32: &str = "sz_fast_encode_f32";
+    pub const SZ_FAST_ENCODE_F64: &str = "sz_fast_encode_f64";
+    pub const SZ_FAST_ASSEMBLE_F32: &str = "sz_fast_assemble_f32";
+    pub const SZ_FAST_ASSEMBLE_F64: &str = "sz_fast_assemble_f64";
 }
 
 /// The eight kernels `ORC_INT_KERNELS*` (orc_int.cuh) makes for each prefix, then `extra`.
@@ -208,7 +212,8 @@ pub const INFLATE_PAIR: KernelSource = KernelSource {
     entries: &[entry::INFLATE_PAIR],
 };
 
-/// The `sz` codec's fast-mode decoder: the chunk index, a thread per block, the exact values.
+/// The `sz` codec's fast mode: the decoder (the chunk index, a thread per block, the exact
+/// values) and the encoder (a thread per block, a thread per chunk assembling it).
 pub const SZ_FAST: KernelSource = KernelSource {
     name: "sz_fast",
     text: include_str!("../kernels/sz/sz_fast.cu"),
@@ -219,5 +224,9 @@ pub const SZ_FAST: KernelSource = KernelSource {
         entry::SZ_FAST_DECODE_F64,
         entry::SZ_FAST_EXACT_F32,
         entry::SZ_FAST_EXACT_F64,
+        entry::SZ_FAST_ENCODE_F32,
+        entry::SZ_FAST_ENCODE_F64,
+        entry::SZ_FAST_ASSEMBLE_F32,
+        entry::SZ_FAST_ASSEMBLE_F64,
     ],
 };

@@ -1,7 +1,10 @@
-//! The GPU decoder of the `sz` fast mode (`kernels/sz/sz_fast.cu`): a thread per chunk indexes
-//! its blocks, a thread per block rebuilds its values, a thread per chunk writes its exact
-//! values. The output is the CPU decoder's bit for bit; a chunk the kernels refuse is reported
-//! as `Error::Corrupt` naming the lowest such chunk.
+//! The GPU decoder and encoder of the `sz` fast mode (`kernels/sz/sz_fast.cu`). Decoding: a
+//! thread per chunk indexes its blocks, a thread per block rebuilds its values, a thread per
+//! chunk writes its exact values; the output is the CPU decoder's bit for bit, and a chunk the
+//! kernels refuse is reported as `Error::Corrupt` naming the lowest such chunk. Encoding: a
+//! thread per block quantizes, checks and predicts it, a thread per chunk assembles the chunk;
+//! the bytes are the CPU encoder's. The field's statistics (range, bound, step) come from the
+//! CPU (`chunked::plan`).
 
 use super::cpu::Ctx;
 use super::quant::Float;
@@ -197,4 +200,182 @@ pub fn decompress_fast(
         ),
     }
     Ok(())
+}
+
+/// The blocks of `data` cut in chunks of `chunk_size` bytes: the block list, each chunk's first
+/// block (and the end), each chunk's value count.
+fn chunk_blocks(
+    data_len: usize,
+    chunk_size: usize,
+    ctx: &Ctx,
+) -> Result<(Vec<SzBlock>, Vec<u32>, Vec<u64>)> {
+    let es = ctx.float.size();
+    let mut blocks = Vec::new();
+    let mut first = Vec::new();
+    let mut values = Vec::new();
+    let mut start = 0u64;
+    let mut at = 0usize;
+    let mut i = 0u32;
+    while at < data_len {
+        let len = chunk_size.min(data_len - at);
+        let n = len / es;
+        let shape = ctx.geometry.chunk_shape(n).ok_or_else(|| {
+            Error::InvalidArgument("sz input is not a whole number of rows or planes".into())
+        })?;
+        first.push(u32_of(blocks.len(), "blocks")?);
+        values.push(n as u64);
+        for [z0, y0, x0, dz, dy, dx] in ctx.geometry.blocks(shape) {
+            blocks.push(SzBlock {
+                chunk_start: start,
+                chunk: i,
+                cy: shape.1 as u32,
+                cx: shape.2 as u32,
+                z0: z0 as u32,
+                y0: y0 as u32,
+                x0: x0 as u32,
+                dz: dz as u32,
+                dy: dy as u32,
+                dx: dx as u32,
+            });
+        }
+        start += n as u64;
+        at += len;
+        i += 1;
+    }
+    first.push(u32_of(blocks.len(), "blocks")?);
+    Ok((blocks, first, values))
+}
+
+/// Encodes `data` in fast mode on the GPU, in chunks of `chunk_size` bytes (whole units of the
+/// geometry): the chunks the CPU's `encode_chunk` writes, byte for byte.
+pub fn compress_fast(
+    gpu: &GpuContext,
+    data: &[u8],
+    chunk_size: usize,
+    ctx: &Ctx,
+) -> Result<Vec<super::cpu::EncodedChunk>> {
+    let es = ctx.float.size();
+    if data.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (blocks, first, values) = chunk_blocks(data.len(), chunk_size.max(es), ctx)?;
+    let nchunks = u32_of(values.len(), "chunks")?;
+    let nblocks = u32_of(blocks.len(), "blocks")?;
+    let mut slot_off = Vec::with_capacity(values.len());
+    let mut total = 0u64;
+    for &n in &values {
+        slot_off.push(total);
+        total += n * es as u64 + 1;
+    }
+    let d_blocks = gpu.upload(&blocks)?;
+    let d_first = gpu.upload(&first)?;
+    let d_values = gpu.upload(&values)?;
+    let d_slot_off = gpu.upload(&slot_off)?;
+    let fills: Vec<u64> = if ctx.fills.is_empty() {
+        vec![0]
+    } else {
+        ctx.fills.clone()
+    };
+    let nfill = ctx.fills.len() as u32;
+    let d_fills = gpu.upload(&fills)?;
+    let scratch = blocks.len() * 512;
+    let mut d_zz = gpu.alloc_zeros::<u64>(scratch)?;
+    let mut d_exact = gpu.alloc_zeros::<u8>(scratch)?;
+    let mut d_w = gpu.alloc_zeros::<u8>(blocks.len())?;
+    let mut d_wb = gpu.alloc_zeros::<u8>(blocks.len())?;
+    let mut d_exp = gpu.alloc_zeros::<i32>(blocks.len())?;
+    let mut d_slots = gpu.alloc_zeros::<u8>(total as usize)?;
+    let mut d_len = gpu.alloc_zeros::<u64>(values.len())?;
+    let mut d_exc = gpu.alloc_zeros::<u64>(values.len())?;
+    let pw_rel = u32::from(ctx.pw_rel.is_some());
+    let e = ctx.pw_rel.unwrap_or(0.0);
+    let stream = gpu.stream();
+
+    macro_rules! encode {
+        ($t:ty, $encode:expr, $assemble:expr) => {{
+            let words: Vec<$t> = data
+                .chunks_exact(es)
+                .map(|c| {
+                    let mut b = [0u8; std::mem::size_of::<$t>()];
+                    b.copy_from_slice(c);
+                    <$t>::from_le_bytes(b)
+                })
+                .collect();
+            let d_data = gpu.upload(&words)?;
+            let encode = gpu.function(&kernels::SZ_FAST, $encode)?;
+            let mut launch = stream.launch_builder(&encode);
+            launch
+                .arg(&d_data)
+                .arg(&d_blocks)
+                .arg(&nblocks)
+                .arg(&d_fills)
+                .arg(&nfill)
+                .arg(&pw_rel)
+                .arg(&e)
+                .arg(&ctx.bound)
+                .arg(&ctx.step)
+                .arg(&mut d_zz)
+                .arg(&mut d_exact)
+                .arg(&mut d_w)
+                .arg(&mut d_wb)
+                .arg(&mut d_exp);
+            // SAFETY: arguments match `sz_fast_encode_T`; every block's cells lie inside the
+            // data (the blocks were cut from its length), and each block writes only its own
+            // 512 scratch entries and its own widths.
+            unsafe { launch.launch(launch_cfg(blocks.len())) }?;
+            let assemble = gpu.function(&kernels::SZ_FAST, $assemble)?;
+            let mut launch = stream.launch_builder(&assemble);
+            launch
+                .arg(&d_data)
+                .arg(&d_blocks)
+                .arg(&d_first)
+                .arg(&d_values)
+                .arg(&nchunks)
+                .arg(&pw_rel)
+                .arg(&d_zz)
+                .arg(&d_exact)
+                .arg(&d_w)
+                .arg(&d_wb)
+                .arg(&d_exp)
+                .arg(&d_slot_off)
+                .arg(&mut d_slots)
+                .arg(&mut d_len)
+                .arg(&mut d_exc);
+            // SAFETY: arguments match `sz_fast_assemble_T`; each chunk writes at most its
+            // slot's `values * size + 1` bytes, and the slots lie back to back inside `slots`.
+            unsafe { launch.launch(launch_cfg(values.len())) }?;
+        }};
+    }
+    match ctx.float {
+        Float::F32 => encode!(
+            u32,
+            kernels::entry::SZ_FAST_ENCODE_F32,
+            kernels::entry::SZ_FAST_ASSEMBLE_F32
+        ),
+        Float::F64 => encode!(
+            u64,
+            kernels::entry::SZ_FAST_ENCODE_F64,
+            kernels::entry::SZ_FAST_ASSEMBLE_F64
+        ),
+    }
+    let slots = gpu.download(&d_slots)?;
+    let lens = gpu.download(&d_len)?;
+    let exceptions = gpu.download(&d_exc)?;
+    slot_off
+        .iter()
+        .zip(lens.iter().zip(&exceptions))
+        .zip(&values)
+        .map(|((&off, (&len, &exc)), &n)| {
+            if len == 0 || len > n * es as u64 + 1 {
+                return Err(Error::Driver(format!(
+                    "the sz encoder kernel reported a chunk of {len} bytes"
+                )));
+            }
+            let from = off as usize;
+            Ok(super::cpu::EncodedChunk {
+                bytes: slots[from..from + len as usize].to_vec(),
+                exceptions: exc,
+            })
+        })
+        .collect()
 }
