@@ -107,9 +107,9 @@ impl Codec for SzCodec {
             )));
         }
         let ctx = chunked::decode_ctx(&params, float);
-        // The fast mode's GPU decoder (`gpu::decompress_fast`) is compared with this one by
-        // `tests/gpu_sz.rs`; every device decodes on the CPU until that comparison has run on
-        // a GPU.
+        // Every device decodes on the CPU. The fast mode's GPU decoder and encoder
+        // (`gpu::decompress_fast`, `gpu::compress_fast`) are compared with the CPU codec by
+        // `tests/gpu_sz.rs`.
         let _ = device;
         chunked::decompress_into(&container.chunk_list(), out, &ctx)
     }
