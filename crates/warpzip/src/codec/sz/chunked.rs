@@ -13,8 +13,26 @@ use crate::error::{Error, Result};
 use crate::format::ChunkSpan;
 use rayon::prelude::*;
 
-/// The block geometry of `dims` (slowest first; four and more merge the leading ones).
-pub fn geometry(dims: &[u64]) -> Result<Geometry> {
+/// The block geometry of `dims` (slowest first; four and more merge the leading ones) for
+/// values of `float`. A 3-D field whose 8-plane slabs exceed the largest chunk is cut as a 2-D
+/// field of its planes' rows (16-row strips), so that chunks stay within 64 MiB.
+pub fn geometry(dims: &[u64], float: Float) -> Result<Geometry> {
+    let g = geometry_of(dims)?;
+    let slab = g
+        .unit()
+        .checked_mul(float.size())
+        .filter(|&b| b <= MAX_CHUNK_SIZE as usize);
+    if g.ndim == 3 && slab.is_none() {
+        return Ok(Geometry {
+            ndim: 2,
+            ny: 1,
+            nx: g.nx,
+        });
+    }
+    Ok(g)
+}
+
+fn geometry_of(dims: &[u64]) -> Result<Geometry> {
     let big = |d: u64| {
         usize::try_from(d)
             .ok()
@@ -122,7 +140,7 @@ fn stats(data: &[u8], float: Float, fills: &[u64]) -> Stats {
 
 /// The encoding context and the parameters (without the exception count) for `data`.
 pub fn plan(data: &[u8], lossy: &LossyOptions, float: Float) -> Result<(Ctx, Params)> {
-    let geometry = geometry(&lossy.dims)?;
+    let geometry = geometry(&lossy.dims, float)?;
     let n = (data.len() / float.size()) as u64;
     if !lossy.dims.is_empty() {
         let product = lossy
@@ -340,4 +358,26 @@ pub fn range_warning(data: &[u8], lossy: &LossyOptions, float: Float) -> Option<
     let without_min = st.max.max(inner_max) - inner_min.min(st.max);
     let without_max = inner_max.max(st.min) - st.min.min(inner_min);
     check(st.min, count_min, without_min).or_else(|| check(st.max, count_max, without_max))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometries() {
+        let g = |d: &[u64]| geometry(d, Float::F32).ok();
+        assert_eq!(g(&[]).map(|g| g.ndim), Some(1));
+        assert_eq!(g(&[7, 9]).map(|g| (g.ndim, g.nx)), Some((2, 9)));
+        assert_eq!(g(&[2, 3, 4, 5]).map(|g| (g.ndim, g.ny, g.nx)), Some((3, 4, 5)));
+        // 8 planes of 4096 x 4096 f32 are 512 MiB: cut as rows of 4096.
+        assert_eq!(
+            g(&[16, 4096, 4096]).map(|g| (g.ndim, g.ny, g.nx)),
+            Some((2, 1, 4096))
+        );
+        let big = geometry(&[16, 4096, 4096], Float::F64).unwrap();
+        assert!(chunk_size(big, Float::F64, None).is_ok());
+        // A single row too long for a 16-row strip is refused.
+        assert!(chunk_size(g(&[1, 1 << 21]).unwrap(), Float::F32, None).is_err());
+    }
 }

@@ -60,7 +60,7 @@ impl Codec for SzCodec {
         reject_level(self.id(), opts)?;
         let float = float_of(opts.elem_type)?;
         let lossy = lossy_of(opts)?;
-        let geometry = chunked::geometry(&lossy.dims)?;
+        let geometry = chunked::geometry(&lossy.dims, float)?;
         if lossy.fill.len() * float.size() > 16 {
             return Err(Error::InvalidArgument(format!(
                 "codec sz keeps at most {} fill values for {} data",
