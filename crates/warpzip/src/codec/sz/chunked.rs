@@ -361,6 +361,7 @@ pub fn range_warning(data: &[u8], lossy: &LossyOptions, float: Float) -> Option<
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
