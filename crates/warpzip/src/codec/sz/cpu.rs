@@ -10,7 +10,7 @@
 //! canonical Huffman code, in fast mode bit-packed at each block's width.
 
 use super::format::{Geometry, GROUP_BLOCKS, MODE_FAST};
-use super::huffman::{canonical_codes, code_lengths, BitReader, BitWriter, Decoder};
+use super::huffman::{canonical_codes, code_lengths, BitReader, BitWriter, Decoder, MAX_LEN};
 use super::quant::{
     exponent, pow2, prequantize, round_down, unzigzag, within, zigzag, Float,
 };
@@ -20,6 +20,10 @@ use crate::error::ChunkStatus;
 pub const CHUNK_CODED: u8 = 0;
 /// A chunk's first byte: the values verbatim (when coding does not pay).
 pub const CHUNK_VERBATIM: u8 = 1;
+/// The Huffman bits' first byte: the bits follow as they are.
+pub const BITS_RAW: u8 = 0;
+/// The Huffman bits' first byte: a raw Deflate stream of the bits follows.
+pub const BITS_DEFLATE: u8 = 1;
 
 /// Everything a chunk's encoding depends on besides its values.
 #[derive(Clone, Debug)]
@@ -309,7 +313,31 @@ fn huffman_encode(symbols: &[u16], blocks: &[[usize; 6]], alphabet: usize, out: 
     for e in ends {
         out.extend_from_slice(&e.to_le_bytes());
     }
-    out.extend_from_slice(&w.finish());
+    let bits = w.finish();
+    // The bits as they are, or Deflate of them where that is smaller (long stretches of the
+    // zero delta's code at loose bounds).
+    match deflate_bits(&bits) {
+        Some(packed) if packed.len() < bits.len() => {
+            out.push(BITS_DEFLATE);
+            out.extend_from_slice(&packed);
+        }
+        _ => {
+            out.push(BITS_RAW);
+            out.extend_from_slice(&bits);
+        }
+    }
+}
+
+/// Raw Deflate (RFC 1951) of `bits` at level 6, `None` if it fails.
+fn deflate_bits(bits: &[u8]) -> Option<Vec<u8>> {
+    if bits.is_empty() {
+        return None;
+    }
+    let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(6).ok()?);
+    let mut out = vec![0u8; c.deflate_compress_bound(bits.len())];
+    let n = c.deflate_compress(bits, &mut out).ok()?;
+    out.truncate(n);
+    Some(out)
 }
 
 /// Appends a fast-mode block: `base` in `base_width` bits, then `values`, `width` bits each,
@@ -577,15 +605,39 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
     for _ in 0..groups {
         ends.push(u64::from(r.u32()?));
     }
-    let bits = &input[r.at..];
     let total = ends.last().copied().unwrap_or(0);
-    if total.div_ceil(8) != bits.len() as u64 || ends.windows(2).any(|w| w[1] < w[0]) {
-        return Err(if total.div_ceil(8) > bits.len() as u64 {
-            ChunkStatus::Truncated
-        } else {
-            ChunkStatus::Corrupt
-        });
+    // At most MAX_LEN bits a cell: bounds what an inflated stream may take.
+    if ends.windows(2).any(|w| w[1] < w[0]) || total > n as u64 * MAX_LEN as u64 {
+        return Err(ChunkStatus::Corrupt);
     }
+    let want = total.div_ceil(8) as usize;
+    let inflated;
+    let bits: &[u8] = match r.take(1)?[0] {
+        BITS_RAW => {
+            let bits = &input[r.at..];
+            if bits.len() != want {
+                return Err(if bits.len() < want {
+                    ChunkStatus::Truncated
+                } else {
+                    ChunkStatus::Corrupt
+                });
+            }
+            bits
+        }
+        BITS_DEFLATE => {
+            let mut buf = vec![0u8; want];
+            let stream = &input[r.at..];
+            let got = crate::codec::deflate::cpu::inflate(stream, &mut buf);
+            // The stream must fill the bits exactly and end where the chunk ends.
+            if got.status != ChunkStatus::Ok || got.written != want || got.consumed != stream.len()
+            {
+                return Err(ChunkStatus::Corrupt);
+            }
+            inflated = buf;
+            &inflated
+        }
+        _ => return Err(ChunkStatus::Corrupt),
+    };
     if n == 0 {
         return Ok(());
     }
