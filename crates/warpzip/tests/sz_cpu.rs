@@ -487,6 +487,32 @@ fn constant_one_value_and_huge_ranges() {
     all_modes(&f64s(&edges), ElemType::F64, &[], &[]);
 }
 
+/// Constant 3-D fields are the densest coding there is: they still decode under the output
+/// bound every chunk's claim is checked against.
+#[test]
+fn constant_3d_fields_decode_under_the_output_bound() {
+    for v in [0.0f32, 3.7, -1e30] {
+        let data = f32s(&vec![v; 64 * 128 * 128]);
+        for mode in [LossyMode::Ratio, LossyMode::Fast] {
+            for kind in [Kind::Abs, Kind::Rel, Kind::PwRel] {
+                let o = opts(ElemType::F32, kind, 2, mode, &[64, 128, 128], &[]);
+                let ratio = round_trip(&data, &o, 2, kind);
+                assert!(ratio > 30.0, "{v} {mode:?} {kind:?}: {ratio}");
+            }
+        }
+    }
+    let data = f64s(&vec![0.0; 32 * 64 * 64]);
+    let o = opts(
+        ElemType::F64,
+        Kind::Abs,
+        2,
+        LossyMode::Ratio,
+        &[32, 64, 64],
+        &[],
+    );
+    round_trip(&data, &o, 2, Kind::Abs);
+}
+
 #[test]
 fn a_constant_field_compresses_well() {
     let data = f32s(&[3.7; 1 << 16]);

@@ -115,10 +115,10 @@ impl Codec for SzCodec {
     }
 
     fn max_decoded_len(&self, compressed_len: u64, elem: ElemType) -> u64 {
-        // The densest encoding is a fast-mode block of 8x8x8 deltas of width 0 and a base of
-        // one byte: 512 values in two bytes.
+        // Every block costs at least one byte (its base varint in ratio mode, its two width
+        // bytes in fast mode), and a block holds at most 8x8x8 values.
         match format::float_size(elem) {
-            Some(es) => compressed_len.saturating_mul(256 * es as u64),
+            Some(es) => compressed_len.saturating_mul(512 * es as u64),
             None => 0,
         }
     }
