@@ -11,6 +11,7 @@ pub mod orc;
 mod orc_file;
 mod rle;
 mod scan;
+mod sz;
 mod tile;
 
 use std::path::PathBuf;
@@ -107,6 +108,7 @@ pub const KNOWN_CODECS: &[&str] = &[
     "dfor",
     "rfor",
     "tile",
+    "sz",
 ];
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
@@ -159,6 +161,10 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                 })?;
             }
             tile::bench_gpu(gpu, opts, &ceilings, rows)?;
+            // The sz codec runs on the CPU on every device.
+            if opts.wants("sz") {
+                sz::bench_cpu(opts, rows)?;
+            }
         }
         Device::Cpu => {
             if opts.wants("rle") {
@@ -177,6 +183,9 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                 deflate::bench(None, opts, &mut rows)?;
             }
             tile::bench_cpu(opts, &mut rows)?;
+            if opts.wants("sz") {
+                sz::bench_cpu(opts, &mut rows)?;
+            }
         }
     }
     Ok(rows)

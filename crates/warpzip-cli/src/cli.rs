@@ -56,6 +56,9 @@ pub enum Command {
     Select(SelectArgs),
     /// Read Apache ORC files: inspect them, or write integer columns as an Arrow IPC file.
     Orc(crate::cmd::orc::OrcArgs),
+    /// Compare a float field with its lossy reconstruction: errors, PSNR, NRMSE and the values
+    /// that break a bound.
+    Compare(CompareArgs),
 }
 
 /// A usage error found after parsing (exit status 2, like clap's own).
@@ -141,7 +144,9 @@ pub struct OutputArgs {
 
 #[derive(Debug, Args)]
 pub struct CompressArgs {
-    /// Codec to use: deflate (the default), rle, orc-rle-v1 or orc-rle-v2 (with --dtype).
+    /// Codec to use: deflate (the default), rle, orc-rle-v1 or orc-rle-v2 (with --dtype), the
+    /// tile bit-packing codecs for, dfor, rfor and tile (with --dtype i32|u32|i64|u64), or sz
+    /// (lossy, with --dtype f32|f64 and --eb).
     /// `-c CODEC`, the older spelling, still works when CODEC is not the name of an existing
     /// file.
     #[arg(short = 'C', long, value_name = "CODEC", default_value = "deflate", value_parser = parse_codec)]
@@ -173,6 +178,8 @@ pub struct CompressArgs {
     pub format: OutFormat,
     #[command(flatten)]
     pub batch: BatchArg,
+    #[command(flatten)]
+    pub lossy: LossyArgs,
     #[command(flatten)]
     pub out: OutputArgs,
     #[command(flatten)]
@@ -231,7 +238,7 @@ pub struct DemoArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Codec or primitive to measure (rle, scan, select, orc-rle, orc, deflate); repeat for
+    /// Codec or primitive to measure (rle, scan, select, orc-rle, orc, deflate, sz); repeat for
     /// several; default all.
     #[arg(short, long = "codec", value_name = "C")]
     pub codecs: Vec<String>,
@@ -284,6 +291,10 @@ pub enum IntDType {
     U16,
     U32,
     U64,
+    /// IEEE binary32 floats (codec sz).
+    F32,
+    /// IEEE binary64 floats (codec sz).
+    F64,
 }
 
 impl IntDType {
@@ -299,6 +310,8 @@ impl IntDType {
             IntDType::U16 => ElemType::U16,
             IntDType::U32 => ElemType::U32,
             IntDType::U64 => ElemType::U64,
+            IntDType::F32 => ElemType::F32,
+            IntDType::F64 => ElemType::F64,
         }
     }
 }
@@ -711,4 +724,74 @@ mod tests {
         use clap::CommandFactory;
         Cli::command().debug_assert();
     }
+}
+
+/// The lossy codec's options (`--codec sz`).
+#[derive(Debug, Args)]
+pub struct LossyArgs {
+    /// Error bound of codec sz: abs:E (|x - x'| <= E), rel:E (E times the value range) or
+    /// pw-rel:E (|x - x'| <= E |x|).
+    #[arg(long, value_name = "MODE:E", value_parser = parse_eb)]
+    pub eb: Option<warpzip::codec::ErrorBound>,
+    /// Dimensions of the field, slowest first, such as 100x500x500 (codec sz; default 1-D).
+    #[arg(long, value_name = "DxHxW", value_parser = parse_dims)]
+    pub dims: Option<Dims>,
+    /// A fill value kept bit-exact and left out of a rel bound's range (codec sz; repeatable).
+    #[arg(long, value_name = "V", allow_negative_numbers = true)]
+    pub fill: Vec<f64>,
+    /// Codec sz's mode: ratio (Huffman-coded, smaller) or fast (bit-packed per block).
+    #[arg(long, value_name = "MODE", value_parser = parse_lossy_mode)]
+    pub mode: Option<warpzip::codec::LossyMode>,
+}
+
+impl LossyArgs {
+    /// Whether any lossy option was given.
+    pub fn any(&self) -> bool {
+        self.eb.is_some() || self.dims.is_some() || !self.fill.is_empty() || self.mode.is_some()
+    }
+}
+
+fn parse_eb(s: &str) -> Result<warpzip::codec::ErrorBound, String> {
+    warpzip::codec::ErrorBound::parse(s).map_err(|e| e.to_string())
+}
+
+/// Dimensions of a field, slowest first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dims(pub Vec<u64>);
+
+fn parse_dims(s: &str) -> Result<Dims, String> {
+    warpzip::codec::parse_dims(s)
+        .map(Dims)
+        .map_err(|e| e.to_string())
+}
+
+fn parse_lossy_mode(s: &str) -> Result<warpzip::codec::LossyMode, String> {
+    warpzip::codec::LossyMode::parse(s).map_err(|e| e.to_string())
+}
+
+/// Float element type of the files `compare` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FloatDType {
+    F32,
+    F64,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The original field (raw little-endian floats).
+    #[arg(value_name = "ORIGINAL")]
+    pub original: PathBuf,
+    /// Its reconstruction, of the same type and size.
+    #[arg(value_name = "DECOMPRESSED")]
+    pub decompressed: PathBuf,
+    /// Element type of both files.
+    #[arg(long, value_enum, value_name = "T")]
+    pub dtype: FloatDType,
+    /// Dimensions, slowest first (checked against the files' size).
+    #[arg(long, value_name = "DxHxW", value_parser = parse_dims)]
+    pub dims: Option<Dims>,
+    /// Count the values that break this bound (abs:E, rel:E, pw-rel:E), checked exactly; exit
+    /// status 1 when any does.
+    #[arg(long, value_name = "MODE:E", value_parser = parse_eb)]
+    pub eb: Option<warpzip::codec::ErrorBound>,
 }

@@ -21,8 +21,7 @@ pub fn run(mut args: CompressArgs) -> Result<()> {
     }
     if inputs.len() > 1 && args.out.output.is_some() {
         return Err(UsageError(
-            "-o and -c name one output; with several files each is written to FILE.wz"
-                .into(),
+            "-o and -c name one output; with several files each is written to FILE.wz".into(),
         )
         .into());
     }
@@ -57,6 +56,7 @@ pub fn run(mut args: CompressArgs) -> Result<()> {
         level: args.level,
         chunk_size,
         elem_type: args.dtype.map(|d| d.elem_type()),
+        lossy: lossy_options(args.codec, &args.lossy)?,
     };
     // Options the codec refuses (a level it does not have, a chunk size outside its range) are
     // usage errors: exit status 2, as for any other malformed option.
@@ -99,7 +99,6 @@ fn suffix_name(format: OutFormat) -> &'static str {
     }
 }
 
-
 /// Deflate chunks for a CPU reader: the codec's largest, which compress best and still give
 /// the CPU's threads a chunk each on any file worth splitting.
 const CPU_READER_DEFLATE_CHUNK: u32 = 4 << 20;
@@ -141,6 +140,33 @@ fn compress_one(
         bail!("compressed data not written to a terminal; use -o FILE, redirect the output, or -f");
     }
 
+    if opts.codec == CodecId::Sz {
+        // A lossy field is compressed whole: its dimensions and value range span the input.
+        let mut progress = Progress::for_size(0);
+        let data = input.read(&mut progress)?;
+        if let (Some(lossy), Some(elem)) = (&opts.lossy, opts.elem_type) {
+            if let Some(warning) = warpzip::codec::range_warning(&data, elem, lossy) {
+                super::notice(&format!("{}: {warning}", input.describe()));
+            }
+        }
+        progress.enable_for(data.len() as u64);
+        progress.spinner_phase("compressing");
+        let output_name = sink.describe();
+        let mut counted = CountingWriter::new(&mut sink, &progress, "writing");
+        let written = api::compress_to(&mut counted, &data, opts, device).map_err(|e| match e {
+            warpzip::Error::Io(io) => {
+                anyhow::Error::new(io).context(format!("writing {output_name}"))
+            }
+            other => anyhow::Error::new(other).context(format!("compressing {}", input.describe())),
+        })?;
+        progress.finish();
+        let line = report(input, &sink, out.keep, data.len() as u64, written);
+        finish_output(sink, input, out.keep)?;
+        if out.verbose {
+            eprintln!("{line}");
+        }
+        return Ok(());
+    }
     let (reader, size) = open_input(input)?;
     cfg.size_hint = size;
     let progress = Progress::for_size(size.unwrap_or(0));
@@ -187,4 +213,33 @@ fn output_path(
             Ok(PathBuf::from(name))
         }
     }
+}
+
+/// The sz codec's options from `--eb`, `--dims`, `--fill` and `--mode`; a usage error when
+/// they are given to another codec or when sz lacks its bound.
+fn lossy_options(
+    codec: warpzip::CodecId,
+    l: &crate::cli::LossyArgs,
+) -> Result<Option<warpzip::codec::LossyOptions>> {
+    if codec != warpzip::CodecId::Sz {
+        if l.any() {
+            return Err(UsageError(format!(
+                "--eb, --dims, --fill and --mode are options of codec sz, not {codec}"
+            ))
+            .into());
+        }
+        return Ok(None);
+    }
+    let Some(bound) = l.eb else {
+        return Err(UsageError(
+            "codec sz needs an error bound: --eb abs:E, rel:E or pw-rel:E".into(),
+        )
+        .into());
+    };
+    Ok(Some(warpzip::codec::LossyOptions {
+        bound,
+        dims: l.dims.clone().map(|d| d.0).unwrap_or_default(),
+        fill: l.fill.clone(),
+        mode: l.mode.unwrap_or_default(),
+    }))
 }

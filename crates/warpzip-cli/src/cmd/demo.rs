@@ -103,6 +103,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         &device,
     ));
     rows.push(compact_row(&items, &device));
+    rows.push(sz_row(&device));
 
     let failed: Vec<String> = rows
         .iter()
@@ -144,7 +145,10 @@ pub fn run(args: DemoArgs) -> Result<()> {
             failed.join(", ")
         );
     }
-    println!("all {} rows verified byte for byte", rows.len());
+    println!(
+        "all {} rows verified byte for byte (sz: every value within its bound, checked exactly)",
+        rows.len()
+    );
     Ok(())
 }
 
@@ -383,6 +387,54 @@ fn wz_row(
         r.check = Ok("= original".to_string());
         Ok(())
     })
+}
+
+/// The lossy codec on a smooth 3-D field at a range-relative bound of 1e-3, checked value by
+/// value against the bound (exactly).
+fn sz_row(device: &Device) -> Row {
+    const NZ: usize = 16;
+    const NY: usize = 256;
+    const NX: usize = 256;
+    let mut data = Vec::with_capacity(NZ * NY * NX * 4);
+    for z in 0..NZ {
+        for y in 0..NY {
+            for x in 0..NX {
+                let v = ((x as f32) * 0.05).sin() * ((y as f32) * 0.03).cos() * 100.0
+                    + (z as f32) * 0.5;
+                data.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    let bound = warpzip::codec::ErrorBound::Rel(1e-3);
+    row(
+        CodecId::Sz.name(),
+        format!("{NZ}x{NY}x{NX} x f32, smooth field, {bound}"),
+        |r| {
+            let mut opts = CompressOptions::for_codec(CodecId::Sz);
+            opts.elem_type = Some(ElemType::F32);
+            opts.lossy = Some(warpzip::codec::LossyOptions {
+                dims: vec![NZ as u64, NY as u64, NX as u64],
+                ..warpzip::codec::LossyOptions::new(bound)
+            });
+            let packed = api::compress(&data, &opts, device).context("compressing")?;
+            let restored = api::decompress(&packed, device).context("decompressing")?;
+            let c = warpzip::codec::compare(&data, &restored, ElemType::F32, Some(bound))?;
+            ensure!(
+                c.violations == Some(0),
+                "{:?} values break the bound",
+                c.violations
+            );
+            r.device = "cpu".to_string();
+            r.original = data.len() as u64;
+            r.encoded = Some(packed.len() as u64);
+            r.encode_s = Some(median_seconds(|| {
+                api::compress(&data, &opts, device).map(drop)
+            })?);
+            r.read_s = median_seconds(|| api::decompress(&packed, device).map(drop))?;
+            r.check = Ok(format!("within {bound}, PSNR {:.0} dB", c.psnr));
+            Ok(())
+        },
+    )
 }
 
 /// A filter: the order keys of the lines shipped in quantities under 25, selected by a packed

@@ -2,6 +2,7 @@
 //! and printing aligned tables.
 
 mod bench;
+mod compare;
 mod compress;
 mod decompress;
 mod demo;
@@ -29,6 +30,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Bench(args) => bench::run(args),
         Command::Select(args) => select::run(args),
         Command::Orc(args) => orc::run(args),
+        Command::Compare(args) => compare::run(args),
     }
 }
 

@@ -8,11 +8,15 @@ internal_mod!(deflate);
 internal_mod!(orc_rle);
 internal_mod!(rle);
 internal_mod!(tile);
+internal_mod!(sz);
 
 mod options;
 
 pub use crate::format::CodecId;
 pub use options::CompressOptions;
+pub use sz::compare::{compare, Comparison};
+pub use sz::options::{parse_dims, ErrorBound, LossyMode, LossyOptions};
+pub use sz::range_warning;
 
 use crate::device::Device;
 use crate::error::{Error, Result};
@@ -94,6 +98,7 @@ pub static REGISTRY: &[&dyn Codec] = &[
     &tile::TileCodec::DFOR,
     &tile::TileCodec::RFOR,
     &tile::TileCodec::TILE,
+    &sz::SzCodec,
 ];
 
 /// The codec with header id `id`.

@@ -15,6 +15,9 @@ pub struct CompressOptions {
     /// Element type of the input, recorded in the header; `None` for untyped bytes. The ORC RLE
     /// codecs need an integer type; the input must be a whole number of elements.
     pub elem_type: Option<ElemType>,
+    /// The lossy `sz` codec's bound, dimensions, fill values and mode; `None` for every other
+    /// codec.
+    pub lossy: Option<super::LossyOptions>,
 }
 
 impl Default for CompressOptions {
@@ -31,6 +34,7 @@ impl CompressOptions {
             level: None,
             chunk_size: codec(codec_id).ok().map(|c| c.default_chunk_size()),
             elem_type: None,
+            lossy: None,
         }
     }
 }

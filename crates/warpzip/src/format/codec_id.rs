@@ -52,6 +52,8 @@ codec_ids! {
     Rfor = 7, "rfor";
     /// Each tile in FOR, DFOR or RFOR, whichever is smallest (`codec::tile`).
     Tile = 8, "tile";
+    /// Error-bounded lossy compression of f32/f64 fields after cuSZ (`codec::sz`).
+    Sz = 9, "sz";
 }
 
 impl CodecId {

@@ -61,6 +61,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::INFLATE,
     super::kernels::INFLATE_PAIR,
     super::kernels::TILE,
+    super::kernels::SZ_FAST,
 ];
 
 impl KernelSource {

@@ -20,6 +20,15 @@ pub mod entry {
     pub const TILE_DECODE_U64: &str = "tile_decode_u64";
     pub const TILE_ENCODE_U32: &str = "tile_encode_u32";
     pub const TILE_ENCODE_U64: &str = "tile_encode_u64";
+    pub const SZ_FAST_INDEX: &str = "sz_fast_index";
+    pub const SZ_FAST_DECODE_F32: &str = "sz_fast_decode_f32";
+    pub const SZ_FAST_DECODE_F64: &str = "sz_fast_decode_f64";
+    pub const SZ_FAST_EXACT_F32: &str = "sz_fast_exact_f32";
+    pub const SZ_FAST_EXACT_F64: &str = "sz_fast_exact_f64";
+    pub const SZ_FAST_ENCODE_F32: &str = "sz_fast_encode_f32";
+    pub const SZ_FAST_ENCODE_F64: &str = "sz_fast_encode_f64";
+    pub const SZ_FAST_ASSEMBLE_F32: &str = "sz_fast_assemble_f32";
+    pub const SZ_FAST_ASSEMBLE_F64: &str = "sz_fast_assemble_f64";
 }
 
 /// The eight kernels `ORC_INT_KERNELS*` (orc_int.cuh) makes for each prefix, then `extra`.
@@ -218,5 +227,24 @@ pub const TILE: KernelSource = KernelSource {
         entry::TILE_DECODE_U64,
         entry::TILE_ENCODE_U32,
         entry::TILE_ENCODE_U64,
+    ],
+};
+
+/// The `sz` codec's fast mode: the decoder (the chunk index, a thread per block, the exact
+/// values) and the encoder (a thread per block, a thread per chunk assembling it).
+pub const SZ_FAST: KernelSource = KernelSource {
+    name: "sz_fast",
+    text: include_str!("../kernels/sz/sz_fast.cu"),
+    defines: &[],
+    entries: &[
+        entry::SZ_FAST_INDEX,
+        entry::SZ_FAST_DECODE_F32,
+        entry::SZ_FAST_DECODE_F64,
+        entry::SZ_FAST_EXACT_F32,
+        entry::SZ_FAST_EXACT_F64,
+        entry::SZ_FAST_ENCODE_F32,
+        entry::SZ_FAST_ENCODE_F64,
+        entry::SZ_FAST_ASSEMBLE_F32,
+        entry::SZ_FAST_ASSEMBLE_F64,
     ],
 };

@@ -17,10 +17,32 @@ pub fn params(codec: CodecId, elem: ElemType) -> Vec<u8> {
         CodecId::For | CodecId::Dfor | CodecId::Rfor | CodecId::Tile => {
             warpzip::codec::tile::format::codec_params()
         }
+        CodecId::Sz => sz_params(),
         _ => {
             orc_rle::format::codec_params(elem, orc_rle::format::Layout::default_for(elem)).unwrap()
         }
     }
+}
+
+/// Parameters of an `sz` container of 1-D f32 values, ratio mode, `abs:1e-3`.
+fn sz_params() -> Vec<u8> {
+    use warpzip::codec::sz::format::{Geometry, Params};
+    Params {
+        mode: 0,
+        emode: 0,
+        geometry: Geometry {
+            ndim: 1,
+            ny: 1,
+            nx: 1,
+        },
+        radius: 512,
+        e: 1e-3,
+        bound: 1e-3,
+        step: 2e-3,
+        exceptions: 0,
+        fills: Vec::new(),
+    }
+    .encode(4)
 }
 
 /// A container of `chunks` chunks of `chunk_size` claimed bytes each, whose compressed bytes
@@ -34,6 +56,7 @@ pub fn lying_container(
 ) -> Vec<u8> {
     let elem = match codec {
         CodecId::Rle | CodecId::Deflate => ElemType::Bytes,
+        CodecId::Sz => ElemType::F32,
         _ => ElemType::I64,
     };
     let header = Header {

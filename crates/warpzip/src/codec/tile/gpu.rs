@@ -302,7 +302,7 @@ pub fn compress(
     }
     let count = u32::try_from(records.len())
         .map_err(|_| Error::InvalidArgument("too many tiles for one GPU call".into()))?;
-    let input = gpu.upload(&padded(data, 0, 16))?;
+    let input = gpu.upload(&padded(data, 0, 16)?)?;
     let mut plan_words = gpu.alloc_zeros::<u32>(2 * records.len())?;
     let mut unused = gpu.alloc_zeros::<u32>(1)?;
     let recs = gpu.upload(&records)?;

@@ -1,0 +1,716 @@
+//! The CPU reference encoder and decoder of one `sz` chunk (layout in `docs/format.md`).
+//!
+//! A chunk is a whole number of rows (2-D) or planes (3-D) cut into blocks; every block is
+//! predicted on its own with a zero padding layer in front of it, so that blocks decode
+//! independently. In a block, each value is pre-quantized to an integer `q = round(x / step)`,
+//! reconstructed as the decoder will (`q * step`, rounded to the type), and checked against its
+//! bound exactly; a value that fails, a special value (NaN, infinities, -0.0, denormals) or a
+//! fill value is kept exactly and takes the Lorenzo prediction as its integer, so its delta is
+//! zero. The Lorenzo deltas (wrapping i64) are then coded: in ratio mode as symbols of a
+//! canonical Huffman code, in fast mode bit-packed at each block's width.
+
+use super::format::{Geometry, GROUP_BLOCKS, MODE_FAST};
+use super::huffman::{canonical_codes, code_lengths, BitReader, BitWriter, Decoder, MAX_LEN};
+use super::quant::{
+    exponent, pow2, prequantize, round_down, unzigzag, within, zigzag, Float,
+};
+use crate::error::ChunkStatus;
+
+/// A chunk's first byte: coded as described here.
+pub const CHUNK_CODED: u8 = 0;
+/// A chunk's first byte: the values verbatim (when coding does not pay).
+pub const CHUNK_VERBATIM: u8 = 1;
+/// The Huffman bits' first byte: the bits follow as they are.
+pub const BITS_RAW: u8 = 0;
+/// The Huffman bits' first byte: a raw Deflate stream of the bits follows.
+pub const BITS_DEFLATE: u8 = 1;
+
+/// Everything a chunk's encoding depends on besides its values.
+#[derive(Clone, Debug)]
+pub struct Ctx {
+    pub float: Float,
+    pub geometry: Geometry,
+    /// `MODE_RATIO` or `MODE_FAST`.
+    pub mode: u8,
+    /// Point-wise relative bound: its `E` (each block carries its own power-of-two step).
+    pub pw_rel: Option<f64>,
+    /// Absolute bound enforced on every value (abs and rel).
+    pub bound: f64,
+    /// Quantization step (abs and rel).
+    pub step: f64,
+    /// Fill values' bit patterns.
+    pub fills: Vec<u64>,
+    /// Ratio-mode radius.
+    pub radius: u16,
+}
+
+impl Ctx {
+    fn alphabet(&self) -> usize {
+        2 * usize::from(self.radius) + 1 + self.fills.len()
+    }
+    fn raw_symbol(&self) -> u16 {
+        2 * self.radius
+    }
+}
+
+/// One encoded chunk and how many of its values were stored outside the codes.
+pub struct EncodedChunk {
+    pub bytes: Vec<u8>,
+    pub exceptions: u64,
+}
+
+/// Index into a block's padded integer buffer (one zero layer in front of every axis).
+#[inline]
+fn pad_index(z: usize, y: usize, x: usize, py: usize, px: usize) -> usize {
+    (z * py + y) * px + x
+}
+
+/// The first-order Lorenzo prediction of padded cell `(z, y, x)` (each at least 1), wrapping.
+#[inline]
+fn lorenzo(q: &[i64], z: usize, y: usize, x: usize, py: usize, px: usize) -> i64 {
+    let at = |z, y, x| q[pad_index(z, y, x, py, px)];
+    at(z - 1, y, x)
+        .wrapping_add(at(z, y - 1, x))
+        .wrapping_add(at(z, y, x - 1))
+        .wrapping_sub(at(z - 1, y - 1, x))
+        .wrapping_sub(at(z - 1, y, x - 1))
+        .wrapping_sub(at(z, y - 1, x - 1))
+        .wrapping_add(at(z - 1, y - 1, x - 1))
+}
+
+/// The pw-rel step exponent of a block: the largest `k` with `2^k <= E * min|x|` over the
+/// block's quantizable values (0 when it has none).
+fn pw_rel_exponent(e: f64, min_abs: f64) -> i16 {
+    if !min_abs.is_finite() {
+        return 0;
+    }
+    let b = round_down(e * min_abs);
+    if b <= 0.0 {
+        -1074
+    } else {
+        exponent(b) as i16
+    }
+}
+
+/// What one cell became.
+enum Cell {
+    Coded(i64),
+    Raw(u64),
+    Fill(usize),
+}
+
+/// Encodes the values `data` (whole rows or planes of `ctx.geometry`) as one chunk.
+/// `None` when `data` is not whole lines.
+pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
+    let es = ctx.float.size();
+    let n = data.len() / es;
+    let shape = ctx.geometry.chunk_shape(n)?;
+    let (_, cy, cx) = shape;
+    let blocks = ctx.geometry.blocks(shape);
+    let (bz, by, bx) = ctx.geometry.block();
+    let (py, px) = (by + 1, bx + 1);
+    let mut qbuf = vec![0i64; (bz + 1) * py * px];
+    let radius = i64::from(ctx.radius);
+    let fast = ctx.mode == MODE_FAST;
+
+    let mut symbols: Vec<u16> = Vec::new();
+    let mut outliers: Vec<(u32, i64)> = Vec::new();
+    let mut raws: Vec<(u32, u64)> = Vec::new();
+    let mut exps: Vec<i16> = Vec::new();
+    let mut bases: Vec<u64> = Vec::new();
+    let mut packed: Vec<u8> = Vec::new();
+    let mut widths: Vec<u8> = Vec::new();
+    let mut base_widths: Vec<u8> = Vec::new();
+    let mut zz: Vec<u64> = Vec::with_capacity(bz * by * bx);
+    let mut pos: u32 = 0;
+
+    for &[z0, y0, x0, dz, dy, dx] in &blocks {
+        let at = |z: usize, y: usize, x: usize| ((z0 + z) * cy + (y0 + y)) * cx + (x0 + x);
+        let step = match ctx.pw_rel {
+            Some(e) => {
+                let mut min_abs = f64::INFINITY;
+                for z in 0..dz {
+                    for y in 0..dy {
+                        for x in 0..dx {
+                            let i = at(z, y, x) * es;
+                            let (bits, v) = ctx.float.load(&data[i..i + es]);
+                            if v != 0.0 && !ctx.float.is_special(bits) && !ctx.fills.contains(&bits)
+                            {
+                                min_abs = min_abs.min(v.abs());
+                            }
+                        }
+                    }
+                }
+                let k = pw_rel_exponent(e, min_abs);
+                exps.push(k);
+                pow2(i32::from(k))
+            }
+            None => ctx.step,
+        };
+        qbuf.iter_mut().for_each(|v| *v = 0);
+        zz.clear();
+        for z in 0..dz {
+            for y in 0..dy {
+                for x in 0..dx {
+                    let i = at(z, y, x) * es;
+                    let (bits, v) = ctx.float.load(&data[i..i + es]);
+                    let cell = if let Some(j) = ctx.fills.iter().position(|&f| f == bits) {
+                        Cell::Fill(j)
+                    } else if ctx.float.is_special(bits) {
+                        Cell::Raw(bits)
+                    } else {
+                        let bound = match ctx.pw_rel {
+                            Some(e) => round_down(e * v.abs()),
+                            None => ctx.bound,
+                        };
+                        match prequantize(v, step) {
+                            Some(q) if within(v, ctx.float.reconstruct(q, step).1, bound) => {
+                                Cell::Coded(q)
+                            }
+                            _ => Cell::Raw(bits),
+                        }
+                    };
+                    let pi = pad_index(z + 1, y + 1, x + 1, py, px);
+                    let pred = lorenzo(&qbuf, z + 1, y + 1, x + 1, py, px);
+                    let delta = match cell {
+                        Cell::Coded(q) => {
+                            qbuf[pi] = q;
+                            q.wrapping_sub(pred)
+                        }
+                        _ => {
+                            qbuf[pi] = pred;
+                            0
+                        }
+                    };
+                    if fast {
+                        match cell {
+                            Cell::Coded(_) => {}
+                            Cell::Raw(b) => raws.push((pos, b)),
+                            Cell::Fill(j) => raws.push((pos, ctx.fills[j])),
+                        }
+                        zz.push(zigzag(delta));
+                    } else {
+                        // The first cell's delta (predicted from the padding alone) goes to the
+                        // block's base; its symbol codes the rest, zero.
+                        let first = z == 0 && y == 0 && x == 0;
+                        let delta = if first {
+                            bases.push(zigzag(if matches!(cell, Cell::Coded(_)) { delta } else { 0 }));
+                            0
+                        } else {
+                            delta
+                        };
+                        let sym = match cell {
+                            Cell::Coded(_) if delta > -radius && delta < radius => {
+                                (delta + radius) as u16
+                            }
+                            Cell::Coded(_) => {
+                                outliers.push((pos, delta));
+                                0
+                            }
+                            Cell::Raw(b) => {
+                                raws.push((pos, b));
+                                ctx.raw_symbol()
+                            }
+                            Cell::Fill(j) => ctx.raw_symbol() + 1 + j as u16,
+                        };
+                        symbols.push(sym);
+                    }
+                    pos += 1;
+                }
+            }
+        }
+        if fast {
+            // The first cell is predicted from the padding alone: its delta goes apart, as a
+            // varint, so that it does not set the width of the others.
+            let width = zz[1..].iter().map(|&v| 64 - v.leading_zeros()).max().unwrap_or(0);
+            let base_width = 64 - zz[0].leading_zeros();
+            widths.push(width as u8);
+            base_widths.push(base_width as u8);
+            pack_block(zz[0], base_width, &zz[1..], width, &mut packed);
+        }
+    }
+
+    let mut out = vec![CHUNK_CODED];
+    if !fast {
+        put_varint(outliers.len() as u64, &mut out);
+        let mut next = 0u32;
+        for &(p, d) in &outliers {
+            put_varint(u64::from(p - next), &mut out);
+            put_varint(zigzag(d), &mut out);
+            next = p + 1;
+        }
+    }
+    // Raw values as runs of one bit pattern at consecutive positions.
+    let mut runs: Vec<(u32, u32, u64)> = Vec::new();
+    for &(p, b) in &raws {
+        match runs.last_mut() {
+            Some((start, len, bits)) if *bits == b && *start + *len == p => *len += 1,
+            _ => runs.push((p, 1, b)),
+        }
+    }
+    put_varint(runs.len() as u64, &mut out);
+    let mut next = 0u32;
+    for &(start, len, bits) in &runs {
+        put_varint(u64::from(start - next), &mut out);
+        put_varint(u64::from(len - 1), &mut out);
+        out.extend_from_slice(&bits.to_le_bytes()[..es]);
+        next = start + len;
+    }
+    for k in &exps {
+        out.extend_from_slice(&k.to_le_bytes());
+    }
+    for &b in &bases {
+        put_varint(b, &mut out);
+    }
+    if fast {
+        out.extend_from_slice(&widths);
+        out.extend_from_slice(&base_widths);
+        out.extend_from_slice(&packed);
+    } else {
+        huffman_encode(&symbols, &blocks, ctx.alphabet(), &mut out);
+    }
+    if out.len() > data.len() {
+        // Coding does not pay: the values verbatim.
+        let mut v = Vec::with_capacity(data.len() + 1);
+        v.push(CHUNK_VERBATIM);
+        v.extend_from_slice(data);
+        return Some(EncodedChunk {
+            bytes: v,
+            exceptions: n as u64,
+        });
+    }
+    Some(EncodedChunk {
+        bytes: out,
+        exceptions: (outliers.len() + raws.len()) as u64,
+    })
+}
+
+/// Appends the Huffman section: the used symbols' lengths, each group's bit end, the bits.
+fn huffman_encode(symbols: &[u16], blocks: &[[usize; 6]], alphabet: usize, out: &mut Vec<u8>) {
+    let mut freq = vec![0u64; alphabet];
+    for &s in symbols {
+        freq[usize::from(s)] += 1;
+    }
+    let lengths = code_lengths(&freq);
+    let codes = canonical_codes(&lengths);
+    let used: Vec<usize> = (0..alphabet).filter(|&s| lengths[s] > 0).collect();
+    out.extend_from_slice(&(used.len() as u16).to_le_bytes());
+    for &s in &used {
+        out.extend_from_slice(&(s as u16).to_le_bytes());
+        out.push(lengths[s]);
+    }
+    let mut w = BitWriter::default();
+    let mut ends = Vec::with_capacity(blocks.len().div_ceil(GROUP_BLOCKS));
+    let mut at = 0usize;
+    for group in blocks.chunks(GROUP_BLOCKS) {
+        let cells: usize = group.iter().map(|b| b[3] * b[4] * b[5]).sum();
+        for &s in &symbols[at..at + cells] {
+            w.put(codes[usize::from(s)], u32::from(lengths[usize::from(s)]));
+        }
+        at += cells;
+        ends.push(w.bits as u32);
+    }
+    for e in ends {
+        out.extend_from_slice(&e.to_le_bytes());
+    }
+    let bits = w.finish();
+    // The bits as they are, or Deflate of them where that is smaller (long stretches of the
+    // zero delta's code at loose bounds).
+    match deflate_bits(&bits) {
+        Some(packed) if packed.len() < bits.len() => {
+            out.push(BITS_DEFLATE);
+            out.extend_from_slice(&packed);
+        }
+        _ => {
+            out.push(BITS_RAW);
+            out.extend_from_slice(&bits);
+        }
+    }
+}
+
+/// Raw Deflate (RFC 1951) of `bits` at level 6, `None` if it fails.
+fn deflate_bits(bits: &[u8]) -> Option<Vec<u8>> {
+    if bits.is_empty() {
+        return None;
+    }
+    let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(6).ok()?);
+    let mut out = vec![0u8; c.deflate_compress_bound(bits.len())];
+    let n = c.deflate_compress(bits, &mut out).ok()?;
+    out.truncate(n);
+    Some(out)
+}
+
+/// Appends a fast-mode block: `base` in `base_width` bits, then `values`, `width` bits each,
+/// LSB-first, padded to a whole byte.
+fn pack_block(base: u64, base_width: u32, values: &[u64], width: u32, out: &mut Vec<u8>) {
+    let mut acc: u128 = 0;
+    let mut nacc = 0u32;
+    let mut put = |v: u64, w: u32, out: &mut Vec<u8>| {
+        if w == 0 {
+            return;
+        }
+        acc |= u128::from(v) << nacc;
+        nacc += w;
+        while nacc >= 8 {
+            out.push(acc as u8);
+            acc >>= 8;
+            nacc -= 8;
+        }
+    };
+    put(base, base_width, out);
+    for &v in values {
+        put(v, width, out);
+    }
+    if nacc > 0 {
+        out.push(acc as u8);
+    }
+}
+
+/// Bytes of a fast-mode block of `cells` cells.
+pub fn fast_block_len(cells: usize, width: u32, base_width: u32) -> usize {
+    (base_width as usize + (cells - 1) * width as usize).div_ceil(8)
+}
+
+/// Appends `v` as LEB128 (7 bits a byte, low first).
+fn put_varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads `width` bits at bit `bit` of a packed block (zeros past its end).
+#[inline]
+fn bits_at(bytes: &[u8], bit: usize, width: u32) -> u64 {
+    if width == 0 {
+        return 0;
+    }
+    let first = bit / 8;
+    let mut w = [0u8; 16];
+    let take = bytes.len().saturating_sub(first).min(9);
+    if take > 0 {
+        w[..take].copy_from_slice(&bytes[first..first + take]);
+    }
+    let v = u128::from_le_bytes(w) >> (bit % 8);
+    if width == 64 {
+        v as u64
+    } else {
+        (v as u64) & ((1u64 << width) - 1)
+    }
+}
+
+/// A little-endian reader over a chunk that fails with `Truncated` at its end.
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ChunkStatus> {
+        let end = self.at.checked_add(n).ok_or(ChunkStatus::Truncated)?;
+        let s = self.data.get(self.at..end).ok_or(ChunkStatus::Truncated)?;
+        self.at = end;
+        Ok(s)
+    }
+    fn u16(&mut self) -> Result<u16, ChunkStatus> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    fn u32(&mut self) -> Result<u32, ChunkStatus> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn varint(&mut self) -> Result<u64, ChunkStatus> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.take(1)?[0];
+            if shift == 63 && b > 1 {
+                return Err(ChunkStatus::Corrupt);
+            }
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(ChunkStatus::Corrupt)
+    }
+    fn u64n(&mut self, n: usize) -> Result<u64, ChunkStatus> {
+        let b = self.take(n)?;
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(b);
+        Ok(u64::from_le_bytes(w))
+    }
+    /// A count checked against `most` and against the bytes left (each entry takes at least
+    /// `min_bytes`).
+    fn count(&mut self, most: usize, min_bytes: usize) -> Result<usize, ChunkStatus> {
+        let c = self.varint()?;
+        if c > most as u64 {
+            return Err(ChunkStatus::Corrupt);
+        }
+        let c = c as usize;
+        if c.saturating_mul(min_bytes) > self.data.len() - self.at {
+            return Err(ChunkStatus::Truncated);
+        }
+        Ok(c)
+    }
+    /// The outliers: `(position, delta)`, positions increasing and below `n`.
+    fn outliers(&mut self, n: usize) -> Result<Vec<(u32, i64)>, ChunkStatus> {
+        let count = self.count(n, 2)?;
+        let mut v = Vec::with_capacity(count);
+        let mut next = 0u64;
+        for _ in 0..count {
+            let p = next.saturating_add(self.varint()?);
+            if p >= n as u64 {
+                return Err(ChunkStatus::Corrupt);
+            }
+            v.push((p as u32, unzigzag(self.varint()?)));
+            next = p + 1;
+        }
+        Ok(v)
+    }
+    /// The raw values, runs expanded: `(position, bits)`, positions increasing and below `n`.
+    fn raws(&mut self, n: usize, es: usize) -> Result<Vec<(u32, u64)>, ChunkStatus> {
+        let count = self.count(n, 2 + es)?;
+        let mut v = Vec::new();
+        let mut next = 0u64;
+        for _ in 0..count {
+            let start = next.saturating_add(self.varint()?);
+            let len = self.varint()?.saturating_add(1);
+            let end = start.saturating_add(len);
+            if end > n as u64 {
+                return Err(ChunkStatus::Corrupt);
+            }
+            let bits = self.u64n(es)?;
+            v.extend((start..end).map(|p| (p as u32, bits)));
+            next = end;
+        }
+        Ok(v)
+    }
+}
+
+/// Decodes one chunk into `out` (exactly the chunk's values' bytes).
+pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), ChunkStatus> {
+    let es = ctx.float.size();
+    let n = out.len() / es;
+    let shape = ctx.geometry.chunk_shape(n).ok_or(ChunkStatus::Corrupt)?;
+    let (_, cy, cx) = shape;
+    let blocks = ctx.geometry.blocks(shape);
+    let fast = ctx.mode == MODE_FAST;
+    let mut r = Reader {
+        data: input,
+        at: 0,
+    };
+    match r.take(1)?[0] {
+        CHUNK_CODED => {}
+        CHUNK_VERBATIM => {
+            if input.len() != out.len() + 1 {
+                return Err(if input.len() < out.len() + 1 {
+                    ChunkStatus::Truncated
+                } else {
+                    ChunkStatus::Corrupt
+                });
+            }
+            out.copy_from_slice(&input[1..]);
+            return Ok(());
+        }
+        _ => return Err(ChunkStatus::Corrupt),
+    }
+    let outliers = if fast { Vec::new() } else { r.outliers(n)? };
+    let raws = r.raws(n, es)?;
+    let exps: Vec<i16> = if ctx.pw_rel.is_some() {
+        let b = r.take(blocks.len() * 2)?;
+        b.chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+
+    // Per cell (stream order): the delta, or a marker for a raw or fill value.
+    let (bz, by, bx) = ctx.geometry.block();
+    let (py, px) = (by + 1, bx + 1);
+    let mut qbuf = vec![0i64; (bz + 1) * py * px];
+    let mut out_i = 0usize;
+    let mut raw_i = 0usize;
+    let mut pos = 0usize;
+    let radius = i64::from(ctx.radius);
+
+    if fast {
+        let widths = r.take(blocks.len())?;
+        let base_widths = r.take(blocks.len())?;
+        for (bi, &[z0, y0, x0, dz, dy, dx]) in blocks.iter().enumerate() {
+            let w = u32::from(widths[bi]);
+            let wb = u32::from(base_widths[bi]);
+            if w > 64 || wb > 64 {
+                return Err(ChunkStatus::Corrupt);
+            }
+            let cells = dz * dy * dx;
+            let packed = r.take(fast_block_len(cells, w, wb))?;
+            let step = block_step(ctx, &exps, bi);
+            qbuf.iter_mut().for_each(|v| *v = 0);
+            let mut c = 0usize;
+            for z in 0..dz {
+                for y in 0..dy {
+                    for x in 0..dx {
+                        let delta = if c == 0 {
+                            unzigzag(bits_at(packed, 0, wb))
+                        } else {
+                            unzigzag(bits_at(packed, wb as usize + (c - 1) * w as usize, w))
+                        };
+                        let pi = pad_index(z + 1, y + 1, x + 1, py, px);
+                        let q = lorenzo(&qbuf, z + 1, y + 1, x + 1, py, px).wrapping_add(delta);
+                        qbuf[pi] = q;
+                        let o = (((z0 + z) * cy + (y0 + y)) * cx + (x0 + x)) * es;
+                        let bits = match raws.get(raw_i) {
+                            Some(&(p, b)) if p as usize == pos => {
+                                raw_i += 1;
+                                b
+                            }
+                            _ => ctx.float.reconstruct(q, step).0,
+                        };
+                        ctx.float.store_bits(bits, &mut out[o..o + es]);
+                        c += 1;
+                        pos += 1;
+                    }
+                }
+            }
+        }
+        if r.at != input.len() || raw_i != raws.len() {
+            return Err(ChunkStatus::Corrupt);
+        }
+        return Ok(());
+    }
+
+    // Ratio mode: the blocks' bases, the Huffman table, the group ends, the bits.
+    let mut bases = Vec::with_capacity(blocks.len());
+    for _ in 0..blocks.len() {
+        bases.push(unzigzag(r.varint()?));
+    }
+    let nused = usize::from(r.u16()?);
+    if nused > ctx.alphabet() {
+        return Err(ChunkStatus::Corrupt);
+    }
+    let mut pairs = Vec::with_capacity(nused);
+    for _ in 0..nused {
+        let s = r.u16()?;
+        let l = r.take(1)?[0];
+        if usize::from(s) >= ctx.alphabet() || pairs.last().is_some_and(|&(p, _)| s <= p) {
+            return Err(ChunkStatus::Corrupt);
+        }
+        pairs.push((s, l));
+    }
+    let groups = blocks.len().div_ceil(GROUP_BLOCKS);
+    let mut ends = Vec::with_capacity(groups);
+    for _ in 0..groups {
+        ends.push(u64::from(r.u32()?));
+    }
+    let total = ends.last().copied().unwrap_or(0);
+    // At most MAX_LEN bits a cell: bounds what an inflated stream may take.
+    if ends.windows(2).any(|w| w[1] < w[0]) || total > n as u64 * MAX_LEN as u64 {
+        return Err(ChunkStatus::Corrupt);
+    }
+    let want = total.div_ceil(8) as usize;
+    let inflated;
+    let bits: &[u8] = match r.take(1)?[0] {
+        BITS_RAW => {
+            let bits = &input[r.at..];
+            if bits.len() != want {
+                return Err(if bits.len() < want {
+                    ChunkStatus::Truncated
+                } else {
+                    ChunkStatus::Corrupt
+                });
+            }
+            bits
+        }
+        BITS_DEFLATE => {
+            let mut buf = vec![0u8; want];
+            let stream = &input[r.at..];
+            let got = crate::codec::deflate::cpu::inflate(stream, &mut buf);
+            // The stream must fill the bits exactly and end where the chunk ends.
+            if got.status != ChunkStatus::Ok || got.written != want || got.consumed != stream.len()
+            {
+                return Err(ChunkStatus::Corrupt);
+            }
+            inflated = buf;
+            &inflated
+        }
+        _ => return Err(ChunkStatus::Corrupt),
+    };
+    if n == 0 {
+        return Ok(());
+    }
+    let decoder = Decoder::new(&pairs).ok_or(ChunkStatus::Corrupt)?;
+    let raw_sym = ctx.raw_symbol();
+    let mut start = 0u64;
+    for (g, group) in blocks.chunks(GROUP_BLOCKS).enumerate() {
+        let mut br = BitReader::new(bits, start, ends[g]);
+        for (k, &[z0, y0, x0, dz, dy, dx]) in group.iter().enumerate() {
+            let bi = g * GROUP_BLOCKS + k;
+            let step = block_step(ctx, &exps, bi);
+            qbuf.iter_mut().for_each(|v| *v = 0);
+            for z in 0..dz {
+                for y in 0..dy {
+                    for x in 0..dx {
+                        let s = decoder.decode(&mut br).ok_or(ChunkStatus::Corrupt)?;
+                        let mut fixed: Option<u64> = None;
+                        let delta = if s == 0 {
+                            match outliers.get(out_i) {
+                                Some(&(p, d)) if p as usize == pos => {
+                                    out_i += 1;
+                                    d
+                                }
+                                _ => return Err(ChunkStatus::Corrupt),
+                            }
+                        } else if s < raw_sym {
+                            i64::from(s) - radius
+                        } else if s == raw_sym {
+                            match raws.get(raw_i) {
+                                Some(&(p, b)) if p as usize == pos => {
+                                    raw_i += 1;
+                                    fixed = Some(b);
+                                    0
+                                }
+                                _ => return Err(ChunkStatus::Corrupt),
+                            }
+                        } else {
+                            let j = usize::from(s - raw_sym - 1);
+                            fixed = Some(*ctx.fills.get(j).ok_or(ChunkStatus::Corrupt)?);
+                            0
+                        };
+                        let delta = if z == 0 && y == 0 && x == 0 {
+                            delta.wrapping_add(bases[bi])
+                        } else {
+                            delta
+                        };
+                        let pi = pad_index(z + 1, y + 1, x + 1, py, px);
+                        let q = lorenzo(&qbuf, z + 1, y + 1, x + 1, py, px).wrapping_add(delta);
+                        qbuf[pi] = q;
+                        let o = (((z0 + z) * cy + (y0 + y)) * cx + (x0 + x)) * es;
+                        let bits = fixed.unwrap_or_else(|| ctx.float.reconstruct(q, step).0);
+                        ctx.float.store_bits(bits, &mut out[o..o + es]);
+                        pos += 1;
+                    }
+                }
+            }
+        }
+        if br.pos() != ends[g] {
+            return Err(ChunkStatus::Corrupt);
+        }
+        start = ends[g];
+    }
+    if out_i != outliers.len() || raw_i != raws.len() {
+        return Err(ChunkStatus::Corrupt);
+    }
+    Ok(())
+}
+
+/// The quantization step of block `bi`.
+#[inline]
+fn block_step(ctx: &Ctx, exps: &[i16], bi: usize) -> f64 {
+    match ctx.pw_rel {
+        Some(_) => pow2(i32::from(exps.get(bi).copied().unwrap_or(0))),
+        None => ctx.step,
+    }
+}

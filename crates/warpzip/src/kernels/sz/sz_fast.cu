@@ -1,0 +1,620 @@
+// Decoder of the `sz` codec's fast mode (codec/sz/cpu.rs and docs/format.md, "Codec sz"):
+// `sz_fast_index` walks each chunk's header (a thread per chunk) and gives every block its
+// packed bits' offset, widths and pw-rel exponent; `sz_fast_decode_T` rebuilds a block per
+// thread (unpack the zigzag deltas, Lorenzo by wrapping 64-bit sums over a zero padding
+// layer, reconstruct q * step with one round-to-nearest multiplication, no contraction);
+// `sz_fast_exact_T` writes each chunk's exact values (runs of one bit pattern) or copies a
+// verbatim chunk. The output is the CPU decoder's, bit for bit.
+#include "framework/common.cuh"
+
+#define SZ_CODED 0u
+#define SZ_VERBATIM 1u
+// Padded block buffer: at most (8 + 1)^3 cells (3-D), 17 x 17 (2-D), 257 (1-D).
+#define SZ_PAD_CELLS 729u
+
+struct SzBlock {
+    u64 chunk_start;  // first value of the block's chunk in the output
+    u32 chunk;        // its chunk
+    u32 cy, cx;       // the chunk's y and x sizes
+    u32 z0, y0, x0;   // the block's corner in the chunk
+    u32 dz, dy, dx;   // its sizes
+};
+
+// Reads a LEB128 varint at *p (below end); false when it runs past end or is too long.
+__device__ __forceinline__ bool sz_varint(const u8* data, u64* p, u64 end, u64* v) {
+    u64 out = 0;
+    for (u32 shift = 0; shift < 64; shift += 7) {
+        if (*p >= end) return false;
+        u8 b = data[*p];
+        *p += 1;
+        if (shift == 63 && b > 1) return false;
+        out |= (u64)(b & 0x7f) << shift;
+        if ((b & 0x80) == 0) {
+            *v = out;
+            return true;
+        }
+    }
+    return false;
+}
+
+__device__ __forceinline__ double sz_pow2(int k) {
+    k = k < -1074 ? -1074 : (k > 1023 ? 1023 : k);
+    if (k >= -1022) return __longlong_as_double((long long)(k + 1023) << 52);
+    return __longlong_as_double(1ll << (k + 1074));
+}
+
+__device__ __forceinline__ i64 sz_unzigzag(u64 z) { return (i64)(z >> 1) ^ -(i64)(z & 1); }
+
+// `width` bits at bit `bit` of [p, p + len), zeros past the end.
+__device__ __forceinline__ u64 sz_bits(const u8* p, u64 len, u64 bit, u32 width) {
+    if (width == 0) return 0;
+    u64 first = bit >> 3;
+    unsigned __int128 acc = 0;
+    for (u32 i = 0; i < 9; i++) {
+        u64 at = first + i;
+        if (at < len) acc |= (unsigned __int128)p[at] << (8 * i);
+    }
+    u64 v = (u64)(acc >> (bit & 7));
+    return width == 64 ? v : (v & ((1ull << width) - 1));
+}
+
+// One thread per chunk: the section offsets and every block's packed offset and widths.
+extern "C" __global__ void sz_fast_index(const u8* __restrict__ payload,
+                                         const u64* __restrict__ chunk_off,
+                                         const u32* __restrict__ chunk_len,
+                                         const u64* __restrict__ chunk_values,
+                                         const u32* __restrict__ chunk_first_block,
+                                         const SzBlock* __restrict__ blocks, u32 chunks, u32 es,
+                                         u32 pw_rel, u64* __restrict__ block_off,
+                                         u8* __restrict__ block_w, u8* __restrict__ block_wb,
+                                         int* __restrict__ block_exp, u32* __restrict__ kind,
+                                         u32* __restrict__ status) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= chunks) return;
+    u64 p = chunk_off[c];
+    u64 end = p + chunk_len[c];
+    u64 n = chunk_values[c];
+    u32 b0 = chunk_first_block[c], b1 = chunk_first_block[c + 1];
+    kind[c] = 0xffu;
+    if (p >= end) {
+        status[c] = WZ_STATUS_TRUNCATED;
+        return;
+    }
+    u8 k = payload[p++];
+    if (k == SZ_VERBATIM) {
+        if (end - p != n * es) {
+            status[c] = end - p < n * es ? WZ_STATUS_TRUNCATED : WZ_STATUS_CORRUPT;
+            return;
+        }
+        kind[c] = SZ_VERBATIM;
+        return;
+    }
+    if (k != SZ_CODED) {
+        status[c] = WZ_STATUS_CORRUPT;
+        return;
+    }
+    // The exact values' runs: skipped here (sz_fast_exact_T reads them).
+    u64 runs;
+    if (!sz_varint(payload, &p, end, &runs)) {
+        status[c] = WZ_STATUS_TRUNCATED;
+        return;
+    }
+    if (runs > n) {
+        status[c] = WZ_STATUS_CORRUPT;
+        return;
+    }
+    for (u64 r = 0; r < runs; r++) {
+        u64 gap, len;
+        if (!sz_varint(payload, &p, end, &gap) || !sz_varint(payload, &p, end, &len) ||
+            end - p < es) {
+            status[c] = WZ_STATUS_TRUNCATED;
+            return;
+        }
+        p += es;
+    }
+    u64 nb = b1 - b0;
+    if (pw_rel) {
+        if (end - p < 2 * nb) {
+            status[c] = WZ_STATUS_TRUNCATED;
+            return;
+        }
+        for (u64 b = 0; b < nb; b++) {
+            block_exp[b0 + b] = (int)(short)(payload[p + 2 * b] | (payload[p + 2 * b + 1] << 8));
+        }
+        p += 2 * nb;
+    }
+    if (end - p < 2 * nb) {
+        status[c] = WZ_STATUS_TRUNCATED;
+        return;
+    }
+    u64 w_at = p, wb_at = p + nb;
+    p += 2 * nb;
+    for (u64 b = 0; b < nb; b++) {
+        u32 w = payload[w_at + b], wb = payload[wb_at + b];
+        if (w > 64 || wb > 64) {
+            status[c] = WZ_STATUS_CORRUPT;
+            return;
+        }
+        const SzBlock& blk = blocks[b0 + b];
+        u64 cells = (u64)blk.dz * blk.dy * blk.dx;
+        u64 len = (wb + (cells - 1) * w + 7) / 8;
+        if (end - p < len) {
+            status[c] = WZ_STATUS_TRUNCATED;
+            return;
+        }
+        block_off[b0 + b] = p;
+        block_w[b0 + b] = (u8)w;
+        block_wb[b0 + b] = (u8)wb;
+        p += len;
+    }
+    if (p != end) {
+        status[c] = WZ_STATUS_CORRUPT;
+        return;
+    }
+    kind[c] = SZ_CODED;
+}
+
+// One thread per block of a coded chunk.
+template <typename T>
+__device__ void sz_fast_decode(const u8* __restrict__ payload, const SzBlock* __restrict__ blocks,
+                               const u64* __restrict__ block_off, const u8* __restrict__ block_w,
+                               const u8* __restrict__ block_wb, const int* __restrict__ block_exp,
+                               const u32* __restrict__ kind, u32 nblocks, double step, u32 pw_rel,
+                               T* __restrict__ out) {
+    u32 b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= nblocks) return;
+    SzBlock blk = blocks[b];
+    if (kind[blk.chunk] != SZ_CODED) return;
+    double s = pw_rel ? sz_pow2(block_exp[b]) : step;
+    u32 w = block_w[b], wb = block_wb[b];
+    const u8* bits = payload + block_off[b];
+    u64 cells = (u64)blk.dz * blk.dy * blk.dx;
+    u64 len = (wb + (cells - 1) * w + 7) / 8;
+    u32 py = blk.dy + 1, px = blk.dx + 1;
+    i64 q[SZ_PAD_CELLS];
+    for (u32 i = 0; i < (blk.dz + 1) * py * px; i++) q[i] = 0;
+    u64 c = 0;
+    for (u32 z = 1; z <= blk.dz; z++) {
+        for (u32 y = 1; y <= blk.dy; y++) {
+            for (u32 x = 1; x <= blk.dx; x++) {
+                u64 zz = c == 0 ? sz_bits(bits, len, 0, wb) : sz_bits(bits, len, wb + (c - 1) * w, w);
+                i64 d = sz_unzigzag(zz);
+#define SZ_Q(a, b, c) q[((a) * py + (b)) * px + (c)]
+                u64 pred = (u64)SZ_Q(z - 1, y, x) + (u64)SZ_Q(z, y - 1, x) + (u64)SZ_Q(z, y, x - 1) -
+                           (u64)SZ_Q(z - 1, y - 1, x) - (u64)SZ_Q(z - 1, y, x - 1) -
+                           (u64)SZ_Q(z, y - 1, x - 1) + (u64)SZ_Q(z - 1, y - 1, x - 1);
+                i64 v = (i64)(pred + (u64)d);
+                SZ_Q(z, y, x) = v;
+#undef SZ_Q
+                double r = __dmul_rn(__ll2double_rn(v), s);
+                u64 at = blk.chunk_start +
+                         ((u64)(blk.z0 + z - 1) * blk.cy + (blk.y0 + y - 1)) * blk.cx +
+                         (blk.x0 + x - 1);
+                if (sizeof(T) == 4) {
+                    out[at] = (T)__float_as_uint(__double2float_rn(r));
+                } else {
+                    out[at] = (T)__double_as_longlong(r);
+                }
+                c++;
+            }
+        }
+    }
+}
+
+extern "C" __global__ void sz_fast_decode_f32(const u8* payload, const SzBlock* blocks,
+                                              const u64* block_off, const u8* block_w,
+                                              const u8* block_wb, const int* block_exp,
+                                              const u32* kind, u32 nblocks, double step,
+                                              u32 pw_rel, u32* out) {
+    sz_fast_decode<u32>(payload, blocks, block_off, block_w, block_wb, block_exp, kind, nblocks,
+                        step, pw_rel, out);
+}
+
+extern "C" __global__ void sz_fast_decode_f64(const u8* payload, const SzBlock* blocks,
+                                              const u64* block_off, const u8* block_w,
+                                              const u8* block_wb, const int* block_exp,
+                                              const u32* kind, u32 nblocks, double step,
+                                              u32 pw_rel, u64* out) {
+    sz_fast_decode<u64>(payload, blocks, block_off, block_w, block_wb, block_exp, kind, nblocks,
+                        step, pw_rel, out);
+}
+
+// One thread per chunk, after the blocks: a verbatim chunk's values, or a coded chunk's exact
+// values (position p in stream order mapped to its cell through the chunk's blocks).
+template <typename T>
+__device__ void sz_fast_exact(const u8* __restrict__ payload, const u64* __restrict__ chunk_off,
+                              const u32* __restrict__ chunk_len,
+                              const u64* __restrict__ chunk_values,
+                              const u32* __restrict__ chunk_first_block,
+                              const SzBlock* __restrict__ blocks, u32 chunks,
+                              const u32* __restrict__ kind, u32* __restrict__ status,
+                              T* __restrict__ out) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= chunks) return;
+    const u32 es = sizeof(T);
+    u64 p = chunk_off[c] + 1;
+    u64 end = chunk_off[c] + chunk_len[c];
+    u64 n = chunk_values[c];
+    u32 b0 = chunk_first_block[c], b1 = chunk_first_block[c + 1];
+    if (kind[c] == SZ_VERBATIM) {
+        if (b0 == b1) return;
+        u64 start = blocks[b0].chunk_start;
+        for (u64 i = 0; i < n; i++) {
+            T v = 0;
+            for (u32 k = 0; k < es; k++) v |= (T)payload[p + i * es + k] << (8 * k);
+            out[start + i] = v;
+        }
+        return;
+    }
+    if (kind[c] != SZ_CODED) return;
+    u64 runs;
+    sz_varint(payload, &p, end, &runs);
+    u64 next = 0;
+    u32 b = b0;
+    u64 block_first = 0;  // stream position of block b's first cell
+    for (u64 r = 0; r < runs; r++) {
+        u64 gap, len;
+        sz_varint(payload, &p, end, &gap);
+        sz_varint(payload, &p, end, &len);
+        T bits = 0;
+        for (u32 k = 0; k < es; k++) bits |= (T)payload[p + k] << (8 * k);
+        p += es;
+        u64 start = next + gap;
+        u64 stop = start + len + 1;
+        if (start < next || stop <= start || stop > n) {
+            status[c] = WZ_STATUS_CORRUPT;
+            return;
+        }
+        for (u64 pos = start; pos < stop; pos++) {
+            while (b < b1) {
+                const SzBlock& blk = blocks[b];
+                u64 cells = (u64)blk.dz * blk.dy * blk.dx;
+                if (pos < block_first + cells) break;
+                block_first += cells;
+                b++;
+            }
+            if (b >= b1) {
+                status[c] = WZ_STATUS_CORRUPT;
+                return;
+            }
+            const SzBlock& blk = blocks[b];
+            u64 i = pos - block_first;
+            u32 x = (u32)(i % blk.dx), y = (u32)(i / blk.dx % blk.dy), z = (u32)(i / blk.dx / blk.dy);
+            u64 at = blk.chunk_start + ((u64)(blk.z0 + z) * blk.cy + (blk.y0 + y)) * blk.cx +
+                     (blk.x0 + x);
+            out[at] = bits;
+        }
+        next = stop;
+    }
+}
+
+extern "C" __global__ void sz_fast_exact_f32(const u8* payload, const u64* chunk_off,
+                                             const u32* chunk_len, const u64* chunk_values,
+                                             const u32* chunk_first_block, const SzBlock* blocks,
+                                             u32 chunks, const u32* kind, u32* status, u32* out) {
+    sz_fast_exact<u32>(payload, chunk_off, chunk_len, chunk_values, chunk_first_block, blocks,
+                       chunks, kind, status, out);
+}
+
+extern "C" __global__ void sz_fast_exact_f64(const u8* payload, const u64* chunk_off,
+                                             const u32* chunk_len, const u64* chunk_values,
+                                             const u32* chunk_first_block, const SzBlock* blocks,
+                                             u32 chunks, const u32* kind, u32* status, u64* out) {
+    sz_fast_exact<u64>(payload, chunk_off, chunk_len, chunk_values, chunk_first_block, blocks,
+                       chunks, kind, status, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoder of the fast mode, byte for byte the CPU's (codec/sz/cpu.rs, encode_chunk):
+// `sz_fast_encode_T` quantizes, checks and predicts a block per thread into a scratch of zigzag
+// deltas and exact-value flags; `sz_fast_assemble_T` writes each chunk (a thread per chunk)
+// into its slot of `values * size + 1` bytes, verbatim when the coding would not be smaller.
+
+#define SZ_QMAX 9007199254740992.0  // 2^53
+#define SZ_BLOCK_MAX 512u
+
+__device__ __forceinline__ double sz_next_down_pos(double v) {
+    // v > 0 and finite: the next double towards zero.
+    return __longlong_as_double(__double_as_longlong(v) - 1);
+}
+
+__device__ __forceinline__ double sz_round_down(double v) {
+    if (!(v > 0.0)) return 0.0;
+    if (isinf(v)) v = 1.7976931348623157e308;
+    for (int i = 0; i < 3; i++) {
+        if (v > 0.0) v = sz_next_down_pos(v);
+    }
+    return v > 0.0 ? v : 0.0;
+}
+
+__device__ __forceinline__ int sz_exponent(double m) {
+    u64 bits = (u64)__double_as_longlong(m);
+    int e = (int)((bits >> 52) & 0x7ff);
+    if (e == 0) {
+        u64 frac = bits & ((1ull << 52) - 1);
+        return -1074 + 63 - __clzll((long long)frac);
+    }
+    return e - 1023;
+}
+
+// |x - y| <= bound exactly (TwoSum), as quant::within.
+__device__ __forceinline__ bool sz_within(double x, double y, double bound) {
+    if (!isfinite(x) || !isfinite(y)) return false;
+    double s = __dsub_rn(x, y);
+    double bb = __dsub_rn(s, x);
+    double e = __dadd_rn(__dsub_rn(x, __dsub_rn(s, bb)), __dsub_rn(-y, bb));
+    if (!isfinite(s) || isnan(e)) return false;
+    double a = fabs(s);
+    if (a < bound) return true;
+    if (a > bound) return false;
+    return e == 0.0 || ((e < 0.0) != (s < 0.0));
+}
+
+template <typename T>
+__device__ __forceinline__ bool sz_special(T bits) {
+    if (sizeof(T) == 4) {
+        u32 e = ((u32)bits >> 23) & 0xff;
+        return e == 0xff || (e == 0 && bits != 0);
+    }
+    u64 e = ((u64)bits >> 52) & 0x7ff;
+    return e == 0x7ff || (e == 0 && bits != 0);
+}
+
+template <typename T>
+__device__ __forceinline__ double sz_value(T bits) {
+    if (sizeof(T) == 4) return (double)__uint_as_float((u32)bits);
+    return __longlong_as_double((long long)bits);
+}
+
+template <typename T>
+__device__ __forceinline__ double sz_reconstruct(i64 q, double step) {
+    double v = __dmul_rn(__ll2double_rn(q), step);
+    if (sizeof(T) == 4) return (double)__double2float_rn(v);
+    return v;
+}
+
+__device__ __forceinline__ u32 sz_bit_width(u64 v) { return v == 0 ? 0 : 64 - __clzll((long long)v); }
+
+template <typename T>
+__device__ void sz_fast_encode(const T* __restrict__ data, const SzBlock* __restrict__ blocks,
+                               u32 nblocks, const u64* __restrict__ fills, u32 nfill, u32 pw_rel,
+                               double e, double bound, double step, u64* __restrict__ zz,
+                               u8* __restrict__ exact, u8* __restrict__ block_w,
+                               u8* __restrict__ block_wb, int* __restrict__ block_exp) {
+    u32 b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= nblocks) return;
+    SzBlock blk = blocks[b];
+    auto at = [&](u32 z, u32 y, u32 x) -> u64 {
+        return blk.chunk_start + ((u64)(blk.z0 + z) * blk.cy + (blk.y0 + y)) * blk.cx + (blk.x0 + x);
+    };
+    auto is_fill = [&](T bits) -> bool {
+        for (u32 j = 0; j < nfill; j++) {
+            if ((u64)bits == fills[j]) return true;
+        }
+        return false;
+    };
+    double s = step;
+    if (pw_rel) {
+        double min_abs = __longlong_as_double(0x7ff0000000000000ll);  // +inf
+        for (u32 z = 0; z < blk.dz; z++)
+            for (u32 y = 0; y < blk.dy; y++)
+                for (u32 x = 0; x < blk.dx; x++) {
+                    T bits = data[at(z, y, x)];
+                    double v = sz_value(bits);
+                    if (v != 0.0 && !sz_special(bits) && !is_fill(bits)) min_abs = fmin(min_abs, fabs(v));
+                }
+        int k = 0;
+        if (isfinite(min_abs)) {
+            double bb = sz_round_down(__dmul_rn(e, min_abs));
+            k = bb <= 0.0 ? -1074 : sz_exponent(bb);
+        }
+        block_exp[b] = k;
+        s = sz_pow2(k);
+    }
+    u32 py = blk.dy + 1, px = blk.dx + 1;
+    i64 q[SZ_PAD_CELLS];
+    for (u32 i = 0; i < (blk.dz + 1) * py * px; i++) q[i] = 0;
+    u64 base = (u64)b * SZ_BLOCK_MAX;
+    u32 c = 0, w = 0, wb = 0;
+    for (u32 z = 1; z <= blk.dz; z++) {
+        for (u32 y = 1; y <= blk.dy; y++) {
+            for (u32 x = 1; x <= blk.dx; x++) {
+                T bits = data[at(z - 1, y - 1, x - 1)];
+                bool coded = false;
+                i64 qv = 0;
+                if (!is_fill(bits) && !sz_special(bits)) {
+                    double v = sz_value(bits);
+                    double bnd = pw_rel ? sz_round_down(__dmul_rn(e, fabs(v))) : bound;
+                    double r = round(__ddiv_rn(v, s));
+                    if (isfinite(r) && fabs(r) <= SZ_QMAX) {
+                        qv = (i64)r;
+                        coded = sz_within(v, sz_reconstruct<T>(qv, s), bnd);
+                    }
+                }
+#define SZ_Q(a, b, c) q[((a) * py + (b)) * px + (c)]
+                u64 pred = (u64)SZ_Q(z - 1, y, x) + (u64)SZ_Q(z, y - 1, x) + (u64)SZ_Q(z, y, x - 1) -
+                           (u64)SZ_Q(z - 1, y - 1, x) - (u64)SZ_Q(z - 1, y, x - 1) -
+                           (u64)SZ_Q(z, y - 1, x - 1) + (u64)SZ_Q(z - 1, y - 1, x - 1);
+                i64 d;
+                if (coded) {
+                    SZ_Q(z, y, x) = qv;
+                    d = (i64)((u64)qv - pred);
+                } else {
+                    SZ_Q(z, y, x) = (i64)pred;
+                    d = 0;
+                }
+#undef SZ_Q
+                u64 zig = ((u64)d << 1) ^ (u64)(d >> 63);
+                zz[base + c] = zig;
+                exact[base + c] = coded ? 0 : 1;
+                if (c == 0) {
+                    wb = sz_bit_width(zig);
+                } else {
+                    u32 bw = sz_bit_width(zig);
+                    w = bw > w ? bw : w;
+                }
+                c++;
+            }
+        }
+    }
+    block_w[b] = (u8)w;
+    block_wb[b] = (u8)wb;
+}
+
+extern "C" __global__ void sz_fast_encode_f32(const u32* data, const SzBlock* blocks, u32 nblocks,
+                                              const u64* fills, u32 nfill, u32 pw_rel, double e,
+                                              double bound, double step, u64* zz, u8* exact,
+                                              u8* block_w, u8* block_wb, int* block_exp) {
+    sz_fast_encode<u32>(data, blocks, nblocks, fills, nfill, pw_rel, e, bound, step, zz, exact,
+                        block_w, block_wb, block_exp);
+}
+
+extern "C" __global__ void sz_fast_encode_f64(const u64* data, const SzBlock* blocks, u32 nblocks,
+                                              const u64* fills, u32 nfill, u32 pw_rel, double e,
+                                              double bound, double step, u64* zz, u8* exact,
+                                              u8* block_w, u8* block_wb, int* block_exp) {
+    sz_fast_encode<u64>(data, blocks, nblocks, fills, nfill, pw_rel, e, bound, step, zz, exact,
+                        block_w, block_wb, block_exp);
+}
+
+// Appends to a chunk's slot, failing (false) past `cap` bytes.
+struct SzOut {
+    u8* p;
+    u64 len, cap;
+    __device__ bool byte(u8 v) {
+        if (len >= cap) return false;
+        p[len++] = v;
+        return true;
+    }
+    __device__ bool varint(u64 v) {
+        while (v >= 0x80) {
+            if (!byte((u8)(v | 0x80))) return false;
+            v >>= 7;
+        }
+        return byte((u8)v);
+    }
+};
+
+template <typename T>
+__device__ void sz_fast_assemble(const T* __restrict__ data, const SzBlock* __restrict__ blocks,
+                                 const u32* __restrict__ chunk_first_block,
+                                 const u64* __restrict__ chunk_values, u32 chunks, u32 pw_rel,
+                                 const u64* __restrict__ zz, const u8* __restrict__ exact,
+                                 const u8* __restrict__ block_w, const u8* __restrict__ block_wb,
+                                 const int* __restrict__ block_exp, const u64* __restrict__ slot_off,
+                                 u8* __restrict__ slots, u64* __restrict__ out_len,
+                                 u64* __restrict__ exceptions) {
+    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= chunks) return;
+    const u32 es = sizeof(T);
+    u64 n = chunk_values[c];
+    u32 b0 = chunk_first_block[c], b1 = chunk_first_block[c + 1];
+    SzOut o{slots + slot_off[c], 0, n * es};
+    bool ok = o.byte(SZ_CODED);
+    // Runs of exact values: counted, then written.
+    u64 runs = 0, raws = 0;
+    for (int pass = 0; pass < 2 && ok; pass++) {
+        if (pass == 1) ok = o.varint(runs);
+        u64 pos = 0, next = 0, run_start = 0, run_len = 0;
+        T run_bits = 0;
+        for (u32 b = b0; b < b1 && ok; b++) {
+            const SzBlock& blk = blocks[b];
+            u32 cells = blk.dz * blk.dy * blk.dx;
+            for (u32 i = 0; i < cells && ok; i++, pos++) {
+                if (!exact[(u64)b * SZ_BLOCK_MAX + i]) continue;
+                u32 x = i % blk.dx, y = i / blk.dx % blk.dy, z = i / blk.dx / blk.dy;
+                T bits = data[blk.chunk_start + ((u64)(blk.z0 + z) * blk.cy + (blk.y0 + y)) * blk.cx +
+                              (blk.x0 + x)];
+                if (pass == 0) raws++;
+                if (run_len > 0 && bits == run_bits && run_start + run_len == pos) {
+                    run_len++;
+                    continue;
+                }
+                if (run_len > 0) {
+                    if (pass == 0) {
+                        runs++;
+                    } else {
+                        ok = o.varint(run_start - next) && o.varint(run_len - 1);
+                        for (u32 k = 0; k < es && ok; k++) ok = o.byte((u8)(run_bits >> (8 * k)));
+                        next = run_start + run_len;
+                    }
+                }
+                run_start = pos;
+                run_len = 1;
+                run_bits = bits;
+            }
+        }
+        if (run_len > 0 && ok) {
+            if (pass == 0) {
+                runs++;
+            } else {
+                ok = o.varint(run_start - next) && o.varint(run_len - 1);
+                for (u32 k = 0; k < es && ok; k++) ok = o.byte((u8)(run_bits >> (8 * k)));
+            }
+        }
+    }
+    if (pw_rel) {
+        for (u32 b = b0; b < b1 && ok; b++) {
+            int k = block_exp[b];
+            ok = o.byte((u8)(k & 0xff)) && o.byte((u8)((k >> 8) & 0xff));
+        }
+    }
+    for (u32 b = b0; b < b1 && ok; b++) ok = o.byte(block_w[b]);
+    for (u32 b = b0; b < b1 && ok; b++) ok = o.byte(block_wb[b]);
+    for (u32 b = b0; b < b1 && ok; b++) {
+        const SzBlock& blk = blocks[b];
+        u32 cells = blk.dz * blk.dy * blk.dx;
+        u32 w = block_w[b], wb = block_wb[b];
+        unsigned __int128 acc = 0;
+        u32 nacc = 0;
+        for (u32 i = 0; i < cells && ok; i++) {
+            u32 width = i == 0 ? wb : w;
+            if (width == 0) continue;
+            acc |= (unsigned __int128)zz[(u64)b * SZ_BLOCK_MAX + i] << nacc;
+            nacc += width;
+            while (nacc >= 8 && ok) {
+                ok = o.byte((u8)acc);
+                acc >>= 8;
+                nacc -= 8;
+            }
+        }
+        if (nacc > 0 && ok) ok = o.byte((u8)acc);
+    }
+    if (ok) {
+        out_len[c] = o.len;
+        exceptions[c] = raws;
+        return;
+    }
+    // Coding does not pay: the values verbatim.
+    u8* p = slots + slot_off[c];
+    p[0] = SZ_VERBATIM;
+    u64 start = b0 < b1 ? blocks[b0].chunk_start : 0;
+    for (u64 i = 0; i < n; i++) {
+        T v = data[start + i];
+        for (u32 k = 0; k < es; k++) p[1 + i * es + k] = (u8)(v >> (8 * k));
+    }
+    out_len[c] = n * es + 1;
+    exceptions[c] = n;
+}
+
+extern "C" __global__ void sz_fast_assemble_f32(const u32* data, const SzBlock* blocks,
+                                                const u32* chunk_first_block,
+                                                const u64* chunk_values, u32 chunks, u32 pw_rel,
+                                                const u64* zz, const u8* exact, const u8* block_w,
+                                                const u8* block_wb, const int* block_exp,
+                                                const u64* slot_off, u8* slots, u64* out_len,
+                                                u64* exceptions) {
+    sz_fast_assemble<u32>(data, blocks, chunk_first_block, chunk_values, chunks, pw_rel, zz, exact,
+                          block_w, block_wb, block_exp, slot_off, slots, out_len, exceptions);
+}
+
+extern "C" __global__ void sz_fast_assemble_f64(const u64* data, const SzBlock* blocks,
+                                                const u32* chunk_first_block,
+                                                const u64* chunk_values, u32 chunks, u32 pw_rel,
+                                                const u64* zz, const u8* exact, const u8* block_w,
+                                                const u8* block_wb, const int* block_exp,
+                                                const u64* slot_off, u8* slots, u64* out_len,
+                                                u64* exceptions) {
+    sz_fast_assemble<u64>(data, blocks, chunk_first_block, chunk_values, chunks, pw_rel, zz, exact,
+                          block_w, block_wb, block_exp, slot_off, slots, out_len, exceptions);
+}
