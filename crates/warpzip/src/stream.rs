@@ -137,7 +137,12 @@ pub fn compress_stream_with<R: Read + Send, W: Write + ?Sized>(
         codec.check_options(opts)?
     };
     let target = batch_target(cfg, device, chunk_size);
-    let first_len = target.max(chunk_size as usize);
+    // A codec that needs the whole input reads it all into the first batch.
+    let first_len = if !gzip && !codec.streams() {
+        usize::MAX - 1
+    } else {
+        target.max(chunk_size as usize)
+    };
     let mut first = Vec::new();
     format::stream::fill(&mut reader, &mut first, first_len as u64 + 1)?;
     let whole = first.len() <= first_len;

@@ -79,6 +79,7 @@ fn cases() -> Vec<Case> {
         level: None,
         chunk_size: Some(chunk as u32),
         elem_type: elem,
+        lossy: None,
     };
     vec![
         (opts(CodecId::Rle, 8192, None), 1, |n| mixed_bytes(n, 1)),
@@ -89,6 +90,18 @@ fn cases() -> Vec<Case> {
             int_column(n / 4)
         }),
         (opts(CodecId::OrcRleV2, 4096, Some(ElemType::I32)), 4, |n| {
+            int_column(n / 4)
+        }),
+        (opts(CodecId::For, 4096, Some(ElemType::I32)), 4, |n| {
+            int_column(n / 4)
+        }),
+        (opts(CodecId::Dfor, 4096, Some(ElemType::I32)), 4, |n| {
+            int_column(n / 4)
+        }),
+        (opts(CodecId::Rfor, 4096, Some(ElemType::I32)), 4, |n| {
+            int_column(n / 4)
+        }),
+        (opts(CodecId::Tile, 4096, Some(ElemType::I32)), 4, |n| {
             int_column(n / 4)
         }),
     ]

@@ -58,6 +58,13 @@ pub trait Codec: Sync {
         self.check_options(opts)
     }
 
+    /// Whether the streaming compressor may cut the input into frames of whole chunks. A codec
+    /// whose chunks depend on the whole input (a lossy field's dimensions and value range)
+    /// returns false, and is given the whole input at once.
+    fn streams(&self) -> bool {
+        true
+    }
+
     /// Compresses `data`, a whole number of `opts.elem_type` elements, in chunks of
     /// `chunk_size` (the value `check_options` returned) on `device`.
     fn compress(

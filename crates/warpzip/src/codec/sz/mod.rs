@@ -52,6 +52,10 @@ impl Codec for SzCodec {
         CodecId::Sz
     }
 
+    fn streams(&self) -> bool {
+        false
+    }
+
     fn default_chunk_size(&self) -> u32 {
         format::DEFAULT_CHUNK_SIZE
     }
