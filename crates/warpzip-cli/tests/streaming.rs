@@ -159,8 +159,10 @@ fn a_long_file_becomes_frames_that_inspect_test_and_decompress_read() {
                 "compress",
                 "-k",
                 "-f",
-                "-c",
+                "-C",
                 codec,
+                "--chunk-size",
+                "64K",
                 "--batch-size",
                 "1M",
                 "f.bin",
@@ -261,7 +263,18 @@ fn inspect_lists_a_gzip_file_as_gzip_l_does() {
     fs::write(dir.path("one"), sample(20_000, 7)).unwrap();
     fs::write(dir.path("many"), sample(1_000_000, 8)).unwrap();
     for name in ["one", "many"] {
-        let o = warpzip(&dir, &["compress", "-k", "--format", "gz", name]);
+        let o = warpzip(
+            &dir,
+            &[
+                "compress",
+                "-k",
+                "--format",
+                "gz",
+                "--chunk-size",
+                "32K",
+                name,
+            ],
+        );
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let ours = warpzip(&dir, &["inspect", "one.gz"]);

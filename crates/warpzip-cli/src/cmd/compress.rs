@@ -79,7 +79,7 @@ pub fn run(mut args: CompressArgs) -> Result<()> {
     let device = open_device(args.device.device)?;
     opts.chunk_size = opts
         .chunk_size
-        .or_else(|| reader_chunk_size(args.codec, args.reader, &device));
+        .or_else(|| reader_chunk_size(opts.codec, format, args.reader, &device));
     for_each_input(&inputs, |input| {
         let cfg = StreamConfig {
             batch_size,
@@ -105,8 +105,17 @@ const CPU_READER_DEFLATE_CHUNK: u32 = 4 << 20;
 
 /// The chunk size `--for` implies when `--chunk-size` is not given: deflate's largest chunks for
 /// a CPU reader (`--for cpu`, or `auto` when the compressing device is the CPU); the codec's own
-/// default, sized for a GPU's parallel inflate, otherwise.
-fn reader_chunk_size(codec: CodecId, reader: ReaderChoice, device: &Device) -> Option<u32> {
+/// default, sized for a GPU's parallel inflate, otherwise. BGZF keeps its own block size, which
+/// its format caps at 64 KiB.
+fn reader_chunk_size(
+    codec: CodecId,
+    format: OutputFormat,
+    reader: ReaderChoice,
+    device: &Device,
+) -> Option<u32> {
+    if format == OutputFormat::Bgzf {
+        return None;
+    }
     let for_cpu = match reader {
         ReaderChoice::Cpu => true,
         ReaderChoice::Gpu => false,
