@@ -161,9 +161,10 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                 })?;
             }
             tile::bench_gpu(gpu, opts, &ceilings, rows)?;
-            // The sz codec runs on the CPU on every device.
+            // The sz codec: both modes on the CPU, the fast mode on the GPU too.
             if opts.wants("sz") {
                 sz::bench_cpu(opts, rows)?;
+                sz::bench_gpu(gpu, opts, &ceilings, rows)?;
             }
         }
         Device::Cpu => {

@@ -1,13 +1,19 @@
 //! sz benchmark: ratio, throughput and distortion of the lossy codec per field, mode and
-//! range-relative bound (1e-2, 1e-3, 1e-4), on the CPU (every core of the rayon pool); every
-//! round trip is checked for bound violations, exactly.
+//! range-relative bound (1e-2, 1e-3, 1e-4), on the CPU (every core of the rayon pool), and of
+//! the fast mode on the GPU; every round trip is checked for bound violations, exactly, and
+//! every GPU result against the CPU's.
 
-use super::{gbps, wall_ms, BenchOptions, BenchRow};
+use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
 use warpzip::api::{self, CompressOptions};
+use warpzip::codec::sz::format::Params;
+use warpzip::codec::sz::gpu as sz_gpu;
+use warpzip::codec::sz::{chunked, quant::Float};
 use warpzip::codec::{compare, CodecId, ErrorBound, LossyMode, LossyOptions};
 use warpzip::device::Device;
 use warpzip::error::{Error, Result};
+use warpzip::format::Container;
 use warpzip::format::ElemType;
+use warpzip::gpu::GpuContext;
 
 /// Dimensions in a file name such as `etopo20.ROSE.540x1081.f32` (slowest first), if any.
 pub fn dims_from_name(name: &str) -> Vec<u64> {
@@ -38,7 +44,8 @@ fn generated(bytes: usize) -> (Vec<u8>, Vec<u64>) {
     (out, vec![n as u64, 256, 256])
 }
 
-pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
+/// The fields to measure: the files given, else a generated smooth field.
+fn inputs(opts: &BenchOptions) -> Result<Vec<(String, Vec<u8>, Vec<u64>)>> {
     let mut inputs = Vec::new();
     if opts.files.is_empty() {
         let (data, dims) = generated(opts.size.unwrap_or(16 << 20).min(256 << 20));
@@ -54,8 +61,12 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
             inputs.push((name, data, dims));
         }
     }
+    Ok(inputs)
+}
+
+pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
     let threads = rayon::current_num_threads();
-    for (name, data, dims) in inputs {
+    for (name, data, dims) in inputs(opts)? {
         let n = data.len();
         if n == 0 || n % 4 != 0 {
             continue;
@@ -102,6 +113,86 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
                         ),
                     });
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fast mode on the GPU, host memory to host memory (uploads, kernels and downloads timed
+/// together): the GPU decoder's output must equal the CPU's bit for bit, and the GPU encoder's
+/// chunks the CPU encoder's, before anything is timed.
+pub(super) fn bench_gpu(
+    gpu: &GpuContext,
+    opts: &BenchOptions,
+    ceilings: &Ceilings,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    for (name, data, dims) in inputs(opts)? {
+        let n = data.len();
+        if n == 0 || n % 4 != 0 {
+            continue;
+        }
+        let runs = opts.runs();
+        for e in [1e-2, 1e-3, 1e-4] {
+            let bound = ErrorBound::Rel(e);
+            let lossy = LossyOptions {
+                bound,
+                dims: dims.clone(),
+                fill: Vec::new(),
+                mode: LossyMode::Fast,
+            };
+            let o = CompressOptions {
+                elem_type: Some(ElemType::F32),
+                lossy: Some(lossy.clone()),
+                ..CompressOptions::for_codec(CodecId::Sz)
+            };
+            let wz = api::compress(&data, &o, &Device::Cpu)?;
+            let cpu = api::decompress(&wz, &Device::Cpu)?;
+            let c = Container::parse(&wz)?;
+            let params = Params::parse(&c.header.codec_params, c.header.elem_type)?;
+            let ctx = chunked::decode_ctx(&params, Float::F32);
+            let chunks = c.chunk_list();
+            let mut out = vec![0xa5u8; n];
+            sz_gpu::decompress_fast(gpu, &chunks, &mut out, &ctx)?;
+            if out != cpu {
+                return Err(Error::InvalidArgument(format!(
+                    "sz bench: the GPU decode of {name} at {bound} differs from the CPU's"
+                )));
+            }
+            let chunk_size = api::validate_options(&o)? as usize;
+            let (enc_ctx, _) = chunked::plan(&data, &lossy, Float::F32)?;
+            let on_gpu = sz_gpu::compress_fast(gpu, &data, chunk_size, &enc_ctx)?;
+            let same = on_gpu.len() == chunks.len()
+                && on_gpu.iter().zip(&chunks).all(|(g, (b, _))| g.bytes == *b);
+            if !same {
+                return Err(Error::InvalidArgument(format!(
+                    "sz bench: the GPU encoding of {name} at {bound} differs from the CPU's"
+                )));
+            }
+            let dec_ms = wall_ms(runs, || {
+                sz_gpu::decompress_fast(gpu, &chunks, &mut out, &ctx)
+            })?;
+            let enc_ms = wall_ms(runs, || {
+                sz_gpu::compress_fast(gpu, &data, chunk_size, &enc_ctx).map(drop)
+            })?;
+            let ratio = n as f64 / wz.len() as f64;
+            for (what, ms) in [("compress", enc_ms), ("decompress", dec_ms)] {
+                rows.push(BenchRow {
+                    what: format!("sz fast {what} {bound}"),
+                    input: name.clone(),
+                    device: gpu.name().into(),
+                    bytes: n as u64,
+                    ratio: Some(ratio),
+                    ms,
+                    gbps: gbps(n as f64, ms),
+                    roofline: None,
+                    note: format!(
+                        "host to host (uploads, kernels, downloads); same-run pinned copies \
+                         H2D {:.1} / D2H {:.1} GB/s; output equal to the CPU's",
+                        ceilings.h2d_gbps, ceilings.d2h_gbps
+                    ),
+                });
             }
         }
     }

@@ -103,6 +103,19 @@ fn columns(bytes: usize) -> Vec<Column> {
     ]
 }
 
+/// Writes the columns to `dir` as raw little-endian files named `NAME.TYPE.bin`, for other
+/// programs (nvCOMP Cascaded's anchor) to time on the same bytes.
+fn dump(dir: &std::path::Path, columns: &[Column], opts: &BenchOptions) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for c in columns.iter().filter(|c| opts.wants_column(c.name)) {
+        std::fs::write(
+            dir.join(format!("{}.{}.bin", c.name, c.elem.name())),
+            &c.data,
+        )?;
+    }
+    Ok(())
+}
+
 fn device() -> String {
     format!("CPU, {} threads", rayon::current_num_threads())
 }
@@ -196,7 +209,11 @@ pub(super) fn bench_gpu(
     if wanted.is_empty() {
         return Ok(());
     }
-    for col in columns(opts.size.unwrap_or(256 << 20)) {
+    let cols = columns(opts.size.unwrap_or(256 << 20));
+    if let Some(dir) = &opts.dump_dir {
+        dump(dir, &cols, opts)?;
+    }
+    for col in cols {
         if !opts.wants_column(col.name) {
             continue;
         }
@@ -252,7 +269,11 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
         return Ok(());
     }
     let runs = opts.runs();
-    for col in columns(opts.size.unwrap_or(64 << 20)) {
+    let cols = columns(opts.size.unwrap_or(64 << 20));
+    if let Some(dir) = &opts.dump_dir {
+        dump(dir, &cols, opts)?;
+    }
+    for col in cols {
         if !opts.wants_column(col.name) {
             continue;
         }

@@ -96,6 +96,31 @@ fn bench_refuses_what_it_would_ignore_or_cannot_measure() {
             .len(),
         64 << 10
     );
+
+    // The tile bench runs on the CPU too, and dumps the columns it measures.
+    let o = warpzip(
+        &dir,
+        &with(&[
+            "--codec",
+            "tile",
+            "--size",
+            "64K",
+            "--column",
+            "lo_discount",
+            "--dump-inputs",
+            "tiles",
+        ]),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("lo_discount"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("lo_orderdate"), "{}", stdout(&o));
+    assert_eq!(
+        std::fs::metadata(dir.path("tiles/lo_discount.i32.bin"))
+            .unwrap()
+            .len(),
+        64 << 10
+    );
+    assert!(!dir.path("tiles/lo_orderdate.i32.bin").exists());
 }
 
 #[test]

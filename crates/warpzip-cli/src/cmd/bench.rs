@@ -65,7 +65,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
 }
 
 /// The benchmarks that run on the CPU (the others need a GPU).
-const CPU_BENCHES: &[&str] = &["rle", "select", "orc-rle", "orc", "deflate"];
+const CPU_BENCHES: &[&str] = &[
+    "rle", "select", "orc-rle", "orc", "deflate", "for", "dfor", "rfor", "tile", "sz",
+];
 
 /// Refuses options that no chosen benchmark would use (each would be silently ignored), a
 /// GPU-only benchmark on the CPU, `--codec orc` without ORC files and a `--column` that no
@@ -98,15 +100,17 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
     };
     let runs = |names: &[&str]| chosen.iter().any(|c| names.contains(c));
     let dump_benches: &[&str] = if gpu {
-        &["orc-rle", "orc", "deflate"]
+        &["orc-rle", "orc", "deflate", "for", "dfor", "rfor", "tile"]
     } else {
-        &["orc-rle", "deflate"]
+        &["orc-rle", "deflate", "for", "dfor", "rfor", "tile"]
     };
     let checks: [(&str, bool, &[&str]); 7] = [
         (
             "--size",
             args.size.is_some(),
-            &["rle", "select", "orc-rle", "deflate"],
+            &[
+                "rle", "select", "orc-rle", "deflate", "for", "dfor", "rfor", "tile", "sz",
+            ],
         ),
         ("--dump-inputs", args.dump_inputs.is_some(), dump_benches),
         (
@@ -116,8 +120,16 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         ),
         ("--level", !args.levels.is_empty(), &["deflate"]),
         ("--write-chunks", args.write_chunks.is_some(), &["deflate"]),
-        ("--column", !args.columns.is_empty(), &["orc-rle", "orc"]),
-        ("FILES", !args.files.is_empty(), &["rle", "orc", "deflate"]),
+        (
+            "--column",
+            !args.columns.is_empty(),
+            &["orc-rle", "orc", "for", "dfor", "rfor", "tile"],
+        ),
+        (
+            "FILES",
+            !args.files.is_empty(),
+            &["rle", "orc", "deflate", "sz"],
+        ),
     ];
     for (option, given, users) in checks {
         if given && !runs(users) {
