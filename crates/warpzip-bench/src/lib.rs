@@ -12,7 +12,7 @@ mod orc_file;
 mod rle;
 mod scan;
 mod sz;
-mod tile;
+pub mod tile;
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -44,8 +44,11 @@ fn generated(bytes: usize) -> (Vec<u8>, Vec<u64>) {
     (out, vec![n as u64, 256, 256])
 }
 
+/// A field to measure: its name, its bytes and its dimensions (slowest first; empty if flat).
+type Field = (String, Vec<u8>, Vec<u64>);
+
 /// The fields to measure: the files given, else a generated smooth field.
-fn inputs(opts: &BenchOptions) -> Result<Vec<(String, Vec<u8>, Vec<u64>)>> {
+fn inputs(opts: &BenchOptions) -> Result<Vec<Field>> {
     let mut inputs = Vec::new();
     if opts.files.is_empty() {
         let (data, dims) = generated(opts.size.unwrap_or(16 << 20).min(256 << 20));

@@ -24,6 +24,16 @@ pub const CODECS: [(&str, Plan); 4] = [
     ("tile", Plan::Smallest),
 ];
 
+/// The names of the columns this bench generates (`--column` picks among them).
+pub const COLUMN_NAMES: [&str; 6] = [
+    "lo_orderdate",
+    "lo_orderkey",
+    "lo_quantity",
+    "lo_discount",
+    "noise20",
+    "key64",
+];
+
 struct Column {
     name: &'static str,
     elem: ElemType,
@@ -318,4 +328,15 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_column_names_are_those_generated() {
+        let names: Vec<&str> = columns(4096).iter().map(|c| c.name).collect();
+        assert_eq!(names, COLUMN_NAMES);
+    }
 }

@@ -165,6 +165,13 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
                 .map(|c| c.name.to_string()),
         );
     }
+    if runs(&["for", "dfor", "rfor", "tile"]) {
+        known.extend(
+            warpzip_bench::tile::COLUMN_NAMES
+                .iter()
+                .map(|c| c.to_string()),
+        );
+    }
     if runs(&["orc"]) {
         for path in &orc_files {
             match warpzip::orc::OrcFile::open(path) {
