@@ -6,6 +6,7 @@ use super::format::{
     split_chunk, word_at, ChunkFault, Fault, Kind, Plan, Scheme, BLOCK_VALUES, MINIS_PER_BLOCK,
     MINI_VALUES, PAD_WORDS, TILE_VALUES,
 };
+use super::unpack32;
 use rayon::prelude::*;
 
 /// Bits needed for `v` (0 for 0).
@@ -247,11 +248,60 @@ impl<'a> Reader<'a> {
                 let words = self.take(w as usize)?;
                 let lo = i * MINI_VALUES;
                 let hi = (lo + MINI_VALUES).min(block.len());
-                unpack(words, w, r, mask, &mut block[lo..hi]);
+                match <&mut [u64; MINI_VALUES]>::try_from(&mut block[lo..hi]) {
+                    Ok(full) if w <= 32 => unpack_full(words, w, r, mask, full),
+                    _ => unpack(words, w, r, mask, &mut block[lo..hi]),
+                }
             }
         }
         Ok(())
     }
+}
+
+/// Unpacks a whole miniblock of width `w` (1 to 32) from `words` (the little-endian bytes of `w`
+/// words), each value plus `r`: one copy of the loop per width, unrolled with every shift known.
+fn unpack_full(words: &[u8], w: u32, r: u64, mask: u64, out: &mut [u64; MINI_VALUES]) {
+    #[inline(always)]
+    fn fixed<const W: usize>(words: &[u8], r: u64, mask: u64, out: &mut [u64; MINI_VALUES]) {
+        if words.len() < 4 * W {
+            return unpack(words, W as u32, r, mask, out);
+        }
+        #[inline(always)]
+        fn word_of(words: &[u8], k: usize) -> u64 {
+            u64::from(u32::from_le_bytes([
+                words[4 * k],
+                words[4 * k + 1],
+                words[4 * k + 2],
+                words[4 * k + 3],
+            ]))
+        }
+        let word = |k: usize| word_of(words, k);
+        let wmask = (1u64 << W) - 1;
+        // Written out value by value so that every index and shift is a constant (and a value
+        // within one word reads only that word).
+        macro_rules! value {
+            ($($i:literal)*) => {$(
+                let bit = $i * W;
+                let (k, sh) = (bit / 32, bit % 32);
+                let x = if sh + W <= 32 {
+                    word(k) >> sh
+                } else {
+                    (word(k) | word(k + 1) << 32) >> sh
+                };
+                out[$i] = (x & wmask).wrapping_add(r) & mask;
+            )*};
+        }
+        value!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+    }
+    macro_rules! dispatch {
+        ($($n:literal)*) => {
+            match w {
+                $($n => fixed::<$n>(words, r, mask, out),)*
+                _ => unpack(words, w, r, mask, out),
+            }
+        };
+    }
+    dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
 }
 
 /// Unpacks `out.len()` (at most 32) values of width `w` from `words` (the little-endian bytes of
@@ -368,6 +418,64 @@ fn decode_tile_with(
     Ok(())
 }
 
+/// Decodes one tile of 32-bit values straight into `dst` (its little-endian values): a FOR tile
+/// through `unpack32`'s whole-miniblock unpackers, any other tile through `decode_tile_with`.
+fn decode_tile32(
+    bytes: &[u8],
+    kind: Kind,
+    plan: Plan,
+    dst: &mut [u8],
+    scratch: &mut Vec<u64>,
+) -> Result<(), Fault> {
+    let n = dst.len() / 4;
+    let header = Reader { bytes, pos: 0 }.word()?;
+    if header != Scheme::For as u32 || !plan.allows(Scheme::For) {
+        scratch.resize(3 * TILE_VALUES, 0);
+        let (buf, rest) = scratch.split_at_mut(TILE_VALUES);
+        let buf = buf.get_mut(..n).ok_or(Fault::BadTable)?;
+        decode_tile_with(bytes, kind, plan, buf, rest)?;
+        store_values(buf, kind, dst);
+        return Ok(());
+    }
+    let flip = kind.flip() as u32;
+    let mut rd = Reader { bytes, pos: 1 };
+    for (b, block) in dst.chunks_mut(BLOCK_VALUES * 4).enumerate() {
+        let r = rd.word()?;
+        let widths = rd.word()?;
+        for i in 0..MINIS_PER_BLOCK {
+            let w = (widths >> (8 * i)) & 0xff;
+            if w > 32 {
+                return Err(Fault::WidthTooLarge);
+            }
+            let first = b * BLOCK_VALUES + i * MINI_VALUES;
+            if first >= n {
+                if w != 0 {
+                    return Err(Fault::WidthPastEnd);
+                }
+                continue;
+            }
+            let words = rd.take(w as usize)?;
+            let lo = i * MINI_VALUES * 4;
+            let hi = (lo + MINI_VALUES * 4).min(block.len());
+            let out = &mut block[lo..hi];
+            let count = out.len() / 4;
+            if let (Ok(full), true) = (<&mut [u8; 4 * MINI_VALUES]>::try_from(&mut *out), w > 0) {
+                unpack32::miniblock(words, w, r, flip, full);
+                continue;
+            }
+            let mut wide = [0u64; MINI_VALUES];
+            unpack(words, w, u64::from(r), u64::from(u32::MAX), &mut wide[..count]);
+            for (d, &x) in out.chunks_exact_mut(4).zip(&wide[..count]) {
+                d.copy_from_slice(&(x as u32 ^ flip).to_le_bytes());
+            }
+        }
+    }
+    if !rd.at_end() {
+        return Err(Fault::TrailingWords);
+    }
+    Ok(())
+}
+
 /// Decodes one chunk into `dst` (little-endian values of `kind` filling it exactly), its tiles
 /// in parallel; the lowest failing tile names the fault.
 pub fn decode_chunk(
@@ -385,16 +493,24 @@ pub fn decode_chunk(
         .with_min_len(16)
         .enumerate()
         .map_init(
-            || vec![0u64; 3 * TILE_VALUES],
-            |scratch, (t, (out, &(start, end)))| {
-            let (buf, rest) = scratch.split_at_mut(TILE_VALUES);
-            let n = out.len() / size;
+            // Grown on first use: a chunk of 32-bit FOR tiles never needs it.
+            Vec::new,
+            |scratch: &mut Vec<u64>, (t, (out, &(start, end)))| {
             let tile = data.get(start * 4..end * 4).ok_or(Fault::BadTable);
-            match tile.and_then(|w| decode_tile_with(w, kind, plan, &mut buf[..n], rest)) {
-                Ok(()) => {
+            let decoded = tile.and_then(|w| {
+                if kind.bits == 32 {
+                    decode_tile32(w, kind, plan, out, scratch)
+                } else {
+                    scratch.resize(3 * TILE_VALUES, 0);
+                    let (buf, rest) = scratch.split_at_mut(TILE_VALUES);
+                    let n = out.len() / size;
+                    decode_tile_with(w, kind, plan, &mut buf[..n], rest)?;
                     store_values(&buf[..n], kind, out);
-                    None
+                    Ok(())
                 }
+            });
+            match decoded {
+                Ok(()) => None,
                 Err(fault) => Some(ChunkFault {
                     tile: Some(t),
                     fault,

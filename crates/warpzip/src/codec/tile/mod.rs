@@ -8,6 +8,7 @@ pub mod chunked;
 pub mod cpu;
 pub mod format;
 pub mod gpu;
+mod unpack32;
 
 use crate::codec::{check_chunk_multiple, reject_level, Codec, CompressOptions, Encoded};
 use crate::device::Device;
