@@ -15,7 +15,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let flags = head[0];
-    let float = if flags & 4 != 0 { Float::F64 } else { Float::F32 };
+    let float = if flags & 4 != 0 {
+        Float::F64
+    } else {
+        Float::F32
+    };
     let ndim = head[1] % 3 + 1;
     let (ny, nx) = (usize::from(head[2] % 17) + 1, usize::from(head[3] % 17) + 1);
     let geometry = match ndim {
@@ -28,11 +32,19 @@ fuzz_target!(|data: &[u8]| {
     let ctx = Ctx {
         float,
         geometry,
-        mode: if flags & 1 != 0 { MODE_FAST } else { MODE_RATIO },
+        mode: if flags & 1 != 0 {
+            MODE_FAST
+        } else {
+            MODE_RATIO
+        },
         pw_rel: (flags & 2 != 0).then_some(1e-3),
         bound: 1e-3,
         step: 2e-3,
-        fills: if flags & 8 != 0 { vec![0x7f7f_ffff] } else { Vec::new() },
+        fills: if flags & 8 != 0 {
+            vec![0x7f7f_ffff]
+        } else {
+            Vec::new()
+        },
         radius: if flags & 16 != 0 { 3 } else { RADIUS },
     };
     let mut out = vec![0u8; n * float.size()];
