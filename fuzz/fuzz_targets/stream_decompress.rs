@@ -1,7 +1,7 @@
 //! Whole files through the streaming decoder, `api::decompress_stream_with`, on the CPU, read
 //! in small pieces and decoded in small batches, against the whole-buffer decoder
 //! `api::decompress_any` on the same bytes. The first byte picks the read size (1 to 64 bytes)
-//! and the batch size (a power of two from 1 byte, rounded up by the decoder to whole chunks,
+//! and the batch size (16, 256 or 4,096 bytes, rounded up by the decoder to whole chunks,
 //! or the default); the rest is the file (a `.wz` stream of frames or a gzip file).
 //!
 //! No input may panic, hang or allocate by what it claims (run with `-malloc_limit_mb=256`); a
