@@ -238,9 +238,9 @@ pub struct DemoArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Codec or primitive to measure (rle, scan, select, orc-rle, orc, deflate, sz); repeat for
-    /// several; default all.
-    #[arg(short, long = "codec", value_name = "C")]
+    /// Codec or primitive to measure (rle, scan, select, orc-rle, orc, deflate, for, dfor, rfor,
+    /// tile, sz); repeat for several; default all. `-C` as in compress, or `-c`.
+    #[arg(short = 'C', long = "codec", value_name = "C", short_alias = 'c')]
     pub codecs: Vec<String>,
     /// Also write the rows as CSV to OUT.
     #[arg(long, value_name = "OUT")]
