@@ -59,6 +59,9 @@ pub enum Command {
     /// Compare a float field with its lossy reconstruction: errors, PSNR, NRMSE and the values
     /// that break a bound.
     Compare(CompareArgs),
+    /// The Star Schema Benchmark: generate its tables, load them into compressed columns, run
+    /// its 13 queries on the CPU or the GPU.
+    Ssb(crate::cmd::ssb::SsbArgs),
 }
 
 /// A usage error found after parsing (exit status 2, like clap's own).
