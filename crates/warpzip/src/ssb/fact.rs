@@ -31,10 +31,12 @@ pub(crate) struct TileSpan {
     pub(crate) tile: usize,
 }
 
-/// A compressed column: its chunks' tile data back to back, and where each tile lies.
+/// A compressed column: its chunks' bytes back to back, where each chunk lies (byte offset,
+/// bytes, uncompressed bytes) and where each tile lies.
 #[derive(Clone, Debug)]
 pub(crate) struct TiledColumn {
     pub(crate) words: Vec<u8>,
+    pub(crate) chunks: Vec<(usize, usize, usize)>,
     pub(crate) tiles: Vec<TileSpan>,
     pub(crate) plan: TilePlan,
 }
@@ -169,6 +171,7 @@ fn tiled(file: &[u8], rows: usize, slot: Slot) -> Result<TiledColumn> {
     let chunks = container.chunk_list();
     let mut words = Vec::with_capacity(file.len());
     let mut tiles = Vec::with_capacity(rows.div_ceil(TILE_VALUES));
+    let mut spans = Vec::with_capacity(chunks.len());
     for (c, &(bytes, len)) in chunks.iter().enumerate() {
         let values = len / 4;
         if c + 1 < chunks.len() && !values.is_multiple_of(TILE_VALUES) {
@@ -179,6 +182,7 @@ fn tiled(file: &[u8], rows: usize, slot: Slot) -> Result<TiledColumn> {
         let (data_at, ranges) = split_chunk(bytes, values).map_err(|f| f.into_error(c))?;
         let at = words.len();
         words.extend_from_slice(bytes);
+        spans.push((at, bytes.len(), len));
         for (t, &(s, e)) in ranges.iter().enumerate() {
             tiles.push(TileSpan {
                 start: at + data_at + s * 4,
@@ -188,5 +192,10 @@ fn tiled(file: &[u8], rows: usize, slot: Slot) -> Result<TiledColumn> {
             });
         }
     }
-    Ok(TiledColumn { words, tiles, plan })
+    Ok(TiledColumn {
+        words,
+        chunks: spans,
+        tiles,
+        plan,
+    })
 }

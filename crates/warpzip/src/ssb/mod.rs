@@ -58,7 +58,7 @@ enum Engine {
         fact: Box<Fact>,
         decompress_first: bool,
     },
-    Gpu(gpu::GpuQuery),
+    Gpu(Box<gpu::GpuQuery>),
 }
 
 /// Prepares `query` over the column directory `dir` on `device`.
@@ -77,7 +77,7 @@ pub fn prepare(
             fact: Box::new(fact),
             decompress_first: storage == Storage::Decompressed,
         },
-        Device::Gpu(g) => Engine::Gpu(gpu::GpuQuery::upload(g, &plan, &fact, storage)?),
+        Device::Gpu(g) => Engine::Gpu(Box::new(gpu::GpuQuery::upload(g, &plan, &fact, storage)?)),
     };
     Ok(Prepared {
         plan,
@@ -102,8 +102,8 @@ impl Prepared {
 
     /// Runs the query once: its answer and its time in milliseconds (GPU: CUDA events around
     /// the kernels; CPU: the wall clock around the engine).
-    pub fn execute(&self) -> Result<(QueryResult, f64)> {
-        let (sums, counts, ms) = match &self.engine {
+    pub fn execute(&mut self) -> Result<(QueryResult, f64)> {
+        let (sums, counts, ms) = match &mut self.engine {
             Engine::Cpu {
                 fact,
                 decompress_first,
