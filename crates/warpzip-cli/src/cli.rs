@@ -242,7 +242,8 @@ pub struct DemoArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Codec or primitive to measure (rle, scan, select, orc-rle, orc, deflate, sz); repeat for
-    /// several; default all.
+    /// several; default all. `ssb` (only when named) runs the Star Schema Benchmark's 13
+    /// queries on tables it generates, or on a column directory given as FILES.
     #[arg(short, long = "codec", value_name = "C")]
     pub codecs: Vec<String>,
     /// Also write the rows as CSV to OUT.

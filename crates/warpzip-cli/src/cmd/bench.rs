@@ -65,7 +65,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
 }
 
 /// The benchmarks that run on the CPU (the others need a GPU).
-const CPU_BENCHES: &[&str] = &["rle", "select", "orc-rle", "orc", "deflate"];
+const CPU_BENCHES: &[&str] = &["rle", "select", "orc-rle", "orc", "deflate", "ssb"];
 
 /// Refuses options that no chosen benchmark would use (each would be silently ignored), a
 /// GPU-only benchmark on the CPU, `--codec orc` without ORC files and a `--column` that no
@@ -91,7 +91,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         warpzip_bench::KNOWN_CODECS
             .iter()
             .copied()
-            .filter(|c| *c != "scan-sweep")
+            .filter(|c| *c != "scan-sweep" && *c != "ssb")
             .collect()
     } else {
         CPU_BENCHES.to_vec()
@@ -106,7 +106,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         (
             "--size",
             args.size.is_some(),
-            &["rle", "select", "orc-rle", "deflate"],
+            &["rle", "select", "orc-rle", "deflate", "ssb"],
         ),
         ("--dump-inputs", args.dump_inputs.is_some(), dump_benches),
         (
@@ -117,7 +117,11 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         ("--level", !args.levels.is_empty(), &["deflate"]),
         ("--write-chunks", args.write_chunks.is_some(), &["deflate"]),
         ("--column", !args.columns.is_empty(), &["orc-rle", "orc"]),
-        ("FILES", !args.files.is_empty(), &["rle", "orc", "deflate"]),
+        (
+            "FILES",
+            !args.files.is_empty(),
+            &["rle", "orc", "deflate", "ssb"],
+        ),
     ];
     for (option, given, users) in checks {
         if given && !runs(users) {

@@ -92,6 +92,11 @@ impl Prepared {
         self.stored_bytes
     }
 
+    /// Bytes of the fact columns the query reads, raw (4 a value).
+    pub fn raw_bytes(&self) -> u64 {
+        self.rows() as u64 * 4 * self.plan.slots().len() as u64
+    }
+
     /// Rows of the fact table.
     pub fn rows(&self) -> usize {
         match &self.engine {
