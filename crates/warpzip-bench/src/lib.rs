@@ -11,6 +11,7 @@ pub mod orc;
 mod orc_file;
 mod rle;
 mod scan;
+mod ssb;
 mod sz;
 pub mod tile;
 
@@ -109,6 +110,7 @@ pub const KNOWN_CODECS: &[&str] = &[
     "rfor",
     "tile",
     "sz",
+    "ssb",
 ];
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
@@ -161,6 +163,10 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                 })?;
             }
             tile::bench_gpu(gpu, opts, &ceilings, rows)?;
+            // The SSB queries: only when named (they generate their tables first).
+            if opts.codecs.iter().any(|c| c == "ssb") {
+                ssb::bench(device, Some(&ceilings), opts, rows)?;
+            }
             // The sz codec: both modes on the CPU, the fast mode on the GPU too.
             if opts.wants("sz") {
                 sz::bench_cpu(opts, rows)?;
@@ -184,6 +190,9 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                 deflate::bench(None, opts, &mut rows)?;
             }
             tile::bench_cpu(opts, &mut rows)?;
+            if opts.codecs.iter().any(|c| c == "ssb") {
+                ssb::bench(device, None, opts, &mut rows)?;
+            }
             if opts.wants("sz") {
                 sz::bench_cpu(opts, &mut rows)?;
             }

@@ -59,6 +59,9 @@ pub enum Command {
     /// Compare a float field with its lossy reconstruction: errors, PSNR, NRMSE and the values
     /// that break a bound.
     Compare(CompareArgs),
+    /// The Star Schema Benchmark: generate its tables, load them into compressed columns, run
+    /// its 13 queries on the CPU or the GPU.
+    Ssb(crate::cmd::ssb::SsbArgs),
 }
 
 /// A usage error found after parsing (exit status 2, like clap's own).
@@ -239,7 +242,9 @@ pub struct DemoArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Codec or primitive to measure (rle, scan, select, orc-rle, orc, deflate, for, dfor, rfor,
-    /// tile, sz); repeat for several; default all. `-C` as in compress, or `-c`.
+    /// tile, sz); repeat for several; default all. `ssb` (only when named) runs the Star Schema
+    /// Benchmark's 13 queries on tables it generates, or on a column directory given as FILES.
+    /// `-C` as in compress, or `-c`.
     #[arg(short = 'C', long = "codec", value_name = "C", short_alias = 'c')]
     pub codecs: Vec<String>,
     /// Also write the rows as CSV to OUT.

@@ -24,6 +24,7 @@ pub mod error;
 pub mod format;
 pub mod ops;
 pub mod orc;
+pub mod ssb;
 pub mod stream;
 internal_mod!(
     /// The GPU runtime: device, NVRTC compilation and cache, buffers, the chunk batch.

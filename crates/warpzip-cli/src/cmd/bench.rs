@@ -66,7 +66,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
 
 /// The benchmarks that run on the CPU (the others need a GPU).
 const CPU_BENCHES: &[&str] = &[
-    "rle", "select", "orc-rle", "orc", "deflate", "for", "dfor", "rfor", "tile", "sz",
+    "rle", "select", "orc-rle", "orc", "deflate", "for", "dfor", "rfor", "tile", "sz", "ssb",
 ];
 
 /// Refuses options that no chosen benchmark would use (each would be silently ignored), a
@@ -93,7 +93,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         warpzip_bench::KNOWN_CODECS
             .iter()
             .copied()
-            .filter(|c| *c != "scan-sweep")
+            .filter(|c| *c != "scan-sweep" && *c != "ssb")
             .collect()
     } else {
         CPU_BENCHES.to_vec()
@@ -109,7 +109,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
             "--size",
             args.size.is_some(),
             &[
-                "rle", "select", "orc-rle", "deflate", "for", "dfor", "rfor", "tile", "sz",
+                "rle", "select", "orc-rle", "deflate", "for", "dfor", "rfor", "tile", "sz", "ssb",
             ],
         ),
         ("--dump-inputs", args.dump_inputs.is_some(), dump_benches),
@@ -128,7 +128,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         (
             "FILES",
             !args.files.is_empty(),
-            &["rle", "orc", "deflate", "sz"],
+            &["rle", "orc", "deflate", "sz", "ssb"],
         ),
     ];
     for (option, given, users) in checks {

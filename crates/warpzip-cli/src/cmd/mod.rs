@@ -9,6 +9,7 @@ mod demo;
 mod inspect;
 pub mod orc;
 mod select;
+pub mod ssb;
 
 use crate::cli::{Command, DeviceChoice};
 use crate::output::Sink;
@@ -31,6 +32,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Select(args) => select::run(args),
         Command::Orc(args) => orc::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Ssb(args) => ssb::run(args),
     }
 }
 

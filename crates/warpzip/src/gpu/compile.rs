@@ -46,6 +46,7 @@ const HEADERS: &[(&str, &str)] = &[
     header!("orc/orc_rg_split.cuh"),
     header!("orc/orc_rg_blocks.cuh"),
     header!("deflate/inflate.cuh"),
+    header!("tile/tile_decode.cuh"),
 ];
 
 /// Every kernel module of the library, for the compile-everything test and cache warm-up.
@@ -62,6 +63,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::INFLATE_PAIR,
     super::kernels::TILE,
     super::kernels::SZ_FAST,
+    super::kernels::SSB,
 ];
 
 impl KernelSource {

@@ -20,6 +20,8 @@ pub mod entry {
     pub const TILE_DECODE_U64: &str = "tile_decode_u64";
     pub const TILE_ENCODE_U32: &str = "tile_encode_u32";
     pub const TILE_ENCODE_U64: &str = "tile_encode_u64";
+    pub const SSB_QUERY_TILE: &str = "ssb_query_tile";
+    pub const SSB_QUERY_PLAIN: &str = "ssb_query_plain";
     pub const SZ_FAST_INDEX: &str = "sz_fast_index";
     pub const SZ_FAST_DECODE_F32: &str = "sz_fast_decode_f32";
     pub const SZ_FAST_DECODE_F64: &str = "sz_fast_decode_f64";
@@ -247,4 +249,14 @@ pub const SZ_FAST: KernelSource = KernelSource {
         entry::SZ_FAST_ASSEMBLE_F32,
         entry::SZ_FAST_ASSEMBLE_F64,
     ],
+};
+
+/// The Star Schema Benchmark's queries: one parametrised kernel that decodes (or loads), filters,
+/// probes the dimension maps and aggregates a tile of the fact table at a time, over tile-codec
+/// columns (`ssb_query_tile`) or raw `u32` columns (`ssb_query_plain`).
+pub const SSB: KernelSource = KernelSource {
+    name: "ssb",
+    text: include_str!("../kernels/ssb/ssb.cu"),
+    defines: &[],
+    entries: &[entry::SSB_QUERY_TILE, entry::SSB_QUERY_PLAIN],
 };

@@ -352,8 +352,9 @@ pub fn decode_tile(bytes: &[u8], kind: Kind, plan: Plan, out: &mut [u64]) -> Res
     decode_tile_with(bytes, kind, plan, out, &mut scratch)
 }
 
-/// `decode_tile` with RFOR's run values and lengths in `scratch` (at least 1024 values).
-fn decode_tile_with(
+/// `decode_tile` with RFOR's run values and lengths in `scratch` (at least 1024 values), for
+/// callers that decode many tiles with one scratch buffer.
+pub fn decode_tile_with(
     bytes: &[u8],
     kind: Kind,
     plan: Plan,

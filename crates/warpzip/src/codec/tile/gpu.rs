@@ -412,13 +412,13 @@ mod tests {
     /// The launch geometry and the limits on the Rust side must be the kernel's own.
     #[test]
     fn launch_constants_match_tile_cu() {
-        let src = kernels::TILE.text;
+        let src = kernels::TILE.expanded();
         let define = |name: &str| -> usize {
             src.lines()
                 .find_map(|l| l.strip_prefix(&format!("#define {name} ")))
                 .and_then(|v| v.split_whitespace().next())
                 .and_then(|v| v.trim_end_matches('u').parse().ok())
-                .unwrap_or_else(|| panic!("tile.cu defines no {name}"))
+                .unwrap_or_else(|| panic!("tile.cu and its headers define no {name}"))
         };
         assert_eq!(THREADS as usize, define("TILE_THREADS"));
         assert_eq!(TILES_PER_BLOCK as usize, define("TILE_PER_BLOCK"));
