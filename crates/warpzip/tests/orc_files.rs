@@ -230,16 +230,18 @@ fn read_batch_selects_and_refuses_clearly() {
         .unwrap();
     assert_eq!(batch.num_rows(), 2);
     assert_eq!(batch.schema().field(0).name(), "int1");
-    let e = file
-        .read_batch(Some(&["string1"]), &Device::Cpu)
-        .unwrap_err();
-    assert!(matches!(e, Error::Unsupported(_)), "{e}");
-    let msg = e.to_string();
-    assert!(msg.contains("string1") && msg.contains("string"), "{msg}");
+    let strings = file.read_batch(Some(&["string1"]), &Device::Cpu).unwrap();
+    let strings = strings
+        .column(0)
+        .as_any()
+        .downcast_ref::<arrow_array::StringArray>();
+    let strings: Vec<&str> = strings.unwrap().iter().map(Option::unwrap).collect();
+    assert_eq!(strings, ["hi", "bye"]);
     let e = file.read_batch(Some(&["nope"]), &Device::Cpu).unwrap_err();
     assert!(matches!(e, Error::InvalidArgument(_)), "{e}");
-    // All columns includes unsupported ones.
-    assert!(file.read_batch(None, &Device::Cpu).is_err());
+    // Every column of every type (a union is refused: tests/orc_types.rs).
+    let all = file.read_batch(None, &Device::Cpu).unwrap();
+    assert_eq!(all.num_columns(), file.columns().len());
 }
 
 #[test]
