@@ -20,7 +20,7 @@ internal_mod!(column_tree);
 internal_mod!(cpu);
 internal_mod!(file);
 internal_mod!(gpu);
-mod place;
+internal_mod!(place);
 internal_mod!(plan);
 mod read;
 internal_mod!(schema);
