@@ -7,6 +7,7 @@ pub mod chunk_file;
 mod compact;
 pub mod deflate;
 pub mod inputs;
+mod lz;
 pub mod orc;
 mod orc_file;
 mod rle;
@@ -109,6 +110,8 @@ pub const KNOWN_CODECS: &[&str] = &[
     "rfor",
     "tile",
     "sz",
+    "snappy",
+    "lz4",
 ];
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
@@ -165,6 +168,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             if opts.wants("sz") {
                 sz::bench_cpu(opts, rows)?;
             }
+            lz::bench(device, opts, rows)?;
         }
         Device::Cpu => {
             if opts.wants("rle") {
@@ -186,6 +190,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             if opts.wants("sz") {
                 sz::bench_cpu(opts, &mut rows)?;
             }
+            lz::bench(device, opts, &mut rows)?;
         }
     }
     Ok(rows)

@@ -65,7 +65,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
 }
 
 /// The benchmarks that run on the CPU (the others need a GPU).
-const CPU_BENCHES: &[&str] = &["rle", "select", "orc-rle", "orc", "deflate"];
+const CPU_BENCHES: &[&str] = &[
+    "rle", "select", "orc-rle", "orc", "deflate", "snappy", "lz4",
+];
 
 /// Refuses options that no chosen benchmark would use (each would be silently ignored), a
 /// GPU-only benchmark on the CPU, `--codec orc` without ORC files and a `--column` that no
@@ -106,18 +108,22 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         (
             "--size",
             args.size.is_some(),
-            &["rle", "select", "orc-rle", "deflate"],
+            &["rle", "select", "orc-rle", "deflate", "snappy", "lz4"],
         ),
         ("--dump-inputs", args.dump_inputs.is_some(), dump_benches),
         (
             "--chunk-size",
             args.chunk_size.is_some(),
-            &["orc-rle", "deflate"],
+            &["orc-rle", "deflate", "snappy", "lz4"],
         ),
         ("--level", !args.levels.is_empty(), &["deflate"]),
         ("--write-chunks", args.write_chunks.is_some(), &["deflate"]),
         ("--column", !args.columns.is_empty(), &["orc-rle", "orc"]),
-        ("FILES", !args.files.is_empty(), &["rle", "orc", "deflate"]),
+        (
+            "FILES",
+            !args.files.is_empty(),
+            &["rle", "orc", "deflate", "snappy", "lz4"],
+        ),
     ];
     for (option, given, users) in checks {
         if given && !runs(users) {
