@@ -7,6 +7,7 @@ pub mod chunk_file;
 mod compact;
 pub mod deflate;
 pub mod inputs;
+mod lz;
 pub mod orc;
 mod orc_file;
 mod rle;
@@ -111,6 +112,8 @@ pub const KNOWN_CODECS: &[&str] = &[
     "tile",
     "sz",
     "ssb",
+    "snappy",
+    "lz4",
 ];
 
 /// Runs the benchmark and returns its rows (the caller prints and writes CSV).
@@ -172,6 +175,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                 sz::bench_cpu(opts, rows)?;
                 sz::bench_gpu(gpu, opts, &ceilings, rows)?;
             }
+            lz::bench(device, opts, rows)?;
         }
         Device::Cpu => {
             if opts.wants("rle") {
@@ -196,6 +200,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             if opts.wants("sz") {
                 sz::bench_cpu(opts, &mut rows)?;
             }
+            lz::bench(device, opts, &mut rows)?;
         }
     }
     Ok(rows)

@@ -148,8 +148,8 @@ pub struct OutputArgs {
 #[derive(Debug, Args)]
 pub struct CompressArgs {
     /// Codec to use: deflate (the default), rle, orc-rle-v1 or orc-rle-v2 (with --dtype), the
-    /// tile bit-packing codecs for, dfor, rfor and tile (with --dtype i32|u32|i64|u64), or sz
-    /// (lossy, with --dtype f32|f64 and --eb).
+    /// tile bit-packing codecs for, dfor, rfor and tile (with --dtype i32|u32|i64|u64), sz
+    /// (lossy, with --dtype f32|f64 and --eb), or snappy or lz4.
     /// `-c CODEC`, the older spelling, still works when CODEC is not the name of an existing
     /// file.
     #[arg(short = 'C', long, value_name = "CODEC", default_value = "deflate", value_parser = parse_codec)]

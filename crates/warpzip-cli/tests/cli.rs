@@ -625,7 +625,7 @@ fn demo_runs_every_part_on_its_data_and_verifies_it() {
     );
     assert!(!text.contains("FAILED"), "{text}");
     assert!(
-        text.contains("all 17 rows verified byte for byte"),
+        text.contains("all 19 rows verified byte for byte"),
         "{text}"
     );
     assert!(dir.names().is_empty(), "demo writes no files");
@@ -633,7 +633,7 @@ fn demo_runs_every_part_on_its_data_and_verifies_it() {
     // Without --device the demo runs wherever `auto` lands.
     let o = warpzip(&dir, &["demo"]);
     assert_ok(&o);
-    assert!(stdout(&o).contains("all 17 rows verified byte for byte"));
+    assert!(stdout(&o).contains("all 19 rows verified byte for byte"));
     assert_exit(&warpzip(&dir, &["demo", "--device", "tpu"]), 2);
     assert_exit(&warpzip(&dir, &["demo", "extra"]), 2);
 }

@@ -23,6 +23,11 @@ fn fixture(name: &str) -> PathBuf {
     .join(name)
 }
 
+/// A file of no rows with an int column `id` and an `array<uniontype<int,string>>` column `u`.
+fn union_file() -> PathBuf {
+    fixture("types/union.orc")
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -189,18 +194,28 @@ fn to_arrow_writes_the_selected_columns() {
     assert!(text(&o.stderr).contains("'int1' more than once"));
     assert!(!twice.exists());
 
-    // Without --columns: every supported column, the others named on stderr.
+    // Without --columns: every column, of every type.
     let all = dir.path("all.arrow");
     let o = warpzip(&dir, &["orc", "to-arrow", s(&file), "-o", s(&all)]);
     assert_exit(&o, 0);
-    assert!(text(&o.stderr).contains("skipping column 'string1'"));
-    assert_eq!(read_arrow(&all).num_columns(), 5);
-    // -q: the same file, no notice.
+    assert_eq!(text(&o.stderr), "");
+    assert_eq!(read_arrow(&all).num_columns(), 12);
+    // A union column is named on stderr as skipped; -q: the same file, no notice.
+    let union = union_file();
+    let some = dir.path("some.arrow");
+    let o = warpzip(&dir, &["orc", "to-arrow", s(&union), "-o", s(&some)]);
+    assert_exit(&o, 0);
+    assert!(
+        text(&o.stderr).contains("skipping column 'u'"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(read_arrow(&some).num_columns(), 1);
     let quiet = dir.path("quiet.arrow");
-    let o = warpzip(&dir, &["-q", "orc", "to-arrow", s(&file), "-o", s(&quiet)]);
+    let o = warpzip(&dir, &["-q", "orc", "to-arrow", s(&union), "-o", s(&quiet)]);
     assert_exit(&o, 0);
     assert_eq!(text(&o.stderr), "");
-    assert_eq!(read_arrow(&quiet).num_columns(), 5);
+    assert_eq!(read_arrow(&quiet).num_columns(), 1);
 
     // Nulls survive (the fixture's all_null column).
     let nulls = dir.path("nulls.arrow");
@@ -242,11 +257,12 @@ fn to_arrow_refuses_overwrite_and_leaves_no_partial_output() {
     assert_eq!(read_arrow(&out).num_rows(), 2);
 
     // Failures: an unsupported column, an unknown column, a damaged file. No output appears.
-    for (args, want) in [
-        (vec!["--columns", "string1"], "string1"),
-        (vec!["--columns", "nope"], "nope"),
+    let union = union_file();
+    for (input, args, want) in [
+        (&union, vec!["--columns", "u"], "'u'"),
+        (&file, vec!["--columns", "nope"], "nope"),
     ] {
-        let mut all = vec!["orc", "to-arrow", s(&file), "-o", "new.arrow"];
+        let mut all = vec!["orc", "to-arrow", s(input), "-o", "new.arrow"];
         all.extend(args);
         let o = warpzip(&dir, &all);
         assert_exit(&o, 1);

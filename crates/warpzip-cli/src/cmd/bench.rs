@@ -67,6 +67,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
 /// The benchmarks that run on the CPU (the others need a GPU).
 const CPU_BENCHES: &[&str] = &[
     "rle", "select", "orc-rle", "orc", "deflate", "for", "dfor", "rfor", "tile", "sz", "ssb",
+    "snappy", "lz4",
 ];
 
 /// Refuses options that no chosen benchmark would use (each would be silently ignored), a
@@ -110,13 +111,14 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
             args.size.is_some(),
             &[
                 "rle", "select", "orc-rle", "deflate", "for", "dfor", "rfor", "tile", "sz", "ssb",
+                "snappy", "lz4",
             ],
         ),
         ("--dump-inputs", args.dump_inputs.is_some(), dump_benches),
         (
             "--chunk-size",
             args.chunk_size.is_some(),
-            &["orc-rle", "deflate"],
+            &["orc-rle", "deflate", "snappy", "lz4"],
         ),
         ("--level", !args.levels.is_empty(), &["deflate"]),
         ("--write-chunks", args.write_chunks.is_some(), &["deflate"]),
@@ -128,7 +130,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         (
             "FILES",
             !args.files.is_empty(),
-            &["rle", "orc", "deflate", "sz", "ssb"],
+            &["rle", "orc", "deflate", "sz", "ssb", "snappy", "lz4"],
         ),
     ];
     for (option, given, users) in checks {

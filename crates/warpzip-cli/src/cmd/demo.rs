@@ -5,7 +5,7 @@
 //!   second decoder (the row-group decoder on the CPU, the CPU reader on a GPU);
 //! - a gzip file and a BGZF file (made here from bundled and generated text) decompressed;
 //! - the `.wz` codecs: ORC RLE v1 and v2 on TPC-H-like integer columns (sorted order keys,
-//!   ship dates, quantities), byte RLE on a fax image, Deflate on English text;
+//!   ship dates, quantities), byte RLE on a fax image, Deflate, Snappy and LZ4 on English text;
 //! - compaction: the order keys of the lines whose quantity is under 25, against a scalar filter.
 //!
 //! Every input is bundled in the binary or generated deterministically: no files, no network.
@@ -102,6 +102,15 @@ pub fn run(args: DemoArgs) -> Result<()> {
         "alice29.txt: English text".to_string(),
         &device,
     ));
+    for codec in [CodecId::Snappy, CodecId::Lz4] {
+        rows.push(wz_row(
+            codec,
+            None,
+            ALICE,
+            "alice29.txt: English text".to_string(),
+            &device,
+        ));
+    }
     rows.push(compact_row(&items, &device));
     rows.push(sz_row(&device));
 

@@ -1,6 +1,6 @@
 //! `warpzip orc`: reads Apache ORC files. `inspect` shows the tail (format version,
-//! compression, stripes, columns with their types and encodings); `to-arrow` decodes
-//! integer-family columns into an Arrow IPC file. The clap types live here, beside their only
+//! compression, stripes, columns with their types and encodings); `to-arrow` decodes columns
+//! of every type but union into an Arrow IPC file. The clap types live here, beside their only
 //! user, so that the ORC commands plug into `cli.rs` with one line.
 
 use super::{format_table, human_bytes, Align};
@@ -24,12 +24,11 @@ pub struct OrcArgs {
 pub enum OrcCommand {
     /// Show an ORC file's format version, compression, stripes and columns.
     Inspect(OrcInspectArgs),
-    /// Decode integer-family columns (boolean, tinyint, smallint, int, bigint, date) into an
-    /// Arrow IPC file.
+    /// Decode columns (every ORC type but union) into an Arrow IPC file, of the Arrow types
+    /// pyarrow gives.
     #[command(
-        after_help = "Without --columns, every column of a supported type is written and \
-the others are named on stderr as skipped; with --columns, a column of an unsupported type is \
-an error.\n\nExamples:\n  warpzip orc to-arrow data.orc -o data.arrow\n  \
+        after_help = "Without --columns, every column is written but those of a union type, \
+which are named on stderr as skipped; with --columns, a union column is an error.\n\nExamples:\n  warpzip orc to-arrow data.orc -o data.arrow\n  \
 warpzip orc to-arrow data.orc -o keys.arrow --columns id,date"
     )]
     ToArrow(OrcToArrowArgs),
@@ -50,15 +49,16 @@ pub struct OrcToArrowArgs {
     /// The Arrow IPC file to write; `-` writes the Arrow IPC stream format to stdout.
     #[arg(short, long, value_name = "OUT.arrow")]
     pub output: PathBuf,
-    /// Columns to write, in this order (comma-separated names); default: every supported one.
+    /// Columns to write, in this order (comma-separated names); default: every one but unions.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub columns: Option<Vec<String>>,
     /// Overwrite an existing output; write to a terminal.
     #[arg(short, long)]
     pub force: bool,
-    /// Where to decode: on the GPU, ZLIB streams are inflated and the RLE streams decoded there
-    /// (a block of 4 warps per row group of an integer column, a warp per row group of a boolean
-    /// or tinyint one), then the columns are copied back; `auto` uses a GPU when one is usable.
+    /// Where to decode: on the GPU, ZLIB streams are inflated and the RLE streams of
+    /// integer-family columns decoded there (a block of 4 warps per row group of an integer
+    /// column, a warp per row group of a boolean or tinyint one), then the columns are copied
+    /// back, the other columns decoded on the CPU; `auto` uses a GPU when one is usable.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
     /// The ORC file.
@@ -159,7 +159,7 @@ fn describe(name: &str, file: &OrcFile, stripes: &[Stripe], list_streams: bool) 
                 } else {
                     encodings.into_iter().collect::<Vec<_>>().join(",")
                 },
-                if c.is_supported() { "yes" } else { "no" }.to_string(),
+                if c.is_readable() { "yes" } else { "no" }.to_string(),
             ]
         })
         .collect();
@@ -296,19 +296,18 @@ fn to_arrow(args: OrcToArrowArgs) -> Result<()> {
         None => {
             let mut names = Vec::new();
             for c in file.columns() {
-                if c.is_supported() {
+                if c.is_readable() {
                     names.push(c.name.clone());
                 } else {
                     super::notice(&format!(
-                        "skipping column '{}' ({}: not decoded yet)",
+                        "skipping column '{}' ({}: union types are not decoded)",
                         c.name, c.type_name
                     ));
                 }
             }
             if names.is_empty() {
                 bail!(
-                    "{} has no column of a supported type (boolean, tinyint, smallint, int, \
-                     bigint, date)",
+                    "{} has no column of a decoded type (every type but union)",
                     path.display()
                 );
             }

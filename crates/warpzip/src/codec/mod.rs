@@ -5,6 +5,7 @@
 //! is the recipe for a new one.
 
 internal_mod!(deflate);
+internal_mod!(lz);
 internal_mod!(orc_rle);
 internal_mod!(rle);
 internal_mod!(tile);
@@ -106,6 +107,8 @@ pub static REGISTRY: &[&dyn Codec] = &[
     &tile::TileCodec::RFOR,
     &tile::TileCodec::TILE,
     &sz::SzCodec,
+    &lz::LzCodec::SNAPPY,
+    &lz::LzCodec::LZ4,
 ];
 
 /// The codec with header id `id`.

@@ -54,6 +54,10 @@ codec_ids! {
     Tile = 8, "tile";
     /// Error-bounded lossy compression of f32/f64 fields after cuSZ (`codec::sz`).
     Sz = 9, "sz";
+    /// Snappy: each chunk one raw Snappy block (`codec::lz`).
+    Snappy = 10, "snappy";
+    /// LZ4: each chunk one raw LZ4 block (`codec::lz`).
+    Lz4 = 11, "lz4";
 }
 
 impl CodecId {

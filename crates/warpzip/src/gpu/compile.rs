@@ -60,6 +60,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::ORC_RLE_EXPAND,
     super::kernels::ORC_RLE_LOCKSTEP,
     super::kernels::INFLATE,
+    super::kernels::LZ,
     super::kernels::INFLATE_PAIR,
     super::kernels::TILE,
     super::kernels::SZ_FAST,

@@ -31,6 +31,8 @@ pub mod entry {
     pub const SZ_FAST_ENCODE_F64: &str = "sz_fast_encode_f64";
     pub const SZ_FAST_ASSEMBLE_F32: &str = "sz_fast_assemble_f32";
     pub const SZ_FAST_ASSEMBLE_F64: &str = "sz_fast_assemble_f64";
+    pub const LZ_DECODE_SNAPPY: &str = "lz_decode_snappy";
+    pub const LZ_DECODE_LZ4: &str = "lz_decode_lz4";
 }
 
 /// The eight kernels `ORC_INT_KERNELS*` (orc_int.cuh) makes for each prefix, then `extra`.
@@ -259,4 +261,12 @@ pub const SSB: KernelSource = KernelSource {
     text: include_str!("../kernels/ssb/ssb.cu"),
     defines: &[],
     entries: &[entry::SSB_QUERY_TILE, entry::SSB_QUERY_PLAIN],
+};
+
+/// The `snappy` and `lz4` codecs' decoders, a warp per raw block on the CODAG framework.
+pub const LZ: KernelSource = KernelSource {
+    name: "lz",
+    text: include_str!("../kernels/lz/lz.cu"),
+    defines: &[],
+    entries: &[entry::LZ_DECODE_SNAPPY, entry::LZ_DECODE_LZ4],
 };

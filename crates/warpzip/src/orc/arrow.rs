@@ -141,6 +141,7 @@ mod tests {
             id: 1,
             kind,
             type_name: format!("{kind:?}"),
+            unreadable: None,
         }
     }
 

@@ -2,21 +2,25 @@
 //!
 //! - `place`: where in a file damage lies, for `Error::CorruptOrc`;
 //! - `file::proto`: the protobuf messages of the file's tail and stripe footers;
-//! - `schema`: the columns and their types, and which of them are decoded (boolean, tinyint,
-//!   smallint, int, bigint, date; any other type is reported as unsupported, never mis-decoded);
+//! - `schema`: the columns and their types, and which of them are decoded (every type but
+//!   union, which is reported as unsupported, never mis-decoded);
 //! - `file`: the tail, compression chunks and their inflation, stripes and their streams, and
 //!   [`OrcFile`], a file held in memory;
 //! - `plan`: each stripe's decompressed streams of a column, and where its row groups start;
 //! - `arrow`: Arrow arrays and record batches from decoded values;
-//! - `cpu`: the CPU decoder, through the ORC integer RLE decoders of `codec::orc_rle`;
+//! - `cpu`: the CPU decoder of integer-family columns, through the ORC integer RLE decoders of
+//!   `codec::orc_rle`, row group by row group;
+//! - `column_tree`: the CPU decoder of every other type (floats, strings, decimals, timestamps,
+//!   structs, lists, maps), whole stripes down the type tree;
 //! - `gpu`: the GPU decoder (row groups laid out, kernels launched, ZLIB inflated on the GPU);
 //! - `read`: the entry point, [`OrcFile::read_batch`] on a [`Device`](crate::device::Device).
 
 mod arrow;
+internal_mod!(column_tree);
 internal_mod!(cpu);
 internal_mod!(file);
 internal_mod!(gpu);
-mod place;
+internal_mod!(place);
 internal_mod!(plan);
 mod read;
 internal_mod!(schema);

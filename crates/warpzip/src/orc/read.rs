@@ -2,6 +2,7 @@
 //! asked for, and [`OrcFile::read_column`] one column on the CPU.
 
 use super::arrow;
+use super::column_tree;
 use super::cpu;
 use super::file::OrcFile;
 use super::gpu;
@@ -12,17 +13,18 @@ use arrow_array::{ArrayRef, RecordBatch};
 
 impl OrcFile {
     /// Decodes one column of every stripe into one Arrow array on the CPU. A column of an
-    /// unsupported type is an `Unsupported` error naming it.
+    /// unsupported type (a union) is an `Unsupported` error naming it.
     pub fn read_column(&self, column: &OrcColumn) -> Result<ArrayRef> {
         // The stripes are read first: a damaged stripe is reported before the column's type.
         let stripes = self.stripes()?;
-        cpu::read_column(self, &stripes, column)
+        read_on_cpu(self, &stripes, column)
     }
 
     /// Decodes the named columns (all columns for `None`) into one record batch, in the order
     /// given, on `device`: on the CPU (the reference), or on a GPU, where a ZLIB file's streams
-    /// are inflated and the run-length streams decoded before the columns are copied back. A
-    /// column of an unsupported type is an `Unsupported` error naming it, an unknown name an
+    /// are inflated and the run-length streams of integer-family columns decoded before the
+    /// columns are copied back (columns of other types are decoded on the CPU). A column of an
+    /// unsupported type (a union) is an `Unsupported` error naming it, an unknown name an
     /// `InvalidArgument` one.
     pub fn read_batch(&self, names: Option<&[&str]>, device: &Device) -> Result<RecordBatch> {
         let selected = self.selected(names)?;
@@ -31,9 +33,37 @@ impl OrcFile {
         let arrays = match device {
             Device::Cpu => selected
                 .iter()
-                .map(|c| cpu::read_column(self, &stripes, c))
+                .map(|c| read_on_cpu(self, &stripes, c))
                 .collect::<Result<Vec<_>>>()?,
-            Device::Gpu(g) => gpu::read_columns(g, self, &selected)?,
+            Device::Gpu(g) => {
+                // Integer-family columns are decoded on the GPU, the others on the CPU.
+                let on_gpu: Vec<&OrcColumn> = selected
+                    .iter()
+                    .copied()
+                    .filter(|c| c.is_supported())
+                    .collect();
+                let mut from_gpu = if on_gpu.is_empty() {
+                    Vec::new()
+                } else {
+                    gpu::read_columns(g, self, &on_gpu)?
+                }
+                .into_iter();
+                selected
+                    .iter()
+                    .map(|c| {
+                        if c.is_supported() {
+                            from_gpu.next().ok_or_else(|| {
+                                crate::error::Error::Driver(format!(
+                                    "ORC column '{}' did not come back from the GPU",
+                                    c.name
+                                ))
+                            })
+                        } else {
+                            read_on_cpu(self, &stripes, c)
+                        }
+                    })
+                    .collect::<Result<Vec<_>>>()?
+            }
         };
         arrow::record_batch(&selected, arrays, rows)
     }
@@ -75,7 +105,7 @@ impl OrcFile {
             let rows = OrcFile::rows_in(part)?;
             let arrays = selected
                 .iter()
-                .map(|c| cpu::read_column(self, part, c))
+                .map(|c| read_on_cpu(self, part, c))
                 .collect::<Result<Vec<_>>>()?;
             arrow::record_batch(&selected, arrays, rows)
         })))
@@ -91,8 +121,23 @@ impl OrcFile {
             None => self.columns().iter().collect(),
         };
         for c in &selected {
-            c.check_supported()?;
+            c.check_readable()?;
         }
         Ok(selected)
+    }
+}
+
+/// `column` of `stripes` on the CPU: integer-family columns by row groups (`cpu`), the others
+/// down their type tree (`column_tree`).
+fn read_on_cpu(
+    file: &OrcFile,
+    stripes: &[super::file::stripe::Stripe],
+    column: &OrcColumn,
+) -> Result<ArrayRef> {
+    if column.is_supported() {
+        cpu::read_column(file, stripes, column)
+    } else {
+        column.check_readable()?;
+        column_tree::read_column(file, stripes, column)
     }
 }

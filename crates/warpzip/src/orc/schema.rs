@@ -1,6 +1,7 @@
 //! The schema: the root struct's fields as columns, their types as ORC writes them, and which of
-//! them this reader decodes (boolean, tinyint, smallint, int, bigint, date). Any other type is
-//! an `Unsupported` error naming the column, never a guess.
+//! them this reader decodes: every type but union (and types holding one), integer-family ones
+//! (boolean, tinyint, smallint, int, bigint, date) also row group by row group and on the GPU.
+//! A union is an `Unsupported` error naming the column, never a guess.
 
 use super::file::proto::{Type, TypeKind};
 use super::place::Place;
@@ -21,10 +22,32 @@ pub struct OrcColumn {
     pub kind: TypeKind,
     /// The type as ORC writes it: `int`, `string`, `struct<a:int,b:string>`, `decimal(10,2)`.
     pub type_name: String,
+    /// Why the reader cannot decode the column (its type is or holds a union), `None` when it
+    /// can.
+    pub unreadable: Option<String>,
 }
 
 impl OrcColumn {
-    /// True for the types this reader decodes.
+    /// True for the columns this reader decodes: every type but union and types that hold one.
+    pub fn is_readable(&self) -> bool {
+        self.unreadable.is_none()
+    }
+
+    /// An `Unsupported` error naming the column, for the columns [`is_readable`] refuses.
+    ///
+    /// [`is_readable`]: OrcColumn::is_readable
+    pub fn check_readable(&self) -> Result<()> {
+        match &self.unreadable {
+            None => Ok(()),
+            Some(why) => Err(Error::Unsupported(format!(
+                "ORC column '{}' has type {}: {why}",
+                self.name, self.type_name
+            ))),
+        }
+    }
+
+    /// True for the integer-family types (boolean, tinyint, smallint, int, bigint, date), which
+    /// are decoded row group by row group (`plan`, the CPU's row-group decoder, the GPU).
     pub fn is_supported(&self) -> bool {
         matches!(
             self.kind,
@@ -37,14 +60,15 @@ impl OrcColumn {
         )
     }
 
-    /// An `Unsupported` error naming the column and its type, for the types not decoded.
+    /// An `Unsupported` error naming the column and its type, for the types the row-group
+    /// decoders do not decode.
     pub fn check_supported(&self) -> Result<()> {
         if self.is_supported() {
             Ok(())
         } else {
             Err(Error::Unsupported(format!(
                 "ORC column '{}' has type {}; only boolean, tinyint, smallint, int, bigint and \
-                 date columns are decoded",
+                 date columns are decoded by row groups",
                 self.name, self.type_name
             )))
         }
@@ -80,6 +104,7 @@ pub fn top_level_columns(types: &[Type]) -> Result<Vec<OrcColumn>> {
             id: 0,
             kind: kind_of(root),
             type_name: type_name(types, 0, 0),
+            unreadable: unreadable(types, 0),
         }]);
     }
     Ok(root
@@ -93,13 +118,25 @@ pub fn top_level_columns(types: &[Type]) -> Result<Vec<OrcColumn>> {
                 id,
                 kind,
                 type_name: type_name(types, id as usize, 0),
+                unreadable: unreadable(types, id),
             }
         })
         .collect())
 }
 
+/// Why type `id` cannot be decoded (it is or holds a union, or its tree is damaged), `None`
+/// when it can.
+fn unreadable(types: &[Type], id: u32) -> Option<String> {
+    super::column_tree::arrow_type(types, id, "")
+        .err()
+        .map(|e| match e {
+            Error::Unsupported(_) => "union types are not decoded".to_string(),
+            other => other.to_string(),
+        })
+}
+
 /// A type's kind; `read_tail` already rejected unknown kinds, so the fallback is never used.
-fn kind_of(t: &Type) -> TypeKind {
+pub(crate) fn kind_of(t: &Type) -> TypeKind {
     TypeKind::try_from(t.kind.unwrap_or(0)).unwrap_or(TypeKind::Struct)
 }
 

@@ -1,7 +1,9 @@
 //! ORC's compression framing: a compressed stream is a sequence of chunks, each behind a 3-byte
 //! little-endian header whose low bit says "stored as is" and whose other 23 bits are the chunk's
-//! length. ZLIB chunks are raw Deflate (RFC 1951, no zlib header) and inflate on the CPU here,
-//! one after another or (for a whole stream, `inflate_stream_mapped`) on all cores.
+//! length. ZLIB chunks are raw Deflate (RFC 1951, no zlib header), SNAPPY chunks raw Snappy
+//! blocks, LZ4 chunks raw LZ4 blocks and ZSTD chunks Zstandard frames; they decompress on the CPU
+//! here (through `flate2`, `snap`, `lz4_flex` and `zstd`), one after another or (for a whole
+//! stream, `inflate_stream_mapped`) on all cores.
 
 use super::super::place::Place;
 use super::proto::CompressionKind;
@@ -31,7 +33,8 @@ impl Compression {
     };
 
     /// The compression of a file whose postscript says `kind` (a raw protobuf value) and
-    /// `block_size`; a kind this build cannot inflate is an `Unsupported` error.
+    /// `block_size`; a kind this build cannot decompress (LZO, BROTLI) is an `Unsupported`
+    /// error.
     pub fn from_postscript(kind: Option<i32>, block_size: Option<u64>) -> Result<Compression> {
         let raw = kind.unwrap_or(0);
         let kind = CompressionKind::try_from(raw).map_err(|_| {
@@ -40,10 +43,14 @@ impl Compression {
                 .corrupt(format!("unknown compression {raw}"))
         })?;
         match kind {
-            CompressionKind::None | CompressionKind::Zlib => {}
+            CompressionKind::None
+            | CompressionKind::Zlib
+            | CompressionKind::Snappy
+            | CompressionKind::Lz4
+            | CompressionKind::Zstd => {}
             other => {
                 return Err(Error::Unsupported(format!(
-                    "ORC compression {} (this build reads NONE and ZLIB)",
+                    "ORC compression {} (this build reads NONE, ZLIB, SNAPPY, LZ4 and ZSTD)",
                     other.name()
                 )))
             }
@@ -222,7 +229,7 @@ pub fn decompress_stream_mapped<'a>(
             try_reserve(&mut out, chunk.len(), "a decompressed ORC stream")?;
             out.extend_from_slice(chunk);
         } else {
-            inflate_chunk(chunk, compression.block_size, &mut out)?
+            decompress_chunk(compression, chunk, &mut out)?
                 .map_err(|reason| corrupt(place, pos, &reason))?;
         }
         pos = end;
@@ -267,7 +274,7 @@ pub fn inflate_stream_mapped<'a>(
     if chunks.len() < 2 {
         return decompress_stream_mapped(data, compression, place);
     }
-    let Some((out, starts)) = inflate_chunks(&chunks, compression.block_size) else {
+    let Some((out, starts)) = inflate_chunks(&chunks, compression) else {
         return decompress_stream_mapped(data, compression, place);
     };
     let map = ChunkMap {
@@ -289,8 +296,9 @@ const MAX_SLOTS_BYTES: u64 = 1 << 29;
 /// reports what it reports).
 fn inflate_chunks(
     chunks: &[(usize, &[u8], bool)],
-    limit: u64,
+    compression: Compression,
 ) -> Option<(Vec<u8>, Vec<ChunkStart>)> {
+    let limit = compression.block_size;
     let slot = usize::try_from(limit).ok().filter(|&s| s > 0)?;
     if (chunks.len() as u64).saturating_mul(limit) > MAX_SLOTS_BYTES {
         return None;
@@ -305,6 +313,9 @@ fn inflate_chunks(
             if original {
                 dst.get_mut(..chunk.len())?.copy_from_slice(chunk);
                 return Some(chunk.len());
+            }
+            if compression.kind != CompressionKind::Zlib {
+                return decompress_block(compression.kind, chunk, dst).ok();
             }
             let mut inflater = flate2::Decompress::new(false);
             match inflater.decompress(chunk, dst, flate2::FlushDecompress::Finish) {
@@ -329,6 +340,76 @@ fn inflate_chunks(
     }
     out.truncate(end);
     Some((out, starts))
+}
+
+/// Decompresses one chunk (not stored as is) onto `out`, refusing to produce more than the
+/// block size: the outer error is memory that cannot be had, the inner one the chunk's damage.
+fn decompress_chunk(
+    compression: Compression,
+    chunk: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<std::result::Result<(), String>> {
+    if compression.kind == CompressionKind::Zlib {
+        return inflate_chunk(chunk, compression.block_size, out);
+    }
+    let before = out.len();
+    let limit = usize::try_from(compression.block_size)
+        .map_err(|_| Error::InvalidArgument("compression block size too large".into()))?;
+    // The block size is at most 8 MiB (its 23-bit header field), so a whole slot is reserved.
+    try_reserve(out, limit, "a decompressed ORC stream")?;
+    out.resize(before + limit, 0);
+    let result = decompress_block(compression.kind, chunk, &mut out[before..]);
+    match result {
+        Ok(n) => {
+            out.truncate(before + n);
+            Ok(Ok(()))
+        }
+        Err(reason) => {
+            out.truncate(before);
+            Ok(Err(reason))
+        }
+    }
+}
+
+/// Decompresses one SNAPPY, LZ4 or ZSTD chunk into `dst` (the block size): the bytes written,
+/// or why the chunk is damaged (one that needs more room than `dst` is damaged too).
+pub fn decompress_block(
+    kind: CompressionKind,
+    chunk: &[u8],
+    dst: &mut [u8],
+) -> std::result::Result<usize, String> {
+    let name = kind.name();
+    match kind {
+        CompressionKind::Snappy => {
+            let n = snap::raw::decompress_len(chunk)
+                .map_err(|e| format!("a {name} chunk does not decompress ({e})"))?;
+            if n > dst.len() {
+                return Err(format!(
+                    "a {name} chunk decompresses to {n} bytes, more than the compression block \
+                     size ({} bytes)",
+                    dst.len()
+                ));
+            }
+            snap::raw::Decoder::new()
+                .decompress(chunk, dst)
+                .map_err(|e| format!("a {name} chunk does not decompress ({e})"))
+        }
+        CompressionKind::Lz4 => lz4_flex::block::decompress_into(chunk, dst).map_err(|e| {
+            format!(
+                "a {name} chunk does not decompress into the compression block size ({} bytes): \
+                 {e}",
+                dst.len()
+            )
+        }),
+        CompressionKind::Zstd => zstd::bulk::decompress_to_buffer(chunk, dst).map_err(|e| {
+            format!(
+                "a {name} chunk does not decompress into the compression block size ({} bytes): \
+                 {e}",
+                dst.len()
+            )
+        }),
+        other => Err(format!("{} chunks are not decompressed here", other.name())),
+    }
 }
 
 /// Inflates one raw-Deflate chunk onto `out`, refusing to produce more than `limit` bytes.
@@ -489,9 +570,60 @@ mod tests {
     }
 
     #[test]
+    fn snappy_lz4_and_zstd_chunks_concatenate() {
+        let text: Vec<u8> = (0..3000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        let part = &text[..1000];
+        let blocks = [
+            (
+                CompressionKind::Snappy,
+                snap::raw::Encoder::new().compress_vec(part).unwrap(),
+            ),
+            (CompressionKind::Lz4, lz4_flex::block::compress(part)),
+            (CompressionKind::Zstd, zstd::bulk::compress(part, 3).unwrap()),
+        ];
+        for (kind, block) in blocks {
+            let compression = Compression {
+                kind,
+                block_size: 1024,
+            };
+            let mut stream = header(block.len(), false).to_vec();
+            stream.extend_from_slice(&block);
+            stream.extend_from_slice(&header(3, true));
+            stream.extend_from_slice(b"abc");
+            stream.extend_from_slice(&header(block.len(), false));
+            stream.extend_from_slice(&block);
+            let out = decompress_stream(&stream, compression, &Place::file()).unwrap();
+            assert_eq!(&out[..1000], part, "{kind:?}");
+            assert_eq!(&out[1000..1003], b"abc", "{kind:?}");
+            assert_eq!(&out[1003..], part, "{kind:?}");
+            let (parallel, _) = inflate_stream_mapped(&stream, compression, &Place::file()).unwrap();
+            assert_eq!(parallel, out, "{kind:?}");
+            // A block size smaller than a chunk's bytes, and a damaged chunk, are errors.
+            let small = Compression {
+                kind,
+                block_size: 999,
+            };
+            assert!(decompress_stream(&stream, small, &Place::file()).is_err());
+            assert!(inflate_stream_mapped(&stream, small, &Place::file()).is_err());
+            let mut bad = stream.clone();
+            for b in &mut bad[3..3 + block.len().min(12)] {
+                *b ^= 0x5a;
+            }
+            let _ = decompress_stream(&bad, compression, &Place::file());
+            let cut = &stream[..3 + block.len() / 2];
+            assert!(decompress_stream(cut, compression, &Place::file()).is_err());
+        }
+    }
+
+    #[test]
     fn other_kinds_are_unsupported() {
-        let e = Compression::from_postscript(Some(5), None).unwrap_err();
-        assert!(e.to_string().contains("ZSTD"), "{e}");
+        let e = Compression::from_postscript(Some(6), None).unwrap_err();
+        assert!(e.to_string().contains("BROTLI"), "{e}");
+        let e = Compression::from_postscript(Some(3), None).unwrap_err();
+        assert!(e.to_string().contains("LZO"), "{e}");
+        for kind in [2, 4, 5] {
+            assert!(Compression::from_postscript(Some(kind), None).is_ok());
+        }
         assert!(Compression::from_postscript(Some(99), None).is_err());
         assert_eq!(
             Compression::from_postscript(None, None).unwrap(),

@@ -245,6 +245,7 @@ mod tests {
                 id: 1,
                 kind,
                 type_name: format!("{kind:?}"),
+                unreadable: None,
             };
             for rows in [0usize, 1, 7, 1000] {
                 let (mut values, width) = host_values(&column, rows).unwrap();
@@ -270,6 +271,7 @@ mod tests {
             id: 2,
             kind: TypeKind::String,
             type_name: "string".into(),
+            unreadable: None,
         };
         assert!(host_values(&string, 3).is_err());
     }

@@ -1,0 +1,134 @@
+//! Snappy and LZ4 blocks decoded on the GPU (`kernels/lz/lz.cu`): one warp per block on the
+//! CODAG framework, the blocks of a container as one batch of the shared chunk batch.
+
+use super::LzKind;
+use crate::error::{ChunkStatus, Error, Result};
+use crate::gpu::batch::{BatchShape, ChunkBatch, ChunkRecord};
+use crate::gpu::{kernels, GpuContext, LaunchConfig, PushKernelArg};
+use cudarc::driver::DeviceRepr;
+
+/// Warps per block; must match `LZ_WARPS` in lz.cu.
+pub const WARPS: u32 = 2;
+/// Resident blocks per SM the persistent grid asks for.
+const BLOCKS_PER_SM: u32 = 16;
+/// Result words a block: status, bytes written, bytes consumed.
+const RESULT_WORDS: usize = 3;
+
+/// One block of a batch; the layout of `LzChunk` in lz.cu.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LzChunk {
+    pub in_offset: u64,
+    pub out_offset: u64,
+    pub in_len: u32,
+    pub out_cap: u32,
+}
+
+// SAFETY: `LzChunk` is `#[repr(C)]` plain data with the field order, sizes and alignment of the
+// CUDA struct (u64, u64, u32, u32: 24 bytes, no padding).
+unsafe impl DeviceRepr for LzChunk {}
+
+impl ChunkRecord for LzChunk {
+    fn input_span(&self) -> (u64, u64) {
+        (self.in_offset, u64::from(self.in_len))
+    }
+
+    fn output_span(&self) -> (u64, u64) {
+        (self.out_offset, u64::from(self.out_cap))
+    }
+}
+
+/// The buffer rules of the kernels: whole 128-byte input blocks, outputs 4-byte aligned (the
+/// framework's `copy_back` writes aligned words).
+pub const SHAPE: BatchShape = BatchShape {
+    input_align: 128,
+    input_slack: 0,
+    out_unit: 1,
+    out_align: 4,
+    out_round: 4,
+    status_words: RESULT_WORDS,
+    noun: "GPU snappy/lz4 block",
+};
+
+/// The kernel's entry point for `kind`.
+pub fn entry(kind: LzKind) -> &'static str {
+    match kind {
+        LzKind::Snappy => kernels::entry::LZ_DECODE_SNAPPY,
+        LzKind::Lz4 => kernels::entry::LZ_DECODE_LZ4,
+    }
+}
+
+/// Decodes `chunks` (a block and its uncompressed length each) into `out` (their lengths back
+/// to back) on the GPU. A block that is not exactly its recorded length is `Error::Corrupt`
+/// naming the lowest such chunk.
+pub fn decompress_into(
+    gpu: &GpuContext,
+    kind: LzKind,
+    chunks: &[(&[u8], usize)],
+    out: &mut [u8],
+) -> Result<()> {
+    if chunks.is_empty() {
+        return Ok(());
+    }
+    let mut input = Vec::new();
+    let mut records = Vec::with_capacity(chunks.len());
+    let mut out_at = 0u64;
+    for (i, &(block, len)) in chunks.iter().enumerate() {
+        let too_big = |what: &str| Error::InvalidArgument(format!("chunk {i}: {what} over 4 GiB"));
+        records.push(LzChunk {
+            in_offset: input.len() as u64,
+            out_offset: out_at,
+            in_len: u32::try_from(block.len()).map_err(|_| too_big("input"))?,
+            out_cap: u32::try_from(len).map_err(|_| too_big("output"))?,
+        });
+        crate::error::try_reserve(&mut input, block.len(), "the blocks' upload")?;
+        input.extend_from_slice(block);
+        out_at += (len as u64).div_ceil(4) * 4;
+    }
+    let out_len = usize::try_from(out_at).map_err(|_| Error::InvalidArgument("output too large".into()))?;
+    let mut batch = ChunkBatch::upload(gpu, &input, records, out_len.max(4), SHAPE)?;
+    let function = gpu.function(&kernels::LZ, entry(kind))?;
+    let n = batch.count();
+    let blocks = n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (WARPS * 32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let stream = gpu.stream();
+    batch.reset_counter(stream)?;
+    let mut launch = stream.launch_builder(&function);
+    launch
+        .arg(&batch.input)
+        .arg(&batch.records)
+        .arg(&n)
+        .arg(&mut batch.out)
+        .arg(&mut batch.status)
+        .arg(&mut batch.counter);
+    // SAFETY: the arguments match `lz_decode_snappy` and `lz_decode_lz4` (input, chunks, count,
+    // output, results, counter). `ChunkBatch::upload` checked that every block lies inside the
+    // input, whose length is a multiple of 128 as the framework requires, and every output
+    // range inside the output, 4-byte aligned; the kernel bounds every read by `in_len` and every
+    // write by `out_cap`.
+    unsafe { launch.launch(cfg) }?;
+    let words = batch.status_words(gpu)?;
+    for (i, (w, &(block, len))) in words.chunks_exact(RESULT_WORDS).zip(chunks).enumerate() {
+        let status = match ChunkStatus::from_code(w[0]) {
+            ChunkStatus::Ok if (w[1] as usize) < len => ChunkStatus::Underflow,
+            ChunkStatus::Ok if w[2] as usize != block.len() => ChunkStatus::Corrupt,
+            s => s,
+        };
+        if status != ChunkStatus::Ok {
+            return Err(Error::chunk(i, status));
+        }
+    }
+    let all = batch.output(gpu)?;
+    let mut at = 0usize;
+    let mut from = 0usize;
+    for &(_, len) in chunks {
+        out[at..at + len].copy_from_slice(&all[from..from + len]);
+        at += len;
+        from += len.div_ceil(4) * 4;
+    }
+    Ok(())
+}
