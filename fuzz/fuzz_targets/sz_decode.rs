@@ -34,6 +34,7 @@ fuzz_target!(|data: &[u8]| {
         step: 2e-3,
         fills: if flags & 8 != 0 { vec![0x7f7f_ffff] } else { Vec::new() },
         radius: if flags & 16 != 0 { 3 } else { RADIUS },
+        interp: flags & 64 == 0,
     };
     let mut out = vec![0u8; n * float.size()];
     let _ = decode_chunk(stream, &mut out, &ctx);
