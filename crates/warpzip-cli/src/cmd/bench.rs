@@ -65,7 +65,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
 }
 
 /// The benchmarks that run on the CPU (the others need a GPU).
-const CPU_BENCHES: &[&str] = &["rle", "select", "orc-rle", "orc", "deflate"];
+const CPU_BENCHES: &[&str] = &["rle", "select", "orc-rle", "orc", "deflate", "sz"];
 
 /// Refuses options that no chosen benchmark would use (each would be silently ignored), a
 /// GPU-only benchmark on the CPU, `--codec orc` without ORC files and a `--column` that no
@@ -117,7 +117,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         ("--level", !args.levels.is_empty(), &["deflate"]),
         ("--write-chunks", args.write_chunks.is_some(), &["deflate"]),
         ("--column", !args.columns.is_empty(), &["orc-rle", "orc"]),
-        ("FILES", !args.files.is_empty(), &["rle", "orc", "deflate"]),
+        ("FILES", !args.files.is_empty(), &["rle", "orc", "deflate", "sz"]),
     ];
     for (option, given, users) in checks {
         if given && !runs(users) {
