@@ -12,6 +12,7 @@ mod orc_file;
 mod rle;
 mod scan;
 mod sz;
+pub use sz::{write_rate_distortion_plot, RdPoint};
 mod tile;
 
 use std::path::PathBuf;

@@ -28,6 +28,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         .map(usize::try_from)
         .transpose()
         .context("--size does not fit in memory here")?;
+    let plot = args.plot;
     let opts = BenchOptions {
         codecs: args.codecs,
         files: args.files,
@@ -56,6 +57,14 @@ pub fn run(args: BenchArgs) -> Result<()> {
         );
     }
     print!("{}", table(&rows));
+    if let Some(path) = &plot {
+        warpzip_bench::write_rate_distortion_plot(&opts, path)
+            .context("writing the rate-distortion plot")?;
+        eprintln!(
+            "warpzip: rate-distortion plot written to {}",
+            path.display()
+        );
+    }
     if let Some(mut file) = csv {
         file.write_all(csv_text(&rows).as_bytes())
             .context("writing the CSV file")?;
@@ -102,7 +111,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
     } else {
         &["orc-rle", "deflate"]
     };
-    let checks: [(&str, bool, &[&str]); 7] = [
+    let checks: [(&str, bool, &[&str]); 8] = [
         (
             "--size",
             args.size.is_some(),
@@ -117,7 +126,12 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
         ("--level", !args.levels.is_empty(), &["deflate"]),
         ("--write-chunks", args.write_chunks.is_some(), &["deflate"]),
         ("--column", !args.columns.is_empty(), &["orc-rle", "orc"]),
-        ("FILES", !args.files.is_empty(), &["rle", "orc", "deflate", "sz"]),
+        (
+            "FILES",
+            !args.files.is_empty(),
+            &["rle", "orc", "deflate", "sz"],
+        ),
+        ("--plot", args.plot.is_some(), &["sz"]),
     ];
     for (option, given, users) in checks {
         if given && !runs(users) {
