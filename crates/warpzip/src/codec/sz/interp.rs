@@ -399,7 +399,8 @@ mod tests {
         }
     }
 
-    /// A smooth integer field (a quadratic) is predicted almost exactly by the spline.
+    /// A smooth integer field (a quadratic) is predicted almost exactly by the cubic spline,
+    /// but for the anchors and the cells at the far edges (no cell after them on their axis).
     #[test]
     fn splines_predict_smooth_fields() {
         let shape = (1, 64, 64);
@@ -416,6 +417,6 @@ mod tests {
             Ok(f(i))
         });
         assert!(r.is_ok());
-        assert!(big < 64 * 64 / 50, "{big} cells predicted badly");
+        assert!(big < 64 * 64 / 16, "{big} cells predicted badly");
     }
 }
