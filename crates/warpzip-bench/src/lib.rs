@@ -14,6 +14,7 @@ mod rle;
 mod scan;
 mod ssb;
 mod sz;
+pub use sz::{write_rate_distortion_plot, RdPoint};
 pub mod tile;
 
 use std::path::PathBuf;

@@ -202,6 +202,264 @@ pub(super) fn bench_gpu(
     Ok(())
 }
 
+/// SZ3 and ZFP on the fill-free test fields, measured on a CPU by `scripts/sz_reference.py`
+/// (its first line names the package versions).
+const REFERENCE_CSV: &str = include_str!("../data/sz_reference.csv");
+
+/// One point of a rate-distortion curve.
+#[derive(Clone, Debug)]
+pub struct RdPoint {
+    /// `warpzip ratio`, `warpzip fast`, `SZ3` or `ZFP`.
+    pub codec: String,
+    /// The field's file name (or the generated field's description).
+    pub field: String,
+    /// The range-relative bound.
+    pub rel: f64,
+    /// Compressed bits per value.
+    pub bits_per_value: f64,
+    /// Range-based PSNR in dB.
+    pub psnr: f64,
+}
+
+/// The reference points of [`REFERENCE_CSV`] and the line naming the versions they were
+/// measured with.
+pub fn reference_points() -> (String, Vec<RdPoint>) {
+    let mut note = String::new();
+    let mut points = Vec::new();
+    for line in REFERENCE_CSV.lines() {
+        if let Some(c) = line.strip_prefix("# ") {
+            note = c.to_string();
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').collect();
+        let parsed = (
+            f.get(2)
+                .and_then(|b| b.strip_prefix("rel:"))
+                .and_then(|b| b.parse::<f64>().ok()),
+            f.get(3).and_then(|b| b.parse::<f64>().ok()),
+            f.get(4).and_then(|b| b.parse::<f64>().ok()),
+        );
+        if let (Some(rel), Some(bits_per_value), Some(psnr)) = parsed {
+            points.push(RdPoint {
+                codec: f[0].to_string(),
+                field: f[1].to_string(),
+                rel,
+                bits_per_value,
+                psnr,
+            });
+        }
+    }
+    (note, points)
+}
+
+/// Bits per value and PSNR of both modes at range-relative bounds 1e-1 to 1e-6 on every
+/// input (the files of `opts`, else a generated field); every round trip checked exactly.
+pub fn rate_distortion(opts: &BenchOptions) -> Result<Vec<RdPoint>> {
+    let mut inputs = Vec::new();
+    if opts.files.is_empty() {
+        let (data, dims) = generated(opts.size.unwrap_or(4 << 20).min(64 << 20));
+        inputs.push((format!("smooth {}x256x256 f32", dims[0]), data, dims));
+    }
+    for path in &opts.files {
+        let data = std::fs::read(path)?;
+        let name = path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        let dims = dims_from_name(&name);
+        inputs.push((name, data, dims));
+    }
+    let mut points = Vec::new();
+    for (name, data, dims) in inputs {
+        if data.is_empty() || data.len() % 4 != 0 {
+            continue;
+        }
+        for mode in [LossyMode::Ratio, LossyMode::Fast] {
+            for k in 1..=6 {
+                let bound = ErrorBound::Rel(10f64.powi(-k));
+                let o = CompressOptions {
+                    elem_type: Some(ElemType::F32),
+                    lossy: Some(LossyOptions {
+                        bound,
+                        dims: dims.clone(),
+                        fill: Vec::new(),
+                        mode,
+                    }),
+                    ..CompressOptions::for_codec(CodecId::Sz)
+                };
+                let wz = api::compress(&data, &o, &Device::Cpu)?;
+                let back = api::decompress(&wz, &Device::Cpu)?;
+                let c = compare(&data, &back, ElemType::F32, Some(bound))?;
+                if c.violations != Some(0) {
+                    return Err(Error::InvalidArgument(format!(
+                        "sz rate distortion: {name} at {bound} broke the bound {:?} times",
+                        c.violations
+                    )));
+                }
+                points.push(RdPoint {
+                    codec: format!("warpzip {}", mode.name()),
+                    field: name.clone(),
+                    rel: bound.value(),
+                    bits_per_value: 8.0 * wz.len() as f64 / (data.len() / 4) as f64,
+                    psnr: c.psnr,
+                });
+            }
+        }
+    }
+    Ok(points)
+}
+
+/// A TrueType font for the plot's text: `WARPZIP_FONT`, else DejaVu Sans or Liberation Sans
+/// where the system has them.
+fn plot_font() -> Result<&'static [u8]> {
+    static FONT: std::sync::OnceLock<Option<&'static [u8]>> = std::sync::OnceLock::new();
+    let font = FONT.get_or_init(|| {
+        let mut candidates: Vec<std::path::PathBuf> = Vec::new();
+        if let Some(p) = std::env::var_os("WARPZIP_FONT") {
+            candidates.push(p.into());
+        }
+        for p in [
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/TTF/DejaVuSans.ttf",
+            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+        ] {
+            candidates.push(p.into());
+        }
+        candidates
+            .iter()
+            .find_map(|p| std::fs::read(p).ok())
+            .map(|bytes| &*Box::leak(bytes.into_boxed_slice()))
+    });
+    font.ok_or_else(|| {
+        Error::InvalidArgument(
+            "the plot needs a TrueType font: set WARPZIP_FONT to a .ttf file".into(),
+        )
+    })
+}
+
+/// Writes the rate-distortion plot of `points` (bits per value against PSNR, one line per
+/// codec and field) as a PNG at `path`; `note` names how the reference points were measured.
+pub fn plot_rate_distortion(points: &[RdPoint], note: &str, path: &std::path::Path) -> Result<()> {
+    use plotters::prelude::*;
+    let plot_err = |e: String| Error::InvalidArgument(format!("rate-distortion plot: {e}"));
+    let font = plot_font()?;
+    plotters::style::register_font("sans-serif", FontStyle::Normal, font)
+        .map_err(|_| plot_err("the font is not a TrueType font".into()))?;
+    let finite: Vec<&RdPoint> = points
+        .iter()
+        .filter(|p| p.psnr.is_finite() && p.bits_per_value.is_finite())
+        .collect();
+    let x_max = finite
+        .iter()
+        .map(|p| p.bits_per_value)
+        .fold(1.0f64, f64::max)
+        * 1.05;
+    let y_min = finite.iter().map(|p| p.psnr).fold(f64::INFINITY, f64::min);
+    let y_max = finite
+        .iter()
+        .map(|p| p.psnr)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let (y_min, y_max) = if y_min <= y_max {
+        ((y_min - 5.0).max(0.0), y_max + 5.0)
+    } else {
+        (0.0, 160.0)
+    };
+    let root = BitMapBackend::new(path, (1200, 800)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| plot_err(e.to_string()))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "sz: bits per value against PSNR, range-relative bounds 1e-1 to 1e-6",
+            ("sans-serif", 24),
+        )
+        .margin(20)
+        .x_label_area_size(70)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..x_max, y_min..y_max)
+        .map_err(|e| plot_err(e.to_string()))?;
+    chart
+        .configure_mesh()
+        .x_desc("bits per value")
+        .y_desc("PSNR (dB)")
+        .label_style(("sans-serif", 16))
+        .draw()
+        .map_err(|e| plot_err(e.to_string()))?;
+    let mut series: Vec<(String, String)> = Vec::new();
+    for p in &finite {
+        let key = (p.codec.clone(), p.field.clone());
+        if !series.contains(&key) {
+            series.push(key);
+        }
+    }
+    for (i, (codec, field)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        // Joined from the loosest bound to the tightest.
+        let mut ordered: Vec<&&RdPoint> = finite
+            .iter()
+            .filter(|p| &p.codec == codec && &p.field == field)
+            .collect();
+        ordered.sort_by(|a, b| b.rel.total_cmp(&a.rel));
+        let pts: Vec<(f64, f64)> = ordered.iter().map(|p| (p.bits_per_value, p.psnr)).collect();
+        let reference = !codec.starts_with("warpzip");
+        let label = if reference {
+            format!("{codec} on {field} (CPU reference)")
+        } else {
+            format!("{codec} on {field}")
+        };
+        chart
+            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+            .map_err(|e| plot_err(e.to_string()))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        if reference {
+            chart
+                .draw_series(
+                    pts.iter()
+                        .map(|&(x, y)| TriangleMarker::new((x, y), 6, color.filled())),
+                )
+                .map_err(|e| plot_err(e.to_string()))?;
+        } else {
+            chart
+                .draw_series(
+                    pts.iter()
+                        .map(|&(x, y)| Circle::new((x, y), 5, color.filled())),
+                )
+                .map_err(|e| plot_err(e.to_string()))?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 15))
+        .draw()
+        .map_err(|e| plot_err(e.to_string()))?;
+    if !note.is_empty() {
+        root.draw(&Text::new(
+            format!("reference points: {note}"),
+            (20, 782),
+            ("sans-serif", 14),
+        ))
+        .map_err(|e| plot_err(e.to_string()))?;
+    }
+    root.present().map_err(|e| plot_err(e.to_string()))?;
+    Ok(())
+}
+
+/// The plot `warpzip bench --codec sz --plot FILE.png` writes: both modes on every input, and
+/// SZ3 and ZFP where the reference CSV has the same field.
+pub fn write_rate_distortion_plot(opts: &BenchOptions, path: &std::path::Path) -> Result<()> {
+    let mut points = rate_distortion(opts)?;
+    let (note, reference) = reference_points();
+    let fields: Vec<String> = points.iter().map(|p| p.field.clone()).collect();
+    points.extend(reference.into_iter().filter(|p| fields.contains(&p.field)));
+    plot_rate_distortion(&points, &note, path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,5 +470,15 @@ mod tests {
         assert_eq!(dims_from_name("a.SALT.20x180x360.f32"), vec![20, 180, 360]);
         assert_eq!(dims_from_name("testfloat_8_8_128.dat"), Vec::<u64>::new());
         assert_eq!(dims_from_name("plain.f32"), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn reference_csv_parses() {
+        let (note, points) = reference_points();
+        assert!(note.contains("hdf5plugin"), "{note}");
+        assert!(points
+            .iter()
+            .any(|p| p.codec == "SZ3" && p.field.starts_with("etopo20")));
+        assert!(points.iter().any(|p| p.codec == "ZFP" && p.rel == 1e-6));
     }
 }

@@ -278,6 +278,10 @@ pub struct BenchArgs {
     /// orc bench; repeat for several; default all.
     #[arg(long = "column", value_name = "NAME")]
     pub columns: Vec<String>,
+    /// Write the sz bench's rate-distortion plot (bits per value against PSNR, both modes,
+    /// bounds rel 1e-1 to 1e-6, with SZ3 and ZFP reference points) as a PNG to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub device: DeviceArg,
     /// Input files; without any, inputs are generated.

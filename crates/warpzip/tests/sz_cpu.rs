@@ -219,10 +219,17 @@ fn round_trip(data: &[u8], o: &CompressOptions, k: u32, kind: Kind) -> f64 {
     let fill = o.lossy.as_ref().unwrap().fill.clone();
     let wz = api::compress(data, o, &Device::Cpu).unwrap();
     let back = api::decompress(&wz, &Device::Cpu).unwrap();
+    check_values(data, &back, elem, &fill, k, kind);
+    data.len() as f64 / wz.len() as f64
+}
+
+/// Checks every decoded value of `back` against `data`: specials and fills bit-exact, the
+/// rest within the bound `kind` 1e-`k` exactly.
+fn check_values(data: &[u8], back: &[u8], elem: ElemType, fill: &[f64], k: u32, kind: Kind) {
     assert_eq!(back.len(), data.len());
-    let fills = fill_bits(&fill, elem);
+    let fills = fill_bits(fill, elem);
     let orig = values(data, elem);
-    let dec = values(&back, elem);
+    let dec = values(back, elem);
     let regular = |b: u64| !is_special(b, elem) && !fills.contains(&b);
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for &(b, v) in &orig {
@@ -273,7 +280,6 @@ fn round_trip(data: &[u8], o: &CompressOptions, k: u32, kind: Kind) -> f64 {
         }
     }
     assert_eq!(violations, 0, "{kind:?} 1e-{k}: bound violations");
-    data.len() as f64 / wz.len() as f64
 }
 
 struct Field {
@@ -838,13 +844,256 @@ proptest! {
             step: 2e-3,
             fills: if flags & 8 != 0 { vec![0x7f7f_ffff] } else { Vec::new() },
             radius: if flags & 16 != 0 { 3 } else { RADIUS },
+            interp: flags & 64 == 0,
         };
-        // Mostly coded chunks (kind byte 0), so that the decoder gets past the first byte.
+        // Mostly coded chunks (kind byte 0, or 2: interpolated), so that the decoder gets
+        // past the first byte.
         let mut stream = stream.to_vec();
         if flags & 32 == 0 && !stream.is_empty() {
-            stream[0] = 0;
+            stream[0] = if flags & 128 != 0 { 2 } else { 0 };
         }
         let mut out = vec![0u8; n * float.size()];
         let _ = decode_chunk(&stream, &mut out, &ctx);
+    }
+}
+
+// ---- the interpolation predictor (chunk kind 2, layout 2), forced on every chunk ----
+
+use warpzip::codec::sz::{chunked, cpu, interp, quant::Float};
+
+/// Encodes every chunk of `data` with the interpolation predictor and spline `spline`, decodes
+/// it, and returns the decoded bytes and the chunks' total size.
+fn interp_round_trip(data: &[u8], o: &CompressOptions, spline: u8) -> (Vec<u8>, usize) {
+    let elem = o.elem_type.unwrap();
+    let float = if elem == ElemType::F64 {
+        Float::F64
+    } else {
+        Float::F32
+    };
+    let (ctx, _) = chunked::plan(data, o.lossy.as_ref().unwrap(), float).unwrap();
+    assert!(ctx.interp);
+    let cs = chunked::chunk_size(ctx.geometry, float, o.chunk_size).unwrap() as usize;
+    let mut back = vec![0u8; data.len()];
+    let mut bytes = 0;
+    for (c, out) in data.chunks(cs).zip(back.chunks_mut(cs)) {
+        let e = interp::encode_chunk_spline(c, &ctx, spline).unwrap();
+        assert_eq!(e.bytes[0], cpu::CHUNK_INTERP);
+        bytes += e.bytes.len();
+        cpu::decode_chunk(&e.bytes, out, &ctx).unwrap();
+    }
+    (back, bytes)
+}
+
+fn interp_check(data: &[u8], o: &CompressOptions, k: u32, kind: Kind) -> [f64; 2] {
+    let fill = o.lossy.as_ref().unwrap().fill.clone();
+    [interp::SPLINE_LINEAR, interp::SPLINE_CUBIC].map(|spline| {
+        let (back, bytes) = interp_round_trip(data, o, spline);
+        check_values(data, &back, o.elem_type.unwrap(), &fill, k, kind);
+        data.len() as f64 / bytes.max(1) as f64
+    })
+}
+
+/// Every field, `abs` and `rel` at every bound from 1e-1 to 1e-6, both splines: zero
+/// violations, fill values bit-exact.
+#[test]
+fn interpolated_fields_keep_their_bounds() {
+    for f in FIELDS {
+        let data = field(f);
+        for kind in [Kind::Abs, Kind::Rel] {
+            for k in 1..=6 {
+                let o = opts(ElemType::F32, kind, k, LossyMode::Ratio, f.dims, f.fill);
+                let [lin, cub] = interp_check(&data, &o, k, kind);
+                eprintln!(
+                    "{} interp {kind:?} 1e-{k}: linear {lin:.2}, cubic {cub:.2}",
+                    f.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn interpolated_specials_fills_and_shapes() {
+    let mut v: Vec<f32> = (0..3000).map(|i| (i as f32 * 0.01).sin() * 50.0).collect();
+    for (j, s) in specials32().into_iter().enumerate() {
+        for rep in 0..7 {
+            v[j * 211 + rep * 13] = s;
+        }
+    }
+    let data = f32s(&v);
+    for dims in [&[][..], &[30, 100], &[3, 10, 100]] {
+        for kind in [Kind::Abs, Kind::Rel] {
+            for k in [1, 4, 6] {
+                let o = opts(
+                    ElemType::F32,
+                    kind,
+                    k,
+                    LossyMode::Ratio,
+                    dims,
+                    &[-99.9, 1e34],
+                );
+                interp_check(&data, &o, k, kind);
+            }
+        }
+    }
+    let v64: Vec<f64> = v
+        .iter()
+        .map(|&x| f64::from(x))
+        .chain([f64::from_bits(1), -0.0, f64::NAN, f64::MAX])
+        .collect();
+    let o = opts(
+        ElemType::F64,
+        Kind::Rel,
+        5,
+        LossyMode::Ratio,
+        &[],
+        &[-99.9f32 as f64],
+    );
+    interp_check(&f64s(&v64), &o, 5, Kind::Rel);
+    let wave = |n: usize| -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i * 37 % 101) as f32).sqrt() - 5.0)
+            .collect()
+    };
+    for (dims, n) in [
+        (vec![1u64], 1usize),
+        (vec![257], 257),
+        (vec![1, 300], 300),
+        (vec![300, 1], 300),
+        (vec![17, 33], 17 * 33),
+        (vec![9, 1, 17], 9 * 17),
+        (vec![3, 5, 7], 105),
+        (vec![19, 40, 41], 19 * 40 * 41),
+    ] {
+        let o = opts(ElemType::F32, Kind::Abs, 3, LossyMode::Ratio, &dims, &[]);
+        interp_check(&f32s(&wave(n)), &o, 3, Kind::Abs);
+    }
+    let o = opts(
+        ElemType::F32,
+        Kind::Rel,
+        2,
+        LossyMode::Ratio,
+        &[40, 100],
+        &[],
+    );
+    interp_check(&f32s(&[3.7; 4000]), &o, 2, Kind::Rel);
+}
+
+/// A smooth field at a tight bound is interpolated (layout 2) by the automatic choice, and
+/// decodes within its bound; `inspect` says so.
+#[test]
+fn smooth_fields_choose_interpolation() {
+    let v: Vec<f32> = (0..256 * 256)
+        .map(|i| {
+            let (y, x) = ((i / 256) as f32, (i % 256) as f32);
+            (x * 0.05).sin() * (y * 0.03).cos() * 100.0
+        })
+        .collect();
+    let data = f32s(&v);
+    let o = opts(
+        ElemType::F32,
+        Kind::Rel,
+        5,
+        LossyMode::Ratio,
+        &[256, 256],
+        &[],
+    );
+    let ratio = round_trip(&data, &o, 5, Kind::Rel);
+    let wz = api::compress(&data, &o, &Device::Cpu).unwrap();
+    let c = warpzip::format::Container::parse(&wz).unwrap();
+    assert_eq!(c.header.codec_params[0], 2, "layout");
+    assert!(c
+        .chunk_list()
+        .iter()
+        .all(|(b, _)| b[0] == cpu::CHUNK_INTERP));
+    let words = warpzip::codec::codec(CodecId::Sz)
+        .unwrap()
+        .describe_params(&c.header.codec_params, c.header.elem_type)
+        .unwrap();
+    assert!(words.contains("interpolated"), "{words}");
+    // Lorenzo alone: the same field in fast mode is never interpolated.
+    let mut fast = o.clone();
+    fast.lossy.as_mut().unwrap().mode = LossyMode::Fast;
+    let f = api::compress(&data, &fast, &Device::Cpu).unwrap();
+    assert_eq!(
+        warpzip::format::Container::parse(&f)
+            .unwrap()
+            .header
+            .codec_params[0],
+        1
+    );
+    eprintln!("smooth rel 1e-5: ratio {ratio:.2}");
+    assert!(ratio > 8.0, "{ratio:.2}");
+}
+
+/// Every truncation and many bit flips of interpolated chunks: an error or some output, never
+/// a panic; a truncation or a trailing byte is always an error; a reader of layout 1 refuses
+/// the chunk kind.
+#[test]
+fn damaged_interpolated_chunks_give_errors() {
+    let wave: Vec<f32> = (0..5000)
+        .map(|i| (i as f32 * 0.013).sin() * 10.0 + if i % 97 == 0 { 1e6 } else { 0.0 })
+        .collect();
+    let data = f32s(&wave);
+    for spline in [interp::SPLINE_LINEAR, interp::SPLINE_CUBIC] {
+        let o = opts(
+            ElemType::F32,
+            Kind::Abs,
+            3,
+            LossyMode::Ratio,
+            &[50, 100],
+            &[1e6],
+        );
+        let (mut ctx, _) = chunked::plan(&data, o.lossy.as_ref().unwrap(), Float::F32).unwrap();
+        let chunk = interp::encode_chunk_spline(&data, &ctx, spline)
+            .unwrap()
+            .bytes;
+        let mut out = vec![0u8; data.len()];
+        cpu::decode_chunk(&chunk, &mut out, &ctx).unwrap();
+        for cut in 0..chunk.len() {
+            assert!(
+                cpu::decode_chunk(&chunk[..cut], &mut out, &ctx).is_err(),
+                "cut at {cut}"
+            );
+        }
+        for flip in (0..chunk.len() * 8).step_by(3) {
+            let mut c = chunk.clone();
+            c[flip / 8] ^= 1 << (flip % 8);
+            let _ = cpu::decode_chunk(&c, &mut out, &ctx);
+        }
+        let mut c = chunk.clone();
+        c.push(0);
+        assert!(cpu::decode_chunk(&c, &mut out, &ctx).is_err());
+        ctx.interp = false;
+        assert!(cpu::decode_chunk(&chunk, &mut out, &ctx).is_err());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn random_fields_keep_their_bounds_interpolated(
+        raw in proptest::collection::vec(any::<u32>(), 0..900),
+        smooth in any::<bool>(),
+        k in 1u32..7,
+        rel in any::<bool>(),
+        ndim in 1usize..4,
+    ) {
+        let v: Vec<f32> = raw.iter().enumerate().map(|(i, &r)| {
+            if smooth { (i as f32 * 0.05).sin() * 100.0 + (r % 1000) as f32 * 1e-3 } else { f32::from_bits(r) }
+        }).collect();
+        let n = v.len() as u64;
+        let dims = match ndim {
+            1 => vec![n],
+            2 if n.is_multiple_of(7) => vec![7, n / 7],
+            3 if n.is_multiple_of(6) => vec![2, 3, n / 6],
+            _ => vec![],
+        };
+        // No zero dimension: an empty field is a flat one.
+        let dims = if n == 0 { vec![] } else { dims };
+        let kind = if rel { Kind::Rel } else { Kind::Abs };
+        let o = opts(ElemType::F32, kind, k, LossyMode::Ratio, &dims, &[]);
+        interp_check(&f32s(&v), &o, k, kind);
+        round_trip(&f32s(&v), &o, k, kind);
     }
 }

@@ -28,6 +28,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         .map(usize::try_from)
         .transpose()
         .context("--size does not fit in memory here")?;
+    let plot = args.plot;
     let opts = BenchOptions {
         codecs: args.codecs,
         files: args.files,
@@ -56,6 +57,14 @@ pub fn run(args: BenchArgs) -> Result<()> {
         );
     }
     print!("{}", table(&rows));
+    if let Some(path) = &plot {
+        warpzip_bench::write_rate_distortion_plot(&opts, path)
+            .context("writing the rate-distortion plot")?;
+        eprintln!(
+            "warpzip: rate-distortion plot written to {}",
+            path.display()
+        );
+    }
     if let Some(mut file) = csv {
         file.write_all(csv_text(&rows).as_bytes())
             .context("writing the CSV file")?;
@@ -105,7 +114,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
     } else {
         &["orc-rle", "deflate", "for", "dfor", "rfor", "tile"]
     };
-    let checks: [(&str, bool, &[&str]); 7] = [
+    let checks: [(&str, bool, &[&str]); 8] = [
         (
             "--size",
             args.size.is_some(),
@@ -132,6 +141,7 @@ fn check_options(args: &BenchArgs, gpu: bool) -> Result<()> {
             !args.files.is_empty(),
             &["rle", "orc", "deflate", "sz", "ssb", "snappy", "lz4"],
         ),
+        ("--plot", args.plot.is_some(), &["sz"]),
     ];
     for (option, given, users) in checks {
         if given && !runs(users) {

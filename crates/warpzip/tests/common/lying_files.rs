@@ -28,6 +28,7 @@ pub fn params(codec: CodecId, elem: ElemType) -> Vec<u8> {
 fn sz_params() -> Vec<u8> {
     use warpzip::codec::sz::format::{Geometry, Params};
     Params {
+        layout: 1,
         mode: 0,
         emode: 0,
         geometry: Geometry {

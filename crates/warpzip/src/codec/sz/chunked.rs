@@ -1,10 +1,10 @@
 //! Whole-buffer `sz` on the CPU: the field's statistics (value range, magnitudes), the bound
 //! and step derived from them, then the chunks encoded or decoded in parallel with rayon.
 
-use super::cpu::{decode_chunk, encode_chunk, Ctx};
+use super::cpu::{decode_chunk, encode_chunk_best, Ctx, CHUNK_INTERP};
 use super::format::{
-    Geometry, Params, DEFAULT_CHUNK_SIZE, EMODE_ABS, EMODE_PWREL, EMODE_REL, MODE_FAST,
-    MODE_RATIO, RADIUS,
+    Geometry, Params, DEFAULT_CHUNK_SIZE, EMODE_ABS, EMODE_PWREL, EMODE_REL, LAYOUT,
+    LAYOUT_INTERP, MODE_FAST, MODE_RATIO, RADIUS,
 };
 use super::options::{ErrorBound, LossyMode, LossyOptions};
 use super::quant::{exponent, pow2, range_down, round_down, Float};
@@ -215,8 +215,11 @@ pub fn plan(data: &[u8], lossy: &LossyOptions, float: Float) -> Result<(Ctx, Par
         step,
         fills: fills.clone(),
         radius: RADIUS,
+        // Ratio mode under `abs` and `rel` picks the better predictor per chunk.
+        interp: lossy.mode == LossyMode::Ratio && emode != EMODE_PWREL,
     };
     let params = Params {
+        layout: LAYOUT,
         mode: ctx.mode,
         emode,
         geometry,
@@ -241,6 +244,7 @@ pub fn decode_ctx(params: &Params, float: Float) -> Ctx {
         step: params.step,
         fills: params.fills.clone(),
         radius: params.radius,
+        interp: params.layout >= LAYOUT_INTERP,
     }
 }
 
@@ -254,7 +258,7 @@ pub fn compress(
     let (ctx, mut params) = plan(data, lossy, float)?;
     let chunks: Vec<_> = data
         .par_chunks(chunk_size.max(1) as usize)
-        .map(|c| encode_chunk(c, &ctx))
+        .map(|c| encode_chunk_best(c, &ctx))
         .collect::<Option<Vec<_>>>()
         .ok_or_else(|| {
             Error::InvalidArgument("sz input is not a whole number of rows or planes".into())
@@ -272,6 +276,9 @@ pub fn compress(
         });
         payload.extend_from_slice(&chunk.bytes);
         params.exceptions += chunk.exceptions;
+        if chunk.bytes.first() == Some(&CHUNK_INTERP) {
+            params.layout = LAYOUT_INTERP;
+        }
     }
     Ok((payload, spans, params))
 }

@@ -15,11 +15,14 @@ use super::quant::{
     exponent, pow2, prequantize, round_down, unzigzag, within, zigzag, Float,
 };
 use crate::error::ChunkStatus;
+use std::borrow::Cow;
 
 /// A chunk's first byte: coded as described here.
 pub const CHUNK_CODED: u8 = 0;
 /// A chunk's first byte: the values verbatim (when coding does not pay).
 pub const CHUNK_VERBATIM: u8 = 1;
+/// A chunk's first byte: coded with the interpolation predictor (layout 2, see `interp`).
+pub const CHUNK_INTERP: u8 = 2;
 /// The Huffman bits' first byte: the bits follow as they are.
 pub const BITS_RAW: u8 = 0;
 /// The Huffman bits' first byte: a raw Deflate stream of the bits follows.
@@ -42,13 +45,15 @@ pub struct Ctx {
     pub fills: Vec<u64>,
     /// Ratio-mode radius.
     pub radius: u16,
+    /// Whether chunks may be interpolated (kind 2): layout 2 and later.
+    pub interp: bool,
 }
 
 impl Ctx {
-    fn alphabet(&self) -> usize {
+    pub(super) fn alphabet(&self) -> usize {
         2 * usize::from(self.radius) + 1 + self.fills.len()
     }
-    fn raw_symbol(&self) -> u16 {
+    pub(super) fn raw_symbol(&self) -> u16 {
         2 * self.radius
     }
 }
@@ -267,7 +272,10 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
         out.extend_from_slice(&base_widths);
         out.extend_from_slice(&packed);
     } else {
-        huffman_encode(&symbols, &blocks, ctx.alphabet(), &mut out);
+        let groups = blocks
+            .chunks(GROUP_BLOCKS)
+            .map(|g| g.iter().map(|b| b[3] * b[4] * b[5]).sum());
+        huffman_encode(&symbols, groups, ctx.alphabet(), &mut out);
     }
     if out.len() > data.len() {
         // Coding does not pay: the values verbatim.
@@ -285,8 +293,28 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
     })
 }
 
+/// Encodes `data` as [`encode_chunk`] does, or with the interpolation predictor where
+/// `ctx.interp` allows it (ratio mode, `abs` or `rel`) and that is smaller.
+pub fn encode_chunk_best(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
+    let lorenzo = encode_chunk(data, ctx)?;
+    if !ctx.interp || ctx.mode == MODE_FAST || ctx.pw_rel.is_some() {
+        return Some(lorenzo);
+    }
+    let interp = super::interp::encode_chunk_interp(data, ctx)?;
+    Some(if interp.bytes.len() < lorenzo.bytes.len() {
+        interp
+    } else {
+        lorenzo
+    })
+}
+
 /// Appends the Huffman section: the used symbols' lengths, each group's bit end, the bits.
-fn huffman_encode(symbols: &[u16], blocks: &[[usize; 6]], alphabet: usize, out: &mut Vec<u8>) {
+pub(super) fn huffman_encode(
+    symbols: &[u16],
+    group_cells: impl Iterator<Item = usize>,
+    alphabet: usize,
+    out: &mut Vec<u8>,
+) {
     let mut freq = vec![0u64; alphabet];
     for &s in symbols {
         freq[usize::from(s)] += 1;
@@ -300,10 +328,9 @@ fn huffman_encode(symbols: &[u16], blocks: &[[usize; 6]], alphabet: usize, out: 
         out.push(lengths[s]);
     }
     let mut w = BitWriter::default();
-    let mut ends = Vec::with_capacity(blocks.len().div_ceil(GROUP_BLOCKS));
+    let mut ends = Vec::new();
     let mut at = 0usize;
-    for group in blocks.chunks(GROUP_BLOCKS) {
-        let cells: usize = group.iter().map(|b| b[3] * b[4] * b[5]).sum();
+    for cells in group_cells {
         for &s in &symbols[at..at + cells] {
             w.put(codes[usize::from(s)], u32::from(lengths[usize::from(s)]));
         }
@@ -372,7 +399,7 @@ pub fn fast_block_len(cells: usize, width: u32, base_width: u32) -> usize {
 }
 
 /// Appends `v` as LEB128 (7 bits a byte, low first).
-fn put_varint(mut v: u64, out: &mut Vec<u8>) {
+pub(super) fn put_varint(mut v: u64, out: &mut Vec<u8>) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -401,27 +428,27 @@ fn bits_at(bytes: &[u8], bit: usize, width: u32) -> u64 {
 }
 
 /// A little-endian reader over a chunk that fails with `Truncated` at its end.
-struct Reader<'a> {
-    data: &'a [u8],
-    at: usize,
+pub(super) struct Reader<'a> {
+    pub(super) data: &'a [u8],
+    pub(super) at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], ChunkStatus> {
+    pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8], ChunkStatus> {
         let end = self.at.checked_add(n).ok_or(ChunkStatus::Truncated)?;
         let s = self.data.get(self.at..end).ok_or(ChunkStatus::Truncated)?;
         self.at = end;
         Ok(s)
     }
-    fn u16(&mut self) -> Result<u16, ChunkStatus> {
+    pub(super) fn u16(&mut self) -> Result<u16, ChunkStatus> {
         let b = self.take(2)?;
         Ok(u16::from_le_bytes([b[0], b[1]]))
     }
-    fn u32(&mut self) -> Result<u32, ChunkStatus> {
+    pub(super) fn u32(&mut self) -> Result<u32, ChunkStatus> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
-    fn varint(&mut self) -> Result<u64, ChunkStatus> {
+    pub(super) fn varint(&mut self) -> Result<u64, ChunkStatus> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.take(1)?[0];
@@ -435,7 +462,7 @@ impl<'a> Reader<'a> {
         }
         Err(ChunkStatus::Corrupt)
     }
-    fn u64n(&mut self, n: usize) -> Result<u64, ChunkStatus> {
+    pub(super) fn u64n(&mut self, n: usize) -> Result<u64, ChunkStatus> {
         let b = self.take(n)?;
         let mut w = [0u8; 8];
         w[..n].copy_from_slice(b);
@@ -443,7 +470,7 @@ impl<'a> Reader<'a> {
     }
     /// A count checked against `most` and against the bytes left (each entry takes at least
     /// `min_bytes`).
-    fn count(&mut self, most: usize, min_bytes: usize) -> Result<usize, ChunkStatus> {
+    pub(super) fn count(&mut self, most: usize, min_bytes: usize) -> Result<usize, ChunkStatus> {
         let c = self.varint()?;
         if c > most as u64 {
             return Err(ChunkStatus::Corrupt);
@@ -455,7 +482,7 @@ impl<'a> Reader<'a> {
         Ok(c)
     }
     /// The outliers: `(position, delta)`, positions increasing and below `n`.
-    fn outliers(&mut self, n: usize) -> Result<Vec<(u32, i64)>, ChunkStatus> {
+    pub(super) fn outliers(&mut self, n: usize) -> Result<Vec<(u32, i64)>, ChunkStatus> {
         let count = self.count(n, 2)?;
         let mut v = Vec::with_capacity(count);
         let mut next = 0u64;
@@ -470,7 +497,7 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
     /// The raw values, runs expanded: `(position, bits)`, positions increasing and below `n`.
-    fn raws(&mut self, n: usize, es: usize) -> Result<Vec<(u32, u64)>, ChunkStatus> {
+    pub(super) fn raws(&mut self, n: usize, es: usize) -> Result<Vec<(u32, u64)>, ChunkStatus> {
         let count = self.count(n, 2 + es)?;
         let mut v = Vec::new();
         let mut next = 0u64;
@@ -513,6 +540,9 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
             }
             out.copy_from_slice(&input[1..]);
             return Ok(());
+        }
+        CHUNK_INTERP if ctx.interp && !fast && ctx.pw_rel.is_none() => {
+            return super::interp::decode_chunk_interp(&input[1..], out, ctx);
         }
         _ => return Err(ChunkStatus::Corrupt),
     }
@@ -587,61 +617,13 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
     for _ in 0..blocks.len() {
         bases.push(unzigzag(r.varint()?));
     }
-    let nused = usize::from(r.u16()?);
-    if nused > ctx.alphabet() {
-        return Err(ChunkStatus::Corrupt);
-    }
-    let mut pairs = Vec::with_capacity(nused);
-    for _ in 0..nused {
-        let s = r.u16()?;
-        let l = r.take(1)?[0];
-        if usize::from(s) >= ctx.alphabet() || pairs.last().is_some_and(|&(p, _)| s <= p) {
-            return Err(ChunkStatus::Corrupt);
-        }
-        pairs.push((s, l));
-    }
     let groups = blocks.len().div_ceil(GROUP_BLOCKS);
-    let mut ends = Vec::with_capacity(groups);
-    for _ in 0..groups {
-        ends.push(u64::from(r.u32()?));
-    }
-    let total = ends.last().copied().unwrap_or(0);
-    // At most MAX_LEN bits a cell: bounds what an inflated stream may take.
-    if ends.windows(2).any(|w| w[1] < w[0]) || total > n as u64 * MAX_LEN as u64 {
-        return Err(ChunkStatus::Corrupt);
-    }
-    let want = total.div_ceil(8) as usize;
-    let inflated;
-    let bits: &[u8] = match r.take(1)?[0] {
-        BITS_RAW => {
-            let bits = &input[r.at..];
-            if bits.len() != want {
-                return Err(if bits.len() < want {
-                    ChunkStatus::Truncated
-                } else {
-                    ChunkStatus::Corrupt
-                });
-            }
-            bits
-        }
-        BITS_DEFLATE => {
-            let mut buf = vec![0u8; want];
-            let stream = &input[r.at..];
-            let got = crate::codec::deflate::cpu::inflate(stream, &mut buf);
-            // The stream must fill the bits exactly and end where the chunk ends.
-            if got.status != ChunkStatus::Ok || got.written != want || got.consumed != stream.len()
-            {
-                return Err(ChunkStatus::Corrupt);
-            }
-            inflated = buf;
-            &inflated
-        }
-        _ => return Err(ChunkStatus::Corrupt),
-    };
+    let section = huffman_section(&mut r, ctx, n, groups)?;
+    let (bits, ends) = (&section.bits[..], &section.ends);
     if n == 0 {
         return Ok(());
     }
-    let decoder = Decoder::new(&pairs).ok_or(ChunkStatus::Corrupt)?;
+    let decoder = Decoder::new(&section.pairs).ok_or(ChunkStatus::Corrupt)?;
     let raw_sym = ctx.raw_symbol();
     let mut start = 0u64;
     for (g, group) in blocks.chunks(GROUP_BLOCKS).enumerate() {
@@ -713,4 +695,74 @@ fn block_step(ctx: &Ctx, exps: &[i16], bi: usize) -> f64 {
         Some(_) => pow2(i32::from(exps.get(bi).copied().unwrap_or(0))),
         None => ctx.step,
     }
+}
+
+/// A chunk's Huffman section, read and checked: the code, each group's bit end, the bits.
+pub(super) struct HuffmanSection<'a> {
+    /// `(symbol, code length)` of the used symbols, symbols increasing.
+    pub(super) pairs: Vec<(u16, u8)>,
+    /// Each group's end, in bits from the start of the bits, non-decreasing.
+    pub(super) ends: Vec<u64>,
+    /// The bits, inflated where the chunk holds them deflated.
+    pub(super) bits: Cow<'a, [u8]>,
+}
+
+/// Reads the Huffman section of a chunk of `n` cells in `groups` groups, which runs to the
+/// chunk's end.
+pub(super) fn huffman_section<'a>(
+    r: &mut Reader<'a>,
+    ctx: &Ctx,
+    n: usize,
+    groups: usize,
+) -> Result<HuffmanSection<'a>, ChunkStatus> {
+    let input = r.data;
+    let nused = usize::from(r.u16()?);
+    if nused > ctx.alphabet() {
+        return Err(ChunkStatus::Corrupt);
+    }
+    let mut pairs = Vec::with_capacity(nused);
+    for _ in 0..nused {
+        let s = r.u16()?;
+        let l = r.take(1)?[0];
+        if usize::from(s) >= ctx.alphabet() || pairs.last().is_some_and(|&(p, _)| s <= p) {
+            return Err(ChunkStatus::Corrupt);
+        }
+        pairs.push((s, l));
+    }
+    let mut ends = Vec::with_capacity(groups);
+    for _ in 0..groups {
+        ends.push(u64::from(r.u32()?));
+    }
+    let total = ends.last().copied().unwrap_or(0);
+    // At most MAX_LEN bits a cell: bounds what an inflated stream may take.
+    if ends.windows(2).any(|w| w[1] < w[0]) || total > n as u64 * MAX_LEN as u64 {
+        return Err(ChunkStatus::Corrupt);
+    }
+    let want = total.div_ceil(8) as usize;
+    let bits: Cow<'a, [u8]> = match r.take(1)?[0] {
+        BITS_RAW => {
+            let bits = &input[r.at..];
+            if bits.len() != want {
+                return Err(if bits.len() < want {
+                    ChunkStatus::Truncated
+                } else {
+                    ChunkStatus::Corrupt
+                });
+            }
+            Cow::Borrowed(bits)
+        }
+        BITS_DEFLATE => {
+            let mut buf = vec![0u8; want];
+            let stream = &input[r.at..];
+            let got = crate::codec::deflate::cpu::inflate(stream, &mut buf);
+            // The stream must fill the bits exactly and end where the chunk ends.
+            if got.status != ChunkStatus::Ok || got.written != want || got.consumed != stream.len()
+            {
+                return Err(ChunkStatus::Corrupt);
+            }
+            Cow::Owned(buf)
+        }
+        _ => return Err(ChunkStatus::Corrupt),
+    };
+    Ok(HuffmanSection { pairs, ends, bits })
 }

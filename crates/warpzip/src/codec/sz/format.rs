@@ -4,8 +4,11 @@
 use crate::error::{Error, Result};
 use crate::format::ElemType;
 
-/// The layout this build writes and reads (the parameters' first byte).
+/// The first layout (the parameters' first byte): every chunk Lorenzo-predicted or verbatim.
 pub const LAYOUT: u8 = 1;
+/// Layout 2: layout 1, and ratio-mode chunks may also be interpolated (chunk kind 2). A
+/// writer uses it only when some chunk is, so that other streams stay layout 1 byte for byte.
+pub const LAYOUT_INTERP: u8 = 2;
 /// Bytes of the parameters before the fill values.
 pub const PARAMS_FIXED: usize = 48;
 /// Largest parameter block (the container's limit).
@@ -124,6 +127,8 @@ impl Geometry {
 /// What the codec parameters say.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
+    /// [`LAYOUT`] or [`LAYOUT_INTERP`].
+    pub layout: u8,
     /// [`MODE_RATIO`] or [`MODE_FAST`].
     pub mode: u8,
     /// [`EMODE_ABS`], [`EMODE_REL`] or [`EMODE_PWREL`].
@@ -148,7 +153,7 @@ impl Params {
     /// The parameters' bytes.
     pub fn encode(&self, esize: usize) -> Vec<u8> {
         let mut p = Vec::with_capacity(PARAMS_MAX);
-        p.extend_from_slice(&[LAYOUT, self.mode, self.emode, self.geometry.ndim]);
+        p.extend_from_slice(&[self.layout, self.mode, self.emode, self.geometry.ndim]);
         p.extend_from_slice(&self.radius.to_le_bytes());
         p.push(self.fills.len() as u8);
         p.push(0);
@@ -172,9 +177,9 @@ impl Params {
         if p.len() < PARAMS_FIXED {
             return Err(bad(&format!("{} bytes, at least {PARAMS_FIXED} expected", p.len())));
         }
-        if p[0] != LAYOUT {
+        if p[0] != LAYOUT && p[0] != LAYOUT_INTERP {
             return Err(Error::Unsupported(format!(
-                "sz layout {} (this build reads layout {LAYOUT})",
+                "sz layout {} (this build reads layouts {LAYOUT} and {LAYOUT_INTERP})",
                 p[0]
             )));
         }
@@ -232,6 +237,7 @@ impl Params {
             })
             .collect();
         Ok(Params {
+            layout: p[0],
             mode,
             emode,
             geometry,
@@ -275,6 +281,9 @@ impl Params {
         );
         if self.mode == MODE_RATIO {
             s.push_str(&format!(", radius {}", self.radius));
+        }
+        if self.layout == LAYOUT_INTERP {
+            s.push_str(", chunks Lorenzo-predicted or interpolated (layout 2)");
         }
         if !self.fills.is_empty() {
             let fills: Vec<String> = self

@@ -3,7 +3,8 @@
 //! layer, dual quantization (pre-quantization to integer multiples of twice the bound, integer
 //! Lorenzo prediction, post-quantization into codes within a radius), outliers kept sparsely,
 //! and either canonical Huffman coding of the codes (ratio mode) or fixed-length bit-packing
-//! per block with zero blocks skipped (fast mode).
+//! per block with zero blocks skipped (fast mode). In ratio mode under `abs` and `rel`, a chunk
+//! is instead predicted by multilevel spline interpolation (`interp`) where that is smaller.
 //!
 //! The bound is checked, not assumed: the encoder reconstructs every value exactly as the
 //! decoder will and compares it with the original in exact arithmetic; a value that fails is
@@ -15,6 +16,7 @@ pub mod cpu;
 pub mod format;
 pub mod gpu;
 pub mod huffman;
+pub mod interp;
 pub mod options;
 pub mod quant;
 
