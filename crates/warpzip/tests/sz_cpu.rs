@@ -724,8 +724,8 @@ proptest! {
         let n = v.len() as u64;
         let dims = match ndim {
             1 => vec![n],
-            2 if n.is_multiple_of(7) => vec![7, n / 7],
-            3 if n.is_multiple_of(6) => vec![2, 3, n / 6],
+            2 if n > 0 && n.is_multiple_of(7) => vec![7, n / 7],
+            3 if n > 0 && n.is_multiple_of(6) => vec![2, 3, n / 6],
             _ => vec![],
         };
         let kind = [Kind::Abs, Kind::Rel, Kind::PwRel][which];
@@ -1095,5 +1095,17 @@ proptest! {
         let o = opts(ElemType::F32, kind, k, LossyMode::Ratio, &dims, &[]);
         interp_check(&f32s(&v), &o, k, kind);
         round_trip(&f32s(&v), &o, k, kind);
+    }
+}
+
+#[test]
+fn a_dimension_of_zero_is_refused_cleanly() {
+    for dims in [vec![7u64, 0], vec![2, 0, 3], vec![2, 3, 0]] {
+        let o = opts(ElemType::F32, Kind::Abs, 3, LossyMode::Ratio, &dims, &[]);
+        let err = api::compress(&[], &o, &Device::Cpu).unwrap_err();
+        assert!(
+            err.to_string().contains("dimension of 0"),
+            "{dims:?}: {err}"
+        );
     }
 }

@@ -34,6 +34,11 @@ pub fn geometry(dims: &[u64], float: Float) -> Result<Geometry> {
 
 fn geometry_of(dims: &[u64]) -> Result<Geometry> {
     let big = |d: u64| {
+        if d == 0 {
+            return Err(Error::InvalidArgument(
+                "a dimension of 0 holds no values; give the field's real shape".into(),
+            ));
+        }
         usize::try_from(d)
             .ok()
             .filter(|&d| d <= u32::MAX as usize)
