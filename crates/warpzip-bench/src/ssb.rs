@@ -8,8 +8,11 @@
 
 use super::{gbps, BenchOptions, BenchRow, Ceilings};
 use std::path::PathBuf;
+use warpzip::codec::tile::chunked;
+use warpzip::codec::tile::format::{Kind, DEFAULT_CHUNK_SIZE};
 use warpzip::device::Device;
 use warpzip::error::Result;
+use warpzip::format::ElemType;
 use warpzip::gpu::median;
 use warpzip::ssb::{self, ColumnDir, Query, Storage};
 
@@ -50,6 +53,44 @@ fn columns(opts: &BenchOptions, gpu: bool) -> Result<(ColumnDir, String, Option<
     Ok((dir, format!("SSB sf {sf}"), Some(generated)))
 }
 
+/// Every lineorder column's ratio under each tile codec, and which the planner (`tile`) matches:
+/// rows with no time, their notes naming the best fixed codec.
+fn ratios(dir: &ColumnDir, input: &str, rows: &mut Vec<BenchRow>) -> Result<()> {
+    for &(column, _) in ssb::schema::LINEORDER.columns {
+        let values = dir.values("lineorder", column, false)?;
+        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut sizes = Vec::new();
+        for (name, plan) in crate::tile::CODECS {
+            let (payload, _) = chunked::compress(
+                &raw,
+                Kind::of(ElemType::U32)?,
+                plan,
+                DEFAULT_CHUNK_SIZE as usize,
+            )?;
+            sizes.push((name, payload.len().max(1)));
+        }
+        let best = sizes
+            .iter()
+            .filter(|(n, _)| *n != "tile")
+            .min_by_key(|(_, len)| *len)
+            .map_or("-", |(n, _)| n);
+        for &(name, len) in &sizes {
+            rows.push(BenchRow {
+                what: format!("ssb ratio {name}"),
+                input: format!("{input} {column}"),
+                device: "-".into(),
+                bytes: raw.len() as u64,
+                ratio: Some(raw.len() as f64 / len as f64),
+                ms: 0.0,
+                gbps: 0.0,
+                roofline: None,
+                note: format!("best fixed codec: {best}"),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Median milliseconds of `runs` executions (after one warm-up), as the engine times them.
 fn time_query(prepared: &mut ssb::Prepared, runs: usize) -> Result<f64> {
     prepared.execute()?;
@@ -73,6 +114,7 @@ pub(super) fn bench(
         Device::Gpu(g) => g.name().to_string(),
         Device::Cpu => format!("CPU, {} threads", rayon::current_num_threads()),
     };
+    ratios(&dir, &input, rows)?;
     for q in Query::ALL {
         for storage in [
             Storage::Compressed,
