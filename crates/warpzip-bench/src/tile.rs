@@ -113,6 +113,40 @@ fn columns(bytes: usize) -> Vec<Column> {
     ]
 }
 
+/// The bit widths of the GPU bench's width sweep, with their columns' names.
+const WIDTHS: [(u32, &str); 10] = [
+    (1, "width1"),
+    (2, "width2"),
+    (4, "width4"),
+    (8, "width8"),
+    (12, "width12"),
+    (16, "width16"),
+    (20, "width20"),
+    (24, "width24"),
+    (28, "width28"),
+    (32, "width32"),
+];
+
+/// The width sweep: for each width `w` of [`WIDTHS`], a u32 column of about `bytes` bytes of
+/// uniform random values below 2^w, so that FOR packs nearly every miniblock `w` bits wide.
+fn width_columns(bytes: usize) -> Vec<Column> {
+    let mut rng = Rng(0x005e_ed0f_b175);
+    WIDTHS
+        .iter()
+        .map(|&(w, name)| {
+            let mask = if w == 32 { u32::MAX } else { (1u32 << w) - 1 };
+            let data = (0..bytes / 4)
+                .flat_map(|_| ((rng.below(1 << 32) as u32) & mask).to_le_bytes())
+                .collect();
+            Column {
+                name,
+                elem: ElemType::U32,
+                data,
+            }
+        })
+        .collect()
+}
+
 /// Writes the columns to `dir` as raw little-endian files named `NAME.TYPE.bin`, for other
 /// programs (nvCOMP Cascaded's anchor) to time on the same bytes.
 fn dump(dir: &std::path::Path, columns: &[Column], opts: &BenchOptions) -> Result<()> {
@@ -219,9 +253,15 @@ pub(super) fn bench_gpu(
     if wanted.is_empty() {
         return Ok(());
     }
-    let cols = columns(opts.size.unwrap_or(256 << 20));
+    let size = opts.size.unwrap_or(256 << 20);
+    let mut cols = columns(size);
     if let Some(dir) = &opts.dump_dir {
         dump(dir, &cols, opts)?;
+    }
+    // The width sweep, FOR alone, when no column is named.
+    let sweep = opts.columns.is_empty() && wanted.iter().any(|&(name, _)| name == "for");
+    if sweep {
+        cols.extend(width_columns(size));
     }
     for col in cols {
         if !opts.wants_column(col.name) {
@@ -229,7 +269,11 @@ pub(super) fn bench_gpu(
         }
         let kind = Kind::of(col.elem)?;
         let chunk = chunk_size(opts, kind.bytes());
+        let in_sweep = WIDTHS.iter().any(|&(_, n)| n == col.name);
         for &(name, plan) in &wanted {
+            if in_sweep && name != "for" {
+                continue;
+            }
             let (payload, spans) = chunked::compress(&col.data, kind, plan, chunk)?;
             let chunks: Vec<(&[u8], usize)> = spans
                 .iter()
@@ -333,6 +377,22 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_width_sweep_packs_at_its_widths() {
+        let cols = width_columns(64 << 10);
+        assert_eq!(cols.len(), WIDTHS.len());
+        for (col, &(w, name)) in cols.iter().zip(&WIDTHS) {
+            assert_eq!(col.name, name);
+            let max = col
+                .data
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .max()
+                .unwrap_or(0);
+            assert_eq!(32 - max.leading_zeros(), w, "{name}");
+        }
+    }
 
     #[test]
     fn the_column_names_are_those_generated() {
