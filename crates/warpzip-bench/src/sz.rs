@@ -8,7 +8,7 @@ use warpzip::api::{self, CompressOptions};
 use warpzip::codec::sz::format::Params;
 use warpzip::codec::sz::gpu as sz_gpu;
 use warpzip::codec::sz::{chunked, quant::Float};
-use warpzip::codec::{compare, CodecId, ErrorBound, LossyMode, LossyOptions};
+use warpzip::codec::{compare, CodecId, Comparison, ErrorBound, LossyMode, LossyOptions};
 use warpzip::device::Device;
 use warpzip::error::{Error, Result};
 use warpzip::format::Container;
@@ -47,11 +47,12 @@ fn generated(bytes: usize) -> (Vec<u8>, Vec<u64>) {
 /// A field to measure: its name, its bytes and its dimensions (slowest first; empty if flat).
 type Field = (String, Vec<u8>, Vec<u64>);
 
-/// The fields to measure: the files given, else a generated smooth field.
-fn inputs(opts: &BenchOptions) -> Result<Vec<Field>> {
+/// The fields to measure: the files given, else a smooth field generated at `--size` (by
+/// default `default_size` bytes, at most `cap`).
+fn inputs(opts: &BenchOptions, default_size: usize, cap: usize) -> Result<Vec<Field>> {
     let mut inputs = Vec::new();
     if opts.files.is_empty() {
-        let (data, dims) = generated(opts.size.unwrap_or(16 << 20).min(256 << 20));
+        let (data, dims) = generated(opts.size.unwrap_or(default_size).min(cap));
         inputs.push((format!("smooth {}x256x256 f32", dims[0]), data, dims));
     } else {
         for path in &opts.files {
@@ -67,9 +68,42 @@ fn inputs(opts: &BenchOptions) -> Result<Vec<Field>> {
     Ok(inputs)
 }
 
+/// Compresses `data` (f32, `dims`) in `mode` at `bound` on the CPU, decodes it and checks every
+/// value against the bound exactly: the container and the comparison, or an error naming
+/// `what` and `name` when any value breaks the bound.
+fn checked_round_trip(
+    data: &[u8],
+    dims: &[u64],
+    mode: LossyMode,
+    bound: ErrorBound,
+    what: &str,
+    name: &str,
+) -> Result<(CompressOptions, Vec<u8>, Comparison)> {
+    let o = CompressOptions {
+        elem_type: Some(ElemType::F32),
+        lossy: Some(LossyOptions {
+            bound,
+            dims: dims.to_vec(),
+            fill: Vec::new(),
+            mode,
+        }),
+        ..CompressOptions::for_codec(CodecId::Sz)
+    };
+    let wz = api::compress(data, &o, &Device::Cpu)?;
+    let back = api::decompress(&wz, &Device::Cpu)?;
+    let c = compare(data, &back, ElemType::F32, Some(bound))?;
+    if c.violations != Some(0) {
+        return Err(Error::InvalidArgument(format!(
+            "{what}: {name} at {bound} broke the bound {:?} times",
+            c.violations
+        )));
+    }
+    Ok((o, wz, c))
+}
+
 pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
     let threads = rayon::current_num_threads();
-    for (name, data, dims) in inputs(opts)? {
+    for (name, data, dims) in inputs(opts, 16 << 20, 256 << 20)? {
         let n = data.len();
         if n == 0 || n % 4 != 0 {
             continue;
@@ -78,25 +112,7 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
         for mode in [LossyMode::Ratio, LossyMode::Fast] {
             for e in [1e-2, 1e-3, 1e-4] {
                 let bound = ErrorBound::Rel(e);
-                let o = CompressOptions {
-                    elem_type: Some(ElemType::F32),
-                    lossy: Some(LossyOptions {
-                        bound,
-                        dims: dims.clone(),
-                        fill: Vec::new(),
-                        mode,
-                    }),
-                    ..CompressOptions::for_codec(CodecId::Sz)
-                };
-                let wz = api::compress(&data, &o, &Device::Cpu)?;
-                let back = api::decompress(&wz, &Device::Cpu)?;
-                let c = compare(&data, &back, ElemType::F32, Some(bound))?;
-                if c.violations != Some(0) {
-                    return Err(Error::InvalidArgument(format!(
-                        "sz bench: {name} at {bound} broke the bound {:?} times",
-                        c.violations
-                    )));
-                }
+                let (o, wz, c) = checked_round_trip(&data, &dims, mode, bound, "sz bench", &name)?;
                 let enc_ms = wall_ms(runs, || api::compress(&data, &o, &Device::Cpu).map(|_| ()))?;
                 let dec_ms = wall_ms(runs, || api::decompress(&wz, &Device::Cpu).map(|_| ()))?;
                 let ratio = n as f64 / wz.len() as f64;
@@ -131,7 +147,7 @@ pub(super) fn bench_gpu(
     ceilings: &Ceilings,
     rows: &mut Vec<BenchRow>,
 ) -> Result<()> {
-    for (name, data, dims) in inputs(opts)? {
+    for (name, data, dims) in inputs(opts, 16 << 20, 256 << 20)? {
         let n = data.len();
         if n == 0 || n % 4 != 0 {
             continue;
@@ -255,47 +271,16 @@ pub fn reference_points() -> (String, Vec<RdPoint>) {
 /// Bits per value and PSNR of both modes at range-relative bounds 1e-1 to 1e-6 on every
 /// input (the files of `opts`, else a generated field); every round trip checked exactly.
 pub fn rate_distortion(opts: &BenchOptions) -> Result<Vec<RdPoint>> {
-    let mut inputs = Vec::new();
-    if opts.files.is_empty() {
-        let (data, dims) = generated(opts.size.unwrap_or(4 << 20).min(64 << 20));
-        inputs.push((format!("smooth {}x256x256 f32", dims[0]), data, dims));
-    }
-    for path in &opts.files {
-        let data = std::fs::read(path)?;
-        let name = path
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
-        let dims = dims_from_name(&name);
-        inputs.push((name, data, dims));
-    }
     let mut points = Vec::new();
-    for (name, data, dims) in inputs {
+    for (name, data, dims) in inputs(opts, 4 << 20, 64 << 20)? {
         if data.is_empty() || data.len() % 4 != 0 {
             continue;
         }
         for mode in [LossyMode::Ratio, LossyMode::Fast] {
             for k in 1..=6 {
                 let bound = ErrorBound::Rel(10f64.powi(-k));
-                let o = CompressOptions {
-                    elem_type: Some(ElemType::F32),
-                    lossy: Some(LossyOptions {
-                        bound,
-                        dims: dims.clone(),
-                        fill: Vec::new(),
-                        mode,
-                    }),
-                    ..CompressOptions::for_codec(CodecId::Sz)
-                };
-                let wz = api::compress(&data, &o, &Device::Cpu)?;
-                let back = api::decompress(&wz, &Device::Cpu)?;
-                let c = compare(&data, &back, ElemType::F32, Some(bound))?;
-                if c.violations != Some(0) {
-                    return Err(Error::InvalidArgument(format!(
-                        "sz rate distortion: {name} at {bound} broke the bound {:?} times",
-                        c.violations
-                    )));
-                }
+                let (_, wz, c) =
+                    checked_round_trip(&data, &dims, mode, bound, "sz rate distortion", &name)?;
                 points.push(RdPoint {
                     codec: format!("warpzip {}", mode.name()),
                     field: name.clone(),
