@@ -176,7 +176,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                 sz::bench_cpu(opts, rows)?;
                 sz::bench_gpu(gpu, opts, &ceilings, rows)?;
             }
-            lz::bench(device, opts, rows)?;
+            lz::bench(device, Some(&ceilings), opts, rows)?;
         }
         Device::Cpu => {
             if opts.wants("rle") {
@@ -201,7 +201,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             if opts.wants("sz") {
                 sz::bench_cpu(opts, &mut rows)?;
             }
-            lz::bench(device, opts, &mut rows)?;
+            lz::bench(device, None, opts, &mut rows)?;
         }
     }
     Ok(rows)

@@ -1,12 +1,19 @@
 //! Snappy and LZ4 benchmark (`--codec snappy`, `--codec lz4`): `.wz` containers of raw blocks
-//! decoded on every CPU core and, with a GPU, end to end from host memory (upload, one warp per
-//! block, download; wall clock, so no roofline fraction). Inputs are the files given or
+//! decoded on every CPU core and, with a GPU, on the device (the kernel alone over blocks already
+//! in device memory, CUDA events, against the same run's copy roofline) and end to end from host
+//! memory (upload, one warp per block, download; wall clock). Inputs are the files given or
 //! generated text; every decoded byte is checked before a time is reported.
 
-use super::{gbps, wall_ms, BenchOptions, BenchRow};
+use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
+use warpzip::codec::lz::{gpu::LzBatch, LzKind};
 use warpzip::codec::CodecId;
 use warpzip::error::{Error, Result};
+use warpzip::format::Container;
+use warpzip::gpu::{median, GpuContext};
 use warpzip::{api, CompressOptions, Device};
+
+/// Byte the device output is filled with before a checked launch.
+const POISON: u8 = 0xa5;
 
 /// Chunk size when `--chunk-size` is not given: the codecs' default.
 const DEFAULT_CHUNK: usize = 64 << 10;
@@ -34,7 +41,12 @@ fn text(len: usize) -> Vec<u8> {
 
 /// Runs the benchmark of the codecs `--codec` names on `device` (the CPU rows always); a run
 /// that names no codec leaves them out.
-pub(super) fn bench(device: &Device, opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result<()> {
+pub(super) fn bench(
+    device: &Device,
+    ceilings: Option<&Ceilings>,
+    opts: &BenchOptions,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
     let codecs: Vec<CodecId> = [CodecId::Snappy, CodecId::Lz4]
         .into_iter()
         .filter(|c| opts.codecs.iter().any(|n| n == c.name()))
@@ -66,6 +78,19 @@ pub(super) fn bench(device: &Device, opts: &BenchOptions, rows: &mut Vec<BenchRo
             let mut devices = vec![(Device::Cpu, format!("cpu ({threads} threads)"))];
             if let Device::Gpu(g) = device {
                 devices.push((device.clone(), g.name().to_string()));
+                let ms = kernel_ms(g, codec, &wz, data, opts)?;
+                let moved = (wz.len() + data.len()) as f64;
+                rows.push(BenchRow {
+                    what: format!("{codec} decode (GPU kernel)"),
+                    input: input.clone(),
+                    device: g.name().to_string(),
+                    bytes: data.len() as u64,
+                    ratio: Some(ratio),
+                    ms,
+                    gbps: gbps(data.len() as f64, ms),
+                    roofline: ceilings.map(|c| gbps(moved, ms) / c.d2d_gbps),
+                    note: "device-resident blocks, one warp per block; bytes equal input".into(),
+                });
             }
             for (on, label) in devices {
                 let mut ok = true;
@@ -99,4 +124,40 @@ pub(super) fn bench(device: &Device, opts: &BenchOptions, rows: &mut Vec<BenchRo
         }
     }
     Ok(())
+}
+
+/// Median milliseconds of the decode kernel alone over `wz`'s blocks already on the device
+/// (CUDA events), its output checked against `data` before and after the timed runs.
+fn kernel_ms(
+    gpu: &GpuContext,
+    codec: CodecId,
+    wz: &[u8],
+    data: &[u8],
+    opts: &BenchOptions,
+) -> Result<f64> {
+    let kind = match codec {
+        CodecId::Snappy => LzKind::Snappy,
+        _ => LzKind::Lz4,
+    };
+    let container = Container::parse(wz)?;
+    let chunks = container.chunk_list();
+    let mut batch = LzBatch::upload(gpu, kind, &chunks)?;
+    let mut out = vec![POISON; data.len()];
+    let check = |batch: &mut LzBatch, out: &mut Vec<u8>| -> Result<()> {
+        batch.finish(gpu, out)?;
+        if out.as_slice() != data {
+            return Err(Error::Corrupt {
+                chunk: 0,
+                reason: format!("{codec} GPU kernel output differs from the input"),
+            });
+        }
+        out.fill(POISON);
+        batch.poison_output(gpu, POISON)
+    };
+    batch.poison_output(gpu, POISON)?;
+    batch.launch(gpu)?;
+    check(&mut batch, &mut out)?;
+    let times = gpu.time_ms(3, opts.runs(), || batch.launch(gpu))?;
+    check(&mut batch, &mut out)?;
+    Ok(median(&times))
 }
