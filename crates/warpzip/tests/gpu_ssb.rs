@@ -7,6 +7,7 @@
 
 mod common;
 use common::gpu;
+use common::tile_damage::damage_tile_header;
 
 use std::path::{Path, PathBuf};
 use warpzip::ssb::{self, ColumnDir, Query, Storage};
@@ -91,32 +92,6 @@ fn gpu_answers_equal_cpu_at_sf_0_01() {
 #[ignore = "needs a CUDA GPU"]
 fn gpu_answers_equal_cpu_at_sf_0_1() {
     gpu_equals_cpu(0.1, "0.1");
-}
-
-/// Rewrites the `.wz` file at `path` with tile `tile` of chunk `chunk` given a header that names
-/// no scheme, the checksums recomputed (so that only the tile decoder can notice).
-fn damage_tile_header(path: &Path, chunk: usize, tile: usize) {
-    let file = std::fs::read(path).unwrap();
-    let container = warpzip::format::Container::parse(&file).unwrap();
-    let mut payload = Vec::new();
-    let mut spans = Vec::new();
-    for (i, &(bytes, len)) in container.chunk_list().iter().enumerate() {
-        let mut b = bytes.to_vec();
-        if i == chunk {
-            let tiles = (len / 4).div_ceil(512);
-            let start = u32::from_le_bytes(b[4 * tile..4 * tile + 4].try_into().unwrap()) as usize;
-            b[4 * (tiles + 1 + start)] = 7;
-        }
-        spans.push(warpzip::format::ChunkSpan {
-            offset: payload.len(),
-            compressed_len: b.len() as u32,
-            uncompressed_len: len as u32,
-        });
-        payload.extend_from_slice(&b);
-    }
-    let mut out = Vec::new();
-    warpzip::format::write_container(&mut out, &container.header, &payload, &spans).unwrap();
-    std::fs::write(path, out).unwrap();
 }
 
 /// A damaged tile: the fused kernel and the cascade give the CPU engine's verdict.

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+use common::tile_damage::damage_tile_header;
 
 use std::path::PathBuf;
 use warpzip::ssb::{self, ColumnDir, Query, Storage};
@@ -114,32 +115,6 @@ fn a_damaged_compressed_column_is_reported() {
     assert!(ssb::run(q, &dir, &Device::Cpu, Storage::Compressed).is_err());
     // The raw copy is untouched.
     assert!(ssb::run(q, &dir, &Device::Cpu, Storage::Uncompressed).is_ok());
-}
-
-/// Rewrites the `.wz` file at `path` with tile `tile` of chunk `chunk` given a header that names
-/// no scheme, the checksums recomputed (so that only the tile decoder can notice).
-fn damage_tile_header(path: &std::path::Path, chunk: usize, tile: usize) {
-    let file = std::fs::read(path).unwrap();
-    let container = warpzip::format::Container::parse(&file).unwrap();
-    let mut payload = Vec::new();
-    let mut spans = Vec::new();
-    for (i, &(bytes, len)) in container.chunk_list().iter().enumerate() {
-        let mut b = bytes.to_vec();
-        if i == chunk {
-            let tiles = (len / 4).div_ceil(512);
-            let start = u32::from_le_bytes(b[4 * tile..4 * tile + 4].try_into().unwrap()) as usize;
-            b[4 * (tiles + 1 + start)] = 7;
-        }
-        spans.push(warpzip::format::ChunkSpan {
-            offset: payload.len(),
-            compressed_len: b.len() as u32,
-            uncompressed_len: len as u32,
-        });
-        payload.extend_from_slice(&b);
-    }
-    let mut out = Vec::new();
-    warpzip::format::write_container(&mut out, &container.header, &payload, &spans).unwrap();
-    std::fs::write(path, out).unwrap();
 }
 
 #[test]

@@ -3,6 +3,7 @@
 #![allow(dead_code, clippy::panic)]
 
 pub mod require_gpu;
+pub mod tile_damage;
 
 use arrow_array::{
     Array, ArrayRef, BooleanArray, Date32Array, Int16Array, Int32Array, Int64Array, Int8Array,
