@@ -9,6 +9,7 @@ pub mod deflate;
 pub mod inputs;
 mod lz;
 pub mod orc;
+mod orc_arrow;
 mod orc_file;
 mod rle;
 mod scan;
@@ -160,6 +161,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
                 with_peak(gpu, "orc", rows, |r| {
                     orc_file::bench_gpu(gpu, opts, &ceilings, r)
                 })?;
+                orc_arrow::bench(device, opts, rows)?;
             }
             if opts.wants("deflate") {
                 with_peak(gpu, "deflate", rows, |r| {
@@ -190,6 +192,7 @@ pub fn run(device: &Device, opts: &BenchOptions) -> Result<Vec<BenchRow>> {
             }
             if opts.wants("orc") {
                 orc_file::bench_cpu(opts, &mut rows)?;
+                orc_arrow::bench(device, opts, &mut rows)?;
             }
             if opts.wants("deflate") {
                 deflate::bench(None, opts, &mut rows)?;
