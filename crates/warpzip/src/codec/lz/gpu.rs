@@ -58,6 +58,40 @@ pub fn entry(kind: LzKind) -> &'static str {
     }
 }
 
+/// Queues the decode of every block of `batch` (made with [`SHAPE`]) on the GPU's stream; its
+/// status words (3 a block: status, bytes written, bytes consumed) say how each went once the
+/// stream is synchronised.
+pub fn launch(gpu: &GpuContext, kind: LzKind, batch: &mut ChunkBatch<LzChunk>) -> Result<()> {
+    let n = batch.count();
+    if n == 0 {
+        return Ok(());
+    }
+    let function = gpu.function(&kernels::LZ, entry(kind))?;
+    let blocks = n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (WARPS * 32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let stream = gpu.stream();
+    batch.reset_counter(stream)?;
+    let mut launch = stream.launch_builder(&function);
+    launch
+        .arg(&batch.input)
+        .arg(&batch.records)
+        .arg(&n)
+        .arg(&mut batch.out)
+        .arg(&mut batch.status)
+        .arg(&mut batch.counter);
+    // SAFETY: the arguments match `lz_decode_snappy` and `lz_decode_lz4` (input, chunks, count,
+    // output, results, counter). The batch (`ChunkBatch::upload` or `from_device` with `SHAPE`)
+    // checked that every block lies inside the input, whose length is a multiple of 128 as the
+    // framework requires, and every output range inside the output, 4-byte aligned; the kernel
+    // bounds every read by `in_len` and every write by `out_cap`.
+    unsafe { launch.launch(cfg) }?;
+    Ok(())
+}
+
 /// Decodes `chunks` (a block and its uncompressed length each) into `out` (their lengths back
 /// to back) on the GPU. A block that is not exactly its recorded length is `Error::Corrupt`
 /// naming the lowest such chunk.
@@ -87,30 +121,7 @@ pub fn decompress_into(
     }
     let out_len = usize::try_from(out_at).map_err(|_| Error::InvalidArgument("output too large".into()))?;
     let mut batch = ChunkBatch::upload(gpu, &input, records, out_len.max(4), SHAPE)?;
-    let function = gpu.function(&kernels::LZ, entry(kind))?;
-    let n = batch.count();
-    let blocks = n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks, 1, 1),
-        block_dim: (WARPS * 32, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    let stream = gpu.stream();
-    batch.reset_counter(stream)?;
-    let mut launch = stream.launch_builder(&function);
-    launch
-        .arg(&batch.input)
-        .arg(&batch.records)
-        .arg(&n)
-        .arg(&mut batch.out)
-        .arg(&mut batch.status)
-        .arg(&mut batch.counter);
-    // SAFETY: the arguments match `lz_decode_snappy` and `lz_decode_lz4` (input, chunks, count,
-    // output, results, counter). `ChunkBatch::upload` checked that every block lies inside the
-    // input, whose length is a multiple of 128 as the framework requires, and every output
-    // range inside the output, 4-byte aligned; the kernel bounds every read by `in_len` and every
-    // write by `out_cap`.
-    unsafe { launch.launch(cfg) }?;
+    launch(gpu, kind, &mut batch)?;
     let words = batch.status_words(gpu)?;
     for (i, (w, &(block, len))) in words.chunks_exact(RESULT_WORDS).zip(chunks).enumerate() {
         let status = match ChunkStatus::from_code(w[0]) {

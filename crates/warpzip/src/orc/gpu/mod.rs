@@ -13,7 +13,6 @@ pub use launch::{DeviceColumn, GroupMode};
 pub use layout::{OrcGroup, PlanShape, PreparedColumn};
 
 use super::arrow;
-use super::file::proto::CompressionKind;
 use super::file::OrcFile;
 use super::plan::{plan_file_column, ColumnPlan};
 use super::schema::OrcColumn;
@@ -128,8 +127,8 @@ pub fn decode_columns_on_device(
     for c in columns {
         c.check_supported()?;
     }
-    let zlib = file.compression().kind == CompressionKind::Zlib;
-    let mut decoded = if zlib && !cpu_inflate {
+    let on_gpu = inflate::decompresses(file.compression().kind);
+    let mut decoded = if on_gpu && !cpu_inflate {
         inflate::prepare_columns(gpu, file, columns)?
     } else {
         let plans: Vec<Vec<ColumnPlan>> = columns
