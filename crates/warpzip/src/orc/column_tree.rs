@@ -21,7 +21,10 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, TimeUnit};
+use super::gpu::streams::{decompress_stream, decompresses, stream_bools, stream_bytes, stream_ints};
+use crate::gpu::GpuContext;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Seconds from 1970-01-01 to 2015-01-01 (UTC), ORC's timestamp epoch.
@@ -135,28 +138,54 @@ fn type_of(types: &[Type], id: u32) -> Result<&Type> {
     })
 }
 
+/// Where a stripe's streams are decompressed and its run-length streams decoded.
+#[derive(Clone, Copy)]
+pub enum Decoder<'a> {
+    /// On the CPU, stripes on all cores.
+    Cpu,
+    /// On a GPU, stripe after stripe: the chunks of ZLIB, SNAPPY and LZ4 streams decompressed
+    /// there, and every integer, byte and Boolean run-length stream decoded there (PRESENT,
+    /// DATA, LENGTH, SECONDARY), but RLE v1 nanoseconds of timestamps, whose runs may wrap past
+    /// 2^64 (see `wrapping_rle_v1`). The counter adds one for each stream sent to the GPU. The
+    /// host assembles the Arrow buffers from the decoded streams.
+    Gpu(&'a GpuContext, &'a AtomicUsize),
+}
+
 /// Decodes `column` (any type but union) of every stripe into one Arrow array.
 pub fn read_column(file: &OrcFile, stripes: &[Stripe], column: &OrcColumn) -> Result<ArrayRef> {
+    read_column_on(file, stripes, column, Decoder::Cpu)
+}
+
+/// [`read_column`] with the streams decoded as `decoder` says.
+pub fn read_column_on(
+    file: &OrcFile,
+    stripes: &[Stripe],
+    column: &OrcColumn,
+    decoder: Decoder<'_>,
+) -> Result<ArrayRef> {
     let types = &file.tail().footer.types;
     let data_type = arrow_type(types, column.id, &column.name)?;
-    let parts: Vec<ArrayRef> = stripes
-        .par_iter()
-        .map(|stripe| {
-            let reader = StripeReader {
-                file: file.bytes(),
-                compression: file.compression(),
-                stripe,
-                types,
-                name: &column.name,
-            };
-            let rows = usize::try_from(stripe.rows()).map_err(|_| {
-                column
-                    .in_stripe(stripe.index)
-                    .corrupt("too many rows for memory")
-            })?;
-            reader.decode(column.id, rows)
-        })
-        .collect::<Result<_>>()?;
+    let one = |stripe: &Stripe| -> Result<ArrayRef> {
+        let reader = StripeReader {
+            file: file.bytes(),
+            compression: file.compression(),
+            stripe,
+            types,
+            name: &column.name,
+            decoder,
+        };
+        let rows = usize::try_from(stripe.rows()).map_err(|_| {
+            column
+                .in_stripe(stripe.index)
+                .corrupt("too many rows for memory")
+        })?;
+        reader.decode(column.id, rows)
+    };
+    let parts: Vec<ArrayRef> = match decoder {
+        Decoder::Cpu => stripes.par_iter().map(one).collect::<Result<_>>()?,
+        // One GPU stream: stripe after stripe.
+        Decoder::Gpu(..) => stripes.iter().map(one).collect::<Result<_>>()?,
+    };
     if parts.is_empty() {
         return Ok(new_empty_array(&data_type));
     }
@@ -183,6 +212,7 @@ struct StripeReader<'a> {
     types: &'a [Type],
     /// The top-level column's name, for errors.
     name: &'a str,
+    decoder: Decoder<'a>,
 }
 
 impl StripeReader<'_> {
@@ -205,6 +235,14 @@ impl StripeReader<'_> {
             .zip(usize::try_from(info.length).ok())
             .and_then(|(start, len)| self.file.get(start..start.checked_add(len)?))
             .ok_or_else(|| place.corrupt("the stream lies outside the file"))?;
+        if let Decoder::Gpu(gpu, used) = self.decoder {
+            if decompresses(self.compression.kind) {
+                used.fetch_add(1, Ordering::Relaxed);
+                let start = info.offset as usize;
+                return decompress_stream(gpu, self.file, start, bytes.len(), self.compression, &place)
+                    .map(Some);
+            }
+        }
         let (bytes, _) = inflate_stream_mapped(bytes, self.compression, &place)?;
         Ok(Some(bytes.into_owned()))
     }
@@ -245,13 +283,38 @@ impl StripeReader<'_> {
         if n == 0 {
             return Ok(out);
         }
-        let result = if v2 {
-            orc_rle::decode_int_rle_v2(&bytes, signed, &mut out)
-        } else {
-            orc_rle::decode_int_rle_v1(&bytes, signed, &mut out)
+        let result = match self.decoder {
+            Decoder::Gpu(gpu, used) => {
+                used.fetch_add(1, Ordering::Relaxed);
+                stream_ints(gpu, &bytes, v2, signed, &mut out)?
+            }
+            Decoder::Cpu if v2 => orc_rle::decode_int_rle_v2(&bytes, signed, &mut out),
+            Decoder::Cpu => orc_rle::decode_int_rle_v1(&bytes, signed, &mut out),
         };
         result.map_err(|s| self.fail(id, kind, status_reason(s, n)))?;
         Ok(out)
+    }
+
+    /// Decodes the Boolean RLE stream `bytes` into `out`.
+    fn bools(&self, bytes: &[u8], out: &mut [bool]) -> Result<std::result::Result<(), ChunkStatus>> {
+        Ok(match self.decoder {
+            Decoder::Gpu(gpu, used) => {
+                used.fetch_add(1, Ordering::Relaxed);
+                stream_bools(gpu, bytes, out)?
+            }
+            Decoder::Cpu => orc_rle::decode_bool_rle(bytes, out),
+        })
+    }
+
+    /// Decodes the byte RLE stream `bytes` into `out`.
+    fn byte_rle(&self, bytes: &[u8], out: &mut [u8]) -> Result<std::result::Result<(), ChunkStatus>> {
+        Ok(match self.decoder {
+            Decoder::Gpu(gpu, used) => {
+                used.fetch_add(1, Ordering::Relaxed);
+                stream_bytes(gpu, bytes, out)?
+            }
+            Decoder::Cpu => orc_rle::decode_byte_rle(bytes, out),
+        })
     }
 
     /// The column's PRESENT flags for `rows` rows, `None` when it has no PRESENT stream.
@@ -261,7 +324,7 @@ impl StripeReader<'_> {
         };
         let mut flags = try_zeroed_of::<bool>(rows, "an ORC PRESENT stream")?;
         if rows > 0 {
-            orc_rle::decode_bool_rle(&bytes, &mut flags)
+            self.bools(&bytes, &mut flags)?
                 .map_err(|s| self.fail(id, StreamKind::Present, status_reason(s, rows)))?;
         }
         Ok(Some(flags))
@@ -291,7 +354,7 @@ impl StripeReader<'_> {
                 let bytes = self.needed(id, StreamKind::Data, n)?;
                 let mut bits = try_zeroed_of::<bool>(n, "an ORC column's values")?;
                 if n > 0 {
-                    orc_rle::decode_bool_rle(&bytes, &mut bits)
+                    self.bools(&bytes, &mut bits)?
                         .map_err(|s| self.fail(id, StreamKind::Data, status_reason(s, n)))?;
                 }
                 spread(Arc::new(BooleanArray::from(bits)))?
@@ -300,7 +363,7 @@ impl StripeReader<'_> {
                 let bytes = self.needed(id, StreamKind::Data, n)?;
                 let mut values = try_zeroed(n, "an ORC column's values")?;
                 if n > 0 {
-                    orc_rle::decode_byte_rle(&bytes, &mut values)
+                    self.byte_rle(&bytes, &mut values)?
                         .map_err(|s| self.fail(id, StreamKind::Data, status_reason(s, n)))?;
                 }
                 let values: Vec<i8> = values.into_iter().map(|b| b as i8).collect();

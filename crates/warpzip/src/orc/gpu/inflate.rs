@@ -30,14 +30,14 @@ use rayon::prelude::*;
 use std::sync::Arc;
 
 /// One compression chunk of a stream.
-struct Piece {
+pub(super) struct Piece {
     /// Offset of its 3-byte header in the stream.
-    header: u64,
+    pub header: u64,
     /// Its bytes in the file (after the header).
-    start: usize,
-    len: usize,
+    pub start: usize,
+    pub len: usize,
     /// Stored as is (no inflate).
-    original: bool,
+    pub original: bool,
 }
 
 /// One stream of one stripe: its chunks, and where they land.
@@ -186,7 +186,8 @@ pub fn prepare_columns(
         .flat_map(StripeWork::streams)
         .flat_map(|sp| sp.pieces.iter())
         .collect();
-    let (slots, results, placed) = inflate_pieces(gpu, file, &pieces, block)?;
+    let (slots, results, placed) =
+        inflate_pieces(gpu, file.bytes(), compression.kind, &pieces, block)?;
     // Every chunk's decompressed size, checked.
     let mut sizes = Vec::with_capacity(placed.len());
     for (column, work) in columns.iter().zip(&works) {
@@ -255,14 +256,14 @@ pub fn prepare_columns(
 }
 
 /// Where a piece went: its offset in the upload, and its inflate job (`None`: stored as is).
-type Placed = (u64, Option<usize>);
+pub(super) type Placed = (u64, Option<usize>);
 
 /// A GPU decompression batch's buffers: the upload (every piece's bytes, stored ones read from
 /// it), the output slots, and where each job's slot starts in them.
-struct Slots {
-    upload: CudaSlice<u8>,
-    out: CudaSlice<u8>,
-    out_offsets: Vec<u64>,
+pub(super) struct Slots {
+    pub upload: CudaSlice<u8>,
+    pub out: CudaSlice<u8>,
+    pub out_offsets: Vec<u64>,
 }
 
 /// One decompression job: a compressed piece's place in the upload and its slot.
@@ -271,19 +272,21 @@ struct Job {
     out_offset: u64,
     in_len: u32,
     out_cap: u32,
+    /// False for a Snappy block whose length preamble cannot be read.
+    preamble_ok: bool,
 }
 
 /// Uploads `pieces` through a pinned staging buffer (filled on all cores) and decompresses the
 /// compressed ones on the GPU (ZLIB through the inflate kernels, SNAPPY and LZ4 through the
 /// Snappy and LZ4 block decoder), each into a slot of `block` bytes of the batch's output: the
 /// batch's buffers, every job's result, and where each piece went.
-fn inflate_pieces(
+pub(super) fn inflate_pieces(
     gpu: &GpuContext,
-    file: &OrcFile,
+    file: &[u8],
+    kind: CompressionKind,
     pieces: &[&Piece],
     block: usize,
 ) -> Result<(Slots, Vec<StreamResult>, Vec<Placed>)> {
-    let kind = file.compression().kind;
     let lz = match kind {
         CompressionKind::Zlib => None,
         CompressionKind::Snappy => Some(LzKind::Snappy),
@@ -308,24 +311,30 @@ fn inflate_pieces(
         if p.original {
             placed.push((at, None));
         } else {
-            let out_cap = match lz {
+            let (out_cap, preamble_ok) = match lz {
                 // A Snappy block opens with its decompressed length, which the decoder must
-                // reach exactly; one past the block size (or unreadable) gets no room, so that
-                // the decoder reports it.
-                Some(LzKind::Snappy) => file
-                    .bytes()
-                    .get(p.start..p.start + p.len)
-                    .and_then(|b| snap::raw::decompress_len(b).ok())
-                    .and_then(|n| u32::try_from(n).ok())
-                    .filter(|&n| n <= block_cap)
-                    .unwrap_or(0),
-                _ => block_cap,
+                // reach exactly; one past the block size gets no room, so that the decoder
+                // reports it, and one the CPU's decoder cannot read fails here.
+                Some(LzKind::Snappy) => {
+                    match file
+                        .get(p.start..p.start + p.len)
+                        .and_then(|b| snap::raw::decompress_len(b).ok())
+                    {
+                        Some(n) => (
+                            u32::try_from(n).ok().filter(|&n| n <= block_cap).unwrap_or(0),
+                            true,
+                        ),
+                        None => (0, false),
+                    }
+                }
+                _ => (block_cap, true),
             };
             jobs.push(Job {
                 in_offset: at,
                 out_offset: slot_at,
                 in_len: u32::try_from(p.len).map_err(|_| too_big())?,
                 out_cap,
+                preamble_ok,
             });
             slot_at += block.div_ceil(OUTPUT_ALIGN) as u64 * OUTPUT_ALIGN as u64;
             placed.push((at, Some(jobs.len() - 1)));
@@ -347,7 +356,7 @@ fn inflate_pieces(
         slices
             .into_par_iter()
             .zip(pieces.par_iter())
-            .for_each(|(dst, p)| dst.copy_from_slice(&file.bytes()[p.start..p.start + p.len]));
+            .for_each(|(dst, p)| dst.copy_from_slice(&file[p.start..p.start + p.len]));
         let mut d_upload = gpu.alloc_for::<u8>(padded, "the ORC chunks' upload")?;
         gpu.stream().memcpy_htod(&*staged, &mut d_upload)?;
         // The slots are also read in place by the RLE kernels: whole 128-byte blocks.
@@ -396,6 +405,7 @@ fn inflate_pieces(
                     .zip(&jobs)
                     .map(|(w, j)| {
                         let status = match ChunkStatus::from_code(w[0]) {
+                            _ if !j.preamble_ok => ChunkStatus::Corrupt,
                             // A Snappy block must give the length it opens with.
                             ChunkStatus::Ok if lz == LzKind::Snappy && w[1] != j.out_cap => {
                                 ChunkStatus::Underflow

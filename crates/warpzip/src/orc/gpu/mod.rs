@@ -8,6 +8,7 @@
 mod inflate;
 mod launch;
 mod layout;
+pub(crate) mod streams;
 
 pub use launch::{DeviceColumn, GroupMode};
 pub use layout::{OrcGroup, PlanShape, PreparedColumn};
