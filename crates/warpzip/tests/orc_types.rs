@@ -443,7 +443,11 @@ fn gpu_batches_equal_the_cpu() {
         assert_eq!(cpu, on_gpu, "{name}");
         assert_eq!(stats.on_device.len(), cpu.num_columns(), "{name}");
         // Every column of the fixtures has nulls (a PRESENT stream): none stays on the host.
-        assert_eq!(stats.columns_on_device(), cpu.num_columns(), "{name}: {stats:?}");
+        assert_eq!(
+            stats.columns_on_device(),
+            cpu.num_columns(),
+            "{name}: {stats:?}"
+        );
         for (i, c) in file.columns().iter().enumerate() {
             let (one, stats) = file
                 .read_batch_with_stats(Some(&[c.name.as_str()]), &gpu)
@@ -474,11 +478,31 @@ fn gpu_damaged_streams_get_the_cpu_verdict() {
     use rand::{Rng, SeedableRng};
     let gpu = Device::Gpu(common::gpu());
     let cases = [
-        ("types_v012_uncompressed.orc", "s_direct", StreamKind::Length, 0xff),
-        ("types_v012_uncompressed.orc", "s_dict", StreamKind::Data, 0x7f),
+        (
+            "types_v012_uncompressed.orc",
+            "s_direct",
+            StreamKind::Length,
+            0xff,
+        ),
+        (
+            "types_v012_uncompressed.orc",
+            "s_dict",
+            StreamKind::Data,
+            0x7f,
+        ),
         ("types_v012_uncompressed.orc", "dec", StreamKind::Data, 0xff),
-        ("types_v012_uncompressed.orc", "ts", StreamKind::Secondary, 0xff),
-        ("types_v012_uncompressed.orc", "li", StreamKind::Length, 0xff),
+        (
+            "types_v012_uncompressed.orc",
+            "ts",
+            StreamKind::Secondary,
+            0xff,
+        ),
+        (
+            "types_v012_uncompressed.orc",
+            "li",
+            StreamKind::Length,
+            0xff,
+        ),
         ("types_v012_snappy.orc", "f64", StreamKind::Data, 0xff),
         ("types_v012_lz4.orc", "s_direct", StreamKind::Data, 0xff),
         ("types_v012_zstd.orc", "bin", StreamKind::Length, 0x00),

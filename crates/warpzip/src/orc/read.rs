@@ -46,7 +46,8 @@ impl OrcFile {
     /// A column of an unsupported type (a union) is an `Unsupported` error naming it, an unknown
     /// name an `InvalidArgument` one.
     pub fn read_batch(&self, names: Option<&[&str]>, device: &Device) -> Result<RecordBatch> {
-        self.read_batch_with_stats(names, device).map(|(batch, _)| batch)
+        self.read_batch_with_stats(names, device)
+            .map(|(batch, _)| batch)
     }
 
     /// [`read_batch`](OrcFile::read_batch), also saying which columns were decoded on the
