@@ -21,7 +21,10 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, TimeUnit};
-use super::gpu::streams::{decompress_stream, decompresses, stream_bools, stream_bytes, stream_ints};
+use super::gpu::streams::{
+    decimal_varints, decompress_stream, decompresses, dictionary_strings, offsets_of, stream_bools,
+    stream_bytes, stream_ints, timestamps as timestamps_on_gpu,
+};
 use crate::gpu::GpuContext;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -538,6 +541,31 @@ impl StripeReader<'_> {
             ColumnEncodingKind::Direct | ColumnEncodingKind::DirectV2 => {
                 let lengths = self.ints::<u64>(id, StreamKind::Length, n, false)?;
                 let data = self.needed(id, StreamKind::Data, n)?;
+                if let Decoder::Gpu(gpu, _) = self.decoder {
+                    // The offsets by the GPU scan: every length below 2^31 first, so that their
+                    // sum cannot wrap.
+                    if lengths.iter().any(|&l| l > i32::MAX as u64) {
+                        return Err(too_long(StreamKind::Length));
+                    }
+                    let (starts, total) = offsets_of(gpu, &lengths)?;
+                    if total > i32::MAX as u64 {
+                        return Err(too_long(StreamKind::Length));
+                    }
+                    let end = total as usize;
+                    if end > data.len() {
+                        return Err(self.fail(
+                            id,
+                            StreamKind::Data,
+                            format!("{} bytes, but the lengths add up to {end}", data.len()),
+                        ));
+                    }
+                    let mut offsets = Vec::with_capacity(n + 1);
+                    offsets.extend(starts.iter().map(|&o| o as i32));
+                    offsets.push(end as i32);
+                    let mut data = data;
+                    data.truncate(end);
+                    return Ok((offsets, data));
+                }
                 let mut offsets = Vec::with_capacity(n + 1);
                 offsets.push(0i32);
                 let mut end = 0usize;
@@ -601,6 +629,27 @@ impl StripeReader<'_> {
                     starts.push(end);
                 }
                 let indices = self.ints::<u64>(id, StreamKind::Data, n, false)?;
+                if let Decoder::Gpu(gpu, _) = self.decoder {
+                    let starts: Vec<u64> = starts.iter().map(|&s| s as u64).collect();
+                    let limit = i32::MAX as u64;
+                    return match dictionary_strings(gpu, &dict, &starts, &indices, limit)? {
+                        Err(k) => {
+                            let i = indices.get(k).copied().unwrap_or(u64::MAX);
+                            Err(self.fail(
+                                id,
+                                StreamKind::Data,
+                                format!("index {i} in a dictionary of {size} entries"),
+                            ))
+                        }
+                        Ok((_, total, _)) if total > limit => Err(too_long(StreamKind::Data)),
+                        Ok((starts, total, bytes)) => {
+                            let mut offsets = Vec::with_capacity(n + 1);
+                            offsets.extend(starts.iter().map(|&o| o as i32));
+                            offsets.push(total as i32);
+                            Ok((offsets, bytes))
+                        }
+                    };
+                }
                 let mut offsets = Vec::with_capacity(n + 1);
                 offsets.push(0i32);
                 let mut bytes = Vec::new();
@@ -635,12 +684,27 @@ impl StripeReader<'_> {
         let data = self.needed(id, StreamKind::Data, n)?;
         let scales = self.ints::<i64>(id, StreamKind::Secondary, n, true)?;
         let mut values = try_zeroed_of::<i128>(n, "an ORC column's values")?;
+        // On a GPU the varints are decoded there first (the first that fails is named).
+        let on_device = match self.decoder {
+            Decoder::Gpu(gpu, used) if n > 0 => {
+                used.fetch_add(1, Ordering::Relaxed);
+                Some(decimal_varints(gpu, &data, n)?.map_err(|(k, reason)| {
+                    self.fail(id, StreamKind::Data, format!("value {k}: {reason}"))
+                })?)
+            }
+            _ => None,
+        };
         let mut pos = 0usize;
         for (k, (v, &s)) in values.iter_mut().zip(&scales).enumerate() {
-            let raw = read_varint128(&data, &mut pos).map_err(|reason| {
-                self.fail(id, StreamKind::Data, format!("value {k}: {reason}"))
-            })?;
-            let unscaled = ((raw >> 1) as i128) ^ -((raw & 1) as i128);
+            let unscaled = match &on_device {
+                Some(unscaled) => unscaled.get(k).copied().unwrap_or(0),
+                None => {
+                    let raw = read_varint128(&data, &mut pos).map_err(|reason| {
+                        self.fail(id, StreamKind::Data, format!("value {k}: {reason}"))
+                    })?;
+                    ((raw >> 1) as i128) ^ -((raw & 1) as i128)
+                }
+            };
             *v = rescale(unscaled, s, i64::from(scale)).ok_or_else(|| {
                 self.fail(
                     id,
@@ -684,32 +748,32 @@ impl StripeReader<'_> {
             wrapping_rle_v1(&bytes, n)
                 .map_err(|s| self.fail(id, StreamKind::Secondary, status_reason(s, n)))?
         };
-        let mut values = try_zeroed_of::<i64>(n, "an ORC column's values")?;
-        for (k, (v, (&s, &z))) in values.iter_mut().zip(seconds.iter().zip(&nanos)).enumerate() {
-            let nano = decode_nanos(z).ok_or_else(|| {
-                self.fail(
-                    id,
-                    StreamKind::Secondary,
-                    format!("value {k}: {} is not a nanosecond count", z as i64),
-                )
-            })?;
-            let mut secs = s.checked_add(ORC_EPOCH_SECONDS);
-            // Writers (the Java one first) stored seconds rounded toward zero before 1970;
-            // readers take one off when the nanoseconds show a fraction, as ORC's own do.
-            if secs.is_some_and(|s| s < 0) && nano > 999_999 {
-                secs = secs.and_then(|s| s.checked_sub(1));
+        let values = match self.decoder {
+            Decoder::Gpu(gpu, used) if n > 0 => {
+                used.fetch_add(1, Ordering::Relaxed);
+                match timestamps_on_gpu(gpu, &seconds, &nanos)? {
+                    Ok(values) => values,
+                    Err(k) => {
+                        // The GPU names the first value out of range; the host says why.
+                        let (kind, reason) = seconds
+                            .get(k)
+                            .zip(nanos.get(k))
+                            .and_then(|(&s, &z)| timestamp_of(k, s, z).err())
+                            .unwrap_or((StreamKind::Data, format!("value {k} is out of range")));
+                        return Err(self.fail(id, kind, reason));
+                    }
+                }
             }
-            *v = secs
-                .and_then(|s| s.checked_mul(1_000_000_000))
-                .and_then(|s| s.checked_add(nano))
-                .ok_or_else(|| {
-                    self.fail(
-                        id,
-                        StreamKind::Data,
-                        format!("value {k}: {s} seconds do not fit in nanoseconds"),
-                    )
-                })?;
-        }
+            _ => {
+                let mut values = try_zeroed_of::<i64>(n, "an ORC column's values")?;
+                for (k, (v, (&s, &z))) in
+                    values.iter_mut().zip(seconds.iter().zip(&nanos)).enumerate()
+                {
+                    *v = timestamp_of(k, s, z).map_err(|(kind, reason)| self.fail(id, kind, reason))?;
+                }
+                values
+            }
+        };
         let array = PrimitiveArray::<TimestampNanosecondType>::from(values);
         Ok(if kind == TypeKind::TimestampInstant {
             Arc::new(array.with_timezone("UTC"))
@@ -717,6 +781,31 @@ impl StripeReader<'_> {
             Arc::new(array)
         })
     }
+}
+
+/// Timestamp `k` in nanoseconds since 1970 from its seconds from ORC's epoch `s` and its
+/// SECONDARY word `z`, or the stream and reason that make it fail.
+fn timestamp_of(k: usize, s: i64, z: u64) -> std::result::Result<i64, (StreamKind, String)> {
+    let nano = decode_nanos(z).ok_or_else(|| {
+        (
+            StreamKind::Secondary,
+            format!("value {k}: {} is not a nanosecond count", z as i64),
+        )
+    })?;
+    let mut secs = s.checked_add(ORC_EPOCH_SECONDS);
+    // Writers (the Java one first) stored seconds rounded toward zero before 1970; readers take
+    // one off when the nanoseconds show a fraction, as ORC's own do.
+    if secs.is_some_and(|s| s < 0) && nano > 999_999 {
+        secs = secs.and_then(|s| s.checked_sub(1));
+    }
+    secs.and_then(|s| s.checked_mul(1_000_000_000))
+        .and_then(|s| s.checked_add(nano))
+        .ok_or_else(|| {
+            (
+                StreamKind::Data,
+                format!("value {k}: {s} seconds do not fit in nanoseconds"),
+            )
+        })
 }
 
 /// `n` unsigned Integer RLE v1 values as 64-bit words, runs stepping with wrap-around (the

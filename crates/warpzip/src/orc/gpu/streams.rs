@@ -12,7 +12,8 @@ use crate::codec::orc_rle::gpu::{DecodeBatch, OrcRleChunk, Parallelism, StreamCo
 use crate::codec::orc_rle::OrcInt;
 use crate::error::{try_with_capacity, ChunkStatus, Error, Result};
 use crate::format::ElemType;
-use crate::gpu::GpuContext;
+use crate::gpu::batch::padded as padded_bytes;
+use crate::gpu::{kernels, GpuContext, LaunchConfig, PushKernelArg};
 
 /// The decompressed bytes of the stream at `start..start + len` of `file` (ZLIB, SNAPPY or LZ4
 /// chunks), its chunks decompressed on the GPU together: the CPU's bytes, or an error at `place`
@@ -235,4 +236,192 @@ pub fn stream_bools(
         *b = packed[i / 8] & (0x80 >> (i % 8)) != 0;
     }
     Ok(Ok(()))
+}
+
+/// Threads per block of the type-tree kernels that take a thread (or a warp) a value.
+const TREE_THREADS: u32 = 256;
+
+/// A grid of `TREE_THREADS`-thread blocks over `n` values (`per_block` of them a block; the
+/// kernels stride over the rest).
+fn tree_grid(gpu: &GpuContext, n: usize, per_block: usize) -> LaunchConfig {
+    let blocks = n.div_ceil(per_block.max(1)).max(1) as u64;
+    LaunchConfig {
+        grid_dim: (blocks.min(u64::from(gpu.sm_count()) * 16) as u32, 1, 1),
+        block_dim: (TREE_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// The first `n` base-128 varints of a decimal column's DATA stream, zigzag decoded into their
+/// unscaled values on the GPU (`orc_decimal_varints`: a warp walks the stream, the lane holding
+/// a value's last byte decodes it): the values, or the first that fails and why.
+pub fn decimal_varints(
+    gpu: &GpuContext,
+    data: &[u8],
+    n: usize,
+) -> Result<std::result::Result<Vec<i128>, (usize, &'static str)>> {
+    if n == 0 {
+        return Ok(Ok(Vec::new()));
+    }
+    let input = gpu.upload_for(&padded_bytes(data, 0, 128)?, "a decimal stream")?;
+    let mut out = gpu.alloc_zeros_for::<u64>(n.saturating_mul(2), "a decimal column's values")?;
+    let mut status = gpu.alloc_zeros_for::<u64>(2, "a decimal stream's status")?;
+    let function = gpu.function(&kernels::ORC_TREE, kernels::entry::ORC_DECIMAL_VARINTS)?;
+    let (in_len, count) = (data.len() as u64, n as u64);
+    let cfg = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = gpu.stream().launch_builder(&function);
+    launch
+        .arg(&input)
+        .arg(&in_len)
+        .arg(&count)
+        .arg(&mut out)
+        .arg(&mut status);
+    // SAFETY: the arguments match `orc_decimal_varints` (input, its length, values wanted,
+    // output, status). The input holds `in_len` bytes (padded past them), the kernel reads only
+    // bytes below `in_len` and writes words 2k and 2k + 1 of values k < n, inside `out`'s 2n
+    // words, and two status words.
+    unsafe { launch.launch(cfg) }?;
+    let status = gpu.download(&status)?;
+    match status.first().copied().unwrap_or(0) {
+        0 => {}
+        code => {
+            let k = status.get(1).copied().unwrap_or(0) as usize;
+            let reason = if code == 1 {
+                "the stream ends inside a value"
+            } else {
+                "a value of more than 128 bits"
+            };
+            return Ok(Err((k, reason)));
+        }
+    }
+    let words = gpu.download(&out)?;
+    Ok(Ok(words
+        .chunks_exact(2)
+        .take(n)
+        .map(|w| (u128::from(w[0]) | (u128::from(w[1]) << 64)) as i128)
+        .collect()))
+}
+
+/// Timestamps from their seconds (from ORC's epoch) and SECONDARY words on the GPU
+/// (`orc_timestamps`, a thread a value): nanoseconds since 1970, or the first value that leaves
+/// their range.
+pub fn timestamps(
+    gpu: &GpuContext,
+    seconds: &[i64],
+    nanos: &[u64],
+) -> Result<std::result::Result<Vec<i64>, usize>> {
+    let n = seconds.len().min(nanos.len());
+    if n == 0 {
+        return Ok(Ok(Vec::new()));
+    }
+    let d_seconds = gpu.upload_for(&seconds[..n], "a timestamp column's seconds")?;
+    let d_nanos = gpu.upload_for(&nanos[..n], "a timestamp column's nanoseconds")?;
+    let mut out = gpu.alloc_zeros_for::<i64>(n, "a timestamp column's values")?;
+    let mut fail = gpu.upload_for(&[u64::MAX], "a timestamp column's status")?;
+    let function = gpu.function(&kernels::ORC_TREE, kernels::entry::ORC_TIMESTAMPS)?;
+    let count = n as u64;
+    let mut launch = gpu.stream().launch_builder(&function);
+    launch
+        .arg(&d_seconds)
+        .arg(&d_nanos)
+        .arg(&count)
+        .arg(&mut out)
+        .arg(&mut fail);
+    // SAFETY: the arguments match `orc_timestamps` (seconds, nanoseconds, count, output, the
+    // first failure); each array holds `n` values and the kernel touches values k < n only.
+    unsafe { launch.launch(tree_grid(gpu, n, TREE_THREADS as usize)) }?;
+    let fail = gpu.download(&fail)?.first().copied().unwrap_or(u64::MAX);
+    if fail < count {
+        return Ok(Err(fail as usize));
+    }
+    Ok(Ok(gpu.download(&out)?))
+}
+
+/// Exclusive sums of `lengths` by the GPU scan (`ops::scan`), and their total.
+pub fn offsets_of(gpu: &GpuContext, lengths: &[u64]) -> Result<(Vec<u64>, u64)> {
+    if lengths.is_empty() {
+        return Ok((Vec::new(), 0));
+    }
+    crate::ops::scan::exclusive_scan_gpu(gpu, lengths)
+}
+
+/// The strings of a dictionary column on the GPU: each value's entry length
+/// (`orc_dict_lengths`), their offsets by the GPU scan, and the entries' bytes gathered a warp a
+/// value (`orc_dict_gather`) when they total at most `limit` bytes. `starts` holds the
+/// dictionary's `size + 1` entry boundaries inside `dict`. Gives the offsets (one a value) and
+/// their total with the bytes, or the position of the first index past the dictionary; a total
+/// over `limit` comes back with no bytes.
+pub fn dictionary_strings(
+    gpu: &GpuContext,
+    dict: &[u8],
+    starts: &[u64],
+    indices: &[u64],
+    limit: u64,
+) -> Result<std::result::Result<(Vec<u64>, u64, Vec<u8>), usize>> {
+    let n = indices.len();
+    if n == 0 {
+        return Ok(Ok((Vec::new(), 0, Vec::new())));
+    }
+    let size = starts.len().saturating_sub(1) as u64;
+    if starts.last().is_none_or(|&end| end > dict.len() as u64) {
+        return Err(Error::InvalidArgument(
+            "dictionary boundaries outside its bytes".into(),
+        ));
+    }
+    let d_indices = gpu.upload_for(indices, "a dictionary column's indices")?;
+    let d_starts = gpu.upload_for(starts, "a dictionary's entry boundaries")?;
+    let mut lengths = gpu.alloc_zeros_for::<u64>(n, "a dictionary column's lengths")?;
+    let mut fail = gpu.upload_for(&[u64::MAX], "a dictionary column's status")?;
+    let count = n as u64;
+    let function = gpu.function(&kernels::ORC_TREE, kernels::entry::ORC_DICT_LENGTHS)?;
+    let mut launch = gpu.stream().launch_builder(&function);
+    launch
+        .arg(&d_indices)
+        .arg(&count)
+        .arg(&d_starts)
+        .arg(&size)
+        .arg(&mut lengths)
+        .arg(&mut fail);
+    // SAFETY: the arguments match `orc_dict_lengths` (indices, count, boundaries, entries,
+    // lengths, the first failure); `starts` holds `size + 1` boundaries, the kernel reads
+    // boundaries i and i + 1 only for an index i < size and writes lengths k < n.
+    unsafe { launch.launch(tree_grid(gpu, n, TREE_THREADS as usize)) }?;
+    let fail = gpu.download(&fail)?.first().copied().unwrap_or(u64::MAX);
+    if fail < count {
+        return Ok(Err(fail as usize));
+    }
+    let mut offsets = gpu.alloc_zeros_for::<u64>(n, "a dictionary column's offsets")?;
+    let mut scan = crate::ops::scan::GpuScan::<u64>::new(gpu, count)?;
+    scan.run(gpu, &lengths, &mut offsets, count)?;
+    let total = scan.total(gpu)?;
+    let mut host_offsets = gpu.download(&offsets)?;
+    host_offsets.truncate(n);
+    if total > limit {
+        return Ok(Ok((host_offsets, total, Vec::new())));
+    }
+    let total_len = usize::try_from(total).map_err(|_| Error::Unsupported("strings too long".into()))?;
+    let d_dict = gpu.upload_for(&padded_bytes(dict, 0, 128)?, "a dictionary's bytes")?;
+    let mut out = gpu.alloc_zeros_for::<u8>(total_len.max(1), "a dictionary column's bytes")?;
+    let function = gpu.function(&kernels::ORC_TREE, kernels::entry::ORC_DICT_GATHER)?;
+    let mut launch = gpu.stream().launch_builder(&function);
+    launch
+        .arg(&d_dict)
+        .arg(&d_starts)
+        .arg(&d_indices)
+        .arg(&offsets)
+        .arg(&count)
+        .arg(&mut out);
+    // SAFETY: the arguments match `orc_dict_gather` (dictionary bytes, boundaries, indices,
+    // offsets, count, output). Every index is below `size` (`orc_dict_lengths` found none that
+    // is not), its entry lies inside the dictionary's bytes (the boundaries end inside them,
+    // checked above, and grow: the caller built them by adding lengths), and value k's bytes go
+    // to offsets[k]..offsets[k] + its length, inside the `total` bytes of `out`.
+    unsafe { launch.launch(tree_grid(gpu, n, (TREE_THREADS / 32) as usize)) }?;
+    let mut bytes = gpu.download(&out)?;
+    bytes.truncate(total_len);
+    Ok(Ok((host_offsets, total, bytes)))
 }
