@@ -119,7 +119,8 @@ pub fn decompress_into(
         input.extend_from_slice(block);
         out_at += (len as u64).div_ceil(4) * 4;
     }
-    let out_len = usize::try_from(out_at).map_err(|_| Error::InvalidArgument("output too large".into()))?;
+    let out_len =
+        usize::try_from(out_at).map_err(|_| Error::InvalidArgument("output too large".into()))?;
     let mut batch = ChunkBatch::upload(gpu, &input, records, out_len.max(4), SHAPE)?;
     launch(gpu, kind, &mut batch)?;
     let words = batch.status_words(gpu)?;

@@ -10,6 +10,7 @@
 //! own. Only the metadata (footers, stripe footers, the row indexes) is inflated on the CPU.
 
 use super::super::file::compression::{parse_chunk_header, ChunkMap, ChunkStart, Compression};
+use super::super::file::proto::CompressionKind;
 use super::super::file::proto::{RowIndex, StreamKind};
 use super::super::file::stripe::Stripe;
 use super::super::file::OrcFile;
@@ -18,13 +19,12 @@ use super::super::plan::{data_kind, locate_groups, plan_error, DataKind, RowGrou
 use super::super::schema::OrcColumn;
 use super::launch::DeviceColumn;
 use super::layout::{PlanShape, PreparedColumn};
-use super::super::file::proto::CompressionKind;
 use crate::codec::deflate::batch::StreamResult;
 use crate::codec::deflate::gpu::{InflateBatch, InflateChunk, INPUT_ALIGN, OUTPUT_ALIGN};
 use crate::codec::lz::gpu::{self as lz_gpu, LzChunk};
 use crate::codec::lz::LzKind;
-use crate::gpu::batch::ChunkBatch;
 use crate::error::{ChunkStatus, Error, Result};
+use crate::gpu::batch::ChunkBatch;
 use crate::gpu::{CudaSlice, GpuContext};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -321,7 +321,10 @@ pub(super) fn inflate_pieces(
                         .and_then(|b| snap::raw::decompress_len(b).ok())
                     {
                         Some(n) => (
-                            u32::try_from(n).ok().filter(|&n| n <= block_cap).unwrap_or(0),
+                            u32::try_from(n)
+                                .ok()
+                                .filter(|&n| n <= block_cap)
+                                .unwrap_or(0),
                             true,
                         ),
                         None => (0, false),
@@ -395,8 +398,14 @@ pub(super) fn inflate_pieces(
                         out_cap: j.out_cap,
                     })
                     .collect();
-                let mut batch =
-                    ChunkBatch::from_device(gpu, d_upload, records, slots, slots_len, lz_gpu::SHAPE)?;
+                let mut batch = ChunkBatch::from_device(
+                    gpu,
+                    d_upload,
+                    records,
+                    slots,
+                    slots_len,
+                    lz_gpu::SHAPE,
+                )?;
                 lz_gpu::launch(gpu, lz, &mut batch)?;
                 // Synchronises: the staging buffer is free again after this.
                 let words = batch.status_words(gpu)?;

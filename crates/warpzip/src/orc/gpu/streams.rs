@@ -110,7 +110,8 @@ pub fn decompress_stream(
                 .get(j)
                 .and_then(|&at| decompressed.get(at as usize..at as usize + n)),
         };
-        let bytes = bytes.ok_or_else(|| Error::Driver("a decompressed chunk lies outside its slots".into()))?;
+        let bytes = bytes
+            .ok_or_else(|| Error::Driver("a decompressed chunk lies outside its slots".into()))?;
         out.extend_from_slice(bytes);
     }
     Ok(out)
@@ -403,7 +404,8 @@ pub fn dictionary_strings(
     if total > limit {
         return Ok(Ok((host_offsets, total, Vec::new())));
     }
-    let total_len = usize::try_from(total).map_err(|_| Error::Unsupported("strings too long".into()))?;
+    let total_len =
+        usize::try_from(total).map_err(|_| Error::Unsupported("strings too long".into()))?;
     let d_dict = gpu.upload_for(&padded_bytes(dict, 0, 128)?, "a dictionary's bytes")?;
     let mut out = gpu.alloc_zeros_for::<u8>(total_len.max(1), "a dictionary column's bytes")?;
     let function = gpu.function(&kernels::ORC_TREE, kernels::entry::ORC_DICT_GATHER)?;
