@@ -641,12 +641,12 @@ impl StripeReader<'_> {
                                 format!("index {i} in a dictionary of {size} entries"),
                             ))
                         }
-                        Ok((_, total, _)) if total > limit => Err(too_long(StreamKind::Data)),
-                        Ok((starts, total, bytes)) => {
+                        Ok(d) if d.total > limit => Err(too_long(StreamKind::Data)),
+                        Ok(d) => {
                             let mut offsets = Vec::with_capacity(n + 1);
-                            offsets.extend(starts.iter().map(|&o| o as i32));
-                            offsets.push(total as i32);
-                            Ok((offsets, bytes))
+                            offsets.extend(d.offsets.iter().map(|&o| o as i32));
+                            offsets.push(d.total as i32);
+                            Ok((offsets, d.bytes))
                         }
                     };
                 }

@@ -350,6 +350,17 @@ pub fn offsets_of(gpu: &GpuContext, lengths: &[u64]) -> Result<(Vec<u64>, u64)> 
     crate::ops::scan::exclusive_scan_gpu(gpu, lengths)
 }
 
+/// A dictionary column's strings as the GPU gives them.
+#[derive(Debug, Default)]
+pub struct DictStrings {
+    /// Where each value starts in `bytes`.
+    pub offsets: Vec<u64>,
+    /// The values' bytes in all.
+    pub total: u64,
+    /// The values' bytes, back to back (empty when `total` is over the caller's limit).
+    pub bytes: Vec<u8>,
+}
+
 /// The strings of a dictionary column on the GPU: each value's entry length
 /// (`orc_dict_lengths`), their offsets by the GPU scan, and the entries' bytes gathered a warp a
 /// value (`orc_dict_gather`) when they total at most `limit` bytes. `starts` holds the
@@ -362,10 +373,10 @@ pub fn dictionary_strings(
     starts: &[u64],
     indices: &[u64],
     limit: u64,
-) -> Result<std::result::Result<(Vec<u64>, u64, Vec<u8>), usize>> {
+) -> Result<std::result::Result<DictStrings, usize>> {
     let n = indices.len();
     if n == 0 {
-        return Ok(Ok((Vec::new(), 0, Vec::new())));
+        return Ok(Ok(DictStrings::default()));
     }
     let size = starts.len().saturating_sub(1) as u64;
     if starts.last().is_none_or(|&end| end > dict.len() as u64) {
@@ -402,7 +413,11 @@ pub fn dictionary_strings(
     let mut host_offsets = gpu.download(&offsets)?;
     host_offsets.truncate(n);
     if total > limit {
-        return Ok(Ok((host_offsets, total, Vec::new())));
+        return Ok(Ok(DictStrings {
+            offsets: host_offsets,
+            total,
+            bytes: Vec::new(),
+        }));
     }
     let total_len =
         usize::try_from(total).map_err(|_| Error::Unsupported("strings too long".into()))?;
@@ -425,5 +440,9 @@ pub fn dictionary_strings(
     unsafe { launch.launch(tree_grid(gpu, n, (TREE_THREADS / 32) as usize)) }?;
     let mut bytes = gpu.download(&out)?;
     bytes.truncate(total_len);
-    Ok(Ok((host_offsets, total, bytes)))
+    Ok(Ok(DictStrings {
+        offsets: host_offsets,
+        total,
+        bytes,
+    }))
 }
