@@ -446,3 +446,166 @@ pub fn dictionary_strings(
         bytes,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    /// `orc_decimal_varints` step for step on the host: 32 bytes a window, the values' ends by a
+    /// ballot of bytes without a continuation bit, each value decoded by the lane of its last
+    /// byte from the byte after the previous end.
+    fn warp_varints(input: &[u8], n: usize) -> std::result::Result<Vec<i128>, (usize, u32)> {
+        let mut out = vec![0i128; n];
+        let (mut count, mut start, mut base) = (0usize, 0usize, 0usize);
+        while base < input.len() && count < n {
+            let mut ends = 0u32;
+            for lane in 0..32 {
+                if input.get(base + lane).is_some_and(|&b| b & 0x80 == 0) {
+                    ends |= 1 << lane;
+                }
+            }
+            let mut bad = 0u32;
+            for lane in 0..32u32 {
+                if ends & (1 << lane) == 0 {
+                    continue;
+                }
+                let below = ends & ((1u32 << lane) - 1);
+                let k = count + below.count_ones() as usize;
+                if k >= n {
+                    continue;
+                }
+                let p = base + lane as usize;
+                let s = if below != 0 {
+                    base + (31 - below.leading_zeros() as usize) + 1
+                } else {
+                    start
+                };
+                let len = p - s + 1;
+                if len > 19 || (len == 19 && input[p] & 0x7c != 0) {
+                    bad |= 1 << lane;
+                    continue;
+                }
+                let (mut lo, mut hi) = (0u64, 0u64);
+                for i in 0..len {
+                    let bits = u64::from(input[s + i] & 0x7f);
+                    let shift = 7 * i as u32;
+                    if shift < 64 {
+                        lo |= bits << shift;
+                        if shift > 57 {
+                            hi |= bits >> (64 - shift);
+                        }
+                    } else {
+                        hi |= bits << (shift - 64);
+                    }
+                }
+                let neg = 0u64.wrapping_sub(lo & 1);
+                let (zlo, zhi) = (((lo >> 1) | (hi << 63)) ^ neg, (hi >> 1) ^ neg);
+                out[k] = (u128::from(zlo) | (u128::from(zhi) << 64)) as i128;
+            }
+            if bad != 0 {
+                let first = bad.trailing_zeros();
+                return Err((
+                    count + (ends & ((1u32 << first) - 1)).count_ones() as usize,
+                    2,
+                ));
+            }
+            count += ends.count_ones() as usize;
+            if ends != 0 {
+                start = base + (31 - ends.leading_zeros() as usize) + 1;
+            }
+            base += 32;
+        }
+        if count < n {
+            return Err((count, 1));
+        }
+        Ok(out)
+    }
+
+    /// The CPU decoder's reading of the same stream (`column_tree::read_varint128`'s rules).
+    fn cpu_varints(input: &[u8], n: usize) -> std::result::Result<Vec<i128>, usize> {
+        let mut out = Vec::new();
+        let mut pos = 0usize;
+        for k in 0..n {
+            let (mut value, mut shift) = (0u128, 0u32);
+            loop {
+                let Some(&byte) = input.get(pos) else {
+                    return Err(k);
+                };
+                pos += 1;
+                if shift >= 128 || (shift == 126 && byte & 0x7c != 0) {
+                    return Err(k);
+                }
+                value |= u128::from(byte & 0x7f) << shift;
+                if byte & 0x80 == 0 {
+                    break;
+                }
+                shift += 7;
+            }
+            out.push(((value >> 1) as i128) ^ -((value & 1) as i128));
+        }
+        Ok(out)
+    }
+
+    fn zigzag_varint(v: i128, out: &mut Vec<u8>) {
+        let mut z = ((v << 1) ^ (v >> 127)) as u128;
+        while z >= 0x80 {
+            out.push((z as u8) | 0x80);
+            z >>= 7;
+        }
+        out.push(z as u8);
+    }
+
+    #[test]
+    fn the_varint_warp_walk_reads_what_the_cpu_reads() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for trial in 0..400 {
+            let count = (next() % 200) as usize;
+            let mut stream = Vec::new();
+            for _ in 0..count {
+                let bits = next() % 128;
+                let v = ((u128::from(next()) << 64 | u128::from(next())) >> (127 - bits)) as i128;
+                let v = if next() & 1 == 0 { v } else { v.wrapping_neg() };
+                zigzag_varint(v, &mut stream);
+            }
+            // Damage some: flipped bits, a cut end, runs of continuation bytes.
+            match trial % 4 {
+                1 if !stream.is_empty() => {
+                    let i = (next() as usize) % stream.len();
+                    stream[i] ^= 1 << (next() % 8);
+                }
+                2 => stream.truncate(stream.len() * 3 / 4),
+                3 => {
+                    let at = (next() as usize) % (stream.len() + 1);
+                    let run = 15 + (next() % 10) as usize;
+                    stream.splice(at..at, std::iter::repeat_n(0x80u8, run));
+                }
+                _ => {}
+            }
+            for n in [count, count / 2, count + 1] {
+                let warp = warp_varints(&stream, n);
+                let cpu = cpu_varints(&stream, n);
+                match (&warp, &cpu) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "trial {trial} n {n}"),
+                    (Err((k, _)), Err(j)) => assert_eq!(k, j, "trial {trial} n {n}"),
+                    _ => panic!("trial {trial} n {n}: warp {warp:?} cpu {cpu:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn element_types_follow_the_value_types() {
+        assert_eq!(elem_of::<u64>().unwrap(), ElemType::U64);
+        assert_eq!(elem_of::<i64>().unwrap(), ElemType::I64);
+        assert_eq!(elem_of::<i32>().unwrap(), ElemType::I32);
+        assert_eq!(elem_of::<i16>().unwrap(), ElemType::I16);
+        assert_eq!(elem_of::<u8>().unwrap(), ElemType::U8);
+    }
+}
