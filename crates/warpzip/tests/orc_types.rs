@@ -344,6 +344,8 @@ fn damaged_streams_name_stripe_column_and_stream() {
         ("types_v012_lz4.orc", "s_direct", StreamKind::Data, 0xff),
         ("types_v012_zstd.orc", "bin", StreamKind::Length, 0x00),
         ("types_v012_zlib.orc", "mp", StreamKind::Length, 0xff),
+        ("types_v012_snappy.orc", "st", StreamKind::Present, 0xff),
+        ("types_v012_lz4.orc", "nested", StreamKind::Length, 0x5a),
     ];
     for (name, column, kind, fill) in cases {
         let (file, id) = damaged(name, column, kind, fill);
@@ -427,7 +429,9 @@ fn a_union_is_unsupported_by_name() {
     assert_eq!(batch.num_rows(), 0);
 }
 
-/// GPU and CPU give the same batch of every column (integer ones decoded on the GPU).
+/// GPU and CPU give the same batch of every column, every column decoded on the GPU (integer
+/// ones row group by row group, the others stream by stream down their type trees: the read's
+/// statistics say so), whole batches and each column alone.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn gpu_batches_equal_the_cpu() {
@@ -435,7 +439,128 @@ fn gpu_batches_equal_the_cpu() {
     for (name, _) in FILES {
         let file = open(name);
         let cpu = file.read_batch(None, &Device::Cpu).unwrap();
-        let on_gpu = file.read_batch(None, &gpu).unwrap();
+        let (on_gpu, stats) = file.read_batch_with_stats(None, &gpu).unwrap();
         assert_eq!(cpu, on_gpu, "{name}");
+        assert_eq!(stats.on_device.len(), cpu.num_columns(), "{name}");
+        // Every column of the fixtures has nulls (a PRESENT stream): none stays on the host.
+        assert_eq!(
+            stats.columns_on_device(),
+            cpu.num_columns(),
+            "{name}: {stats:?}"
+        );
+        for (i, c) in file.columns().iter().enumerate() {
+            let (one, stats) = file
+                .read_batch_with_stats(Some(&[c.name.as_str()]), &gpu)
+                .unwrap_or_else(|e| panic!("{name} column {}: {e}", c.name));
+            assert_eq!(
+                one.column(0).to_data(),
+                cpu.column(i).to_data(),
+                "{name} column {}",
+                c.name
+            );
+            assert_eq!(stats.on_device, [true], "{name} column {}", c.name);
+        }
     }
+    // A file without stripes: nothing to decode anywhere.
+    let file = open("types_empty_zstd.orc");
+    let cpu = file.read_batch(None, &Device::Cpu).unwrap();
+    let (on_gpu, stats) = file.read_batch_with_stats(None, &gpu).unwrap();
+    assert_eq!(cpu, on_gpu);
+    assert_eq!(stats.on_device.len(), cpu.num_columns());
+}
+
+/// Streams damaged as `damaged_streams_name_stripe_column_and_stream` damages them give errors
+/// on the GPU too, naming stripe, column and stream; bits flipped in the fixtures' stripes give
+/// the CPU's verdict column by column (the same values, or an error on both).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_damaged_streams_get_the_cpu_verdict() {
+    use rand::{Rng, SeedableRng};
+    let gpu = Device::Gpu(common::gpu());
+    let cases = [
+        (
+            "types_v012_uncompressed.orc",
+            "s_direct",
+            StreamKind::Length,
+            0xff,
+        ),
+        (
+            "types_v012_uncompressed.orc",
+            "s_dict",
+            StreamKind::Data,
+            0x7f,
+        ),
+        ("types_v012_uncompressed.orc", "dec", StreamKind::Data, 0xff),
+        (
+            "types_v012_uncompressed.orc",
+            "ts",
+            StreamKind::Secondary,
+            0xff,
+        ),
+        (
+            "types_v012_uncompressed.orc",
+            "li",
+            StreamKind::Length,
+            0xff,
+        ),
+        ("types_v012_snappy.orc", "f64", StreamKind::Data, 0xff),
+        ("types_v012_lz4.orc", "s_direct", StreamKind::Data, 0xff),
+        ("types_v012_zstd.orc", "bin", StreamKind::Length, 0x00),
+        ("types_v012_zlib.orc", "mp", StreamKind::Length, 0xff),
+        ("types_v012_snappy.orc", "st", StreamKind::Present, 0xff),
+        ("types_v012_lz4.orc", "nested", StreamKind::Length, 0x5a),
+    ];
+    for (name, column, kind, fill) in cases {
+        let (file, _) = damaged(name, column, kind, fill);
+        let e = file
+            .read_batch(Some(&[column]), &gpu)
+            .expect_err(&format!("{name} {column} {kind:?}"));
+        let Error::CorruptOrc(detail) = &e else {
+            panic!("{name} {column} {kind:?}: {e}")
+        };
+        assert_eq!(detail.stripe, Some(0), "{e}");
+        assert!(detail.stream.is_some(), "{name} {column} {kind:?}: {e}");
+        assert!(e.to_string().contains(column), "{e}");
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x7e5);
+    let trials: usize = std::env::var("WARPZIP_DAMAGED_TRIALS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(12);
+    let (mut ok, mut err) = (0, 0);
+    for (name, _) in FILES {
+        let clean = std::fs::read(types_dir().join(name)).unwrap();
+        // The stripes' bytes only (the tail sits in the last part of the file).
+        let body = clean.len() * 3 / 4;
+        for trial in 0..trials {
+            let mut bytes = clean.clone();
+            for _ in 0..rng.gen_range(1..4) {
+                let i = rng.gen_range(3..body);
+                bytes[i] ^= 1 << rng.gen_range(0..8);
+            }
+            let Ok(file) = OrcFile::from_bytes(bytes) else {
+                continue;
+            };
+            for c in file.columns() {
+                let names = [c.name.as_str()];
+                let cpu = file.read_batch(Some(&names), &Device::Cpu);
+                let on_gpu = file.read_batch(Some(&names), &gpu);
+                match (&cpu, &on_gpu) {
+                    (Ok(a), Ok(b)) => {
+                        assert_eq!(a, b, "{name} trial {trial} column {}", c.name);
+                        ok += 1;
+                    }
+                    (Err(_), Err(_)) => err += 1,
+                    _ => panic!(
+                        "{name} trial {trial} column {}: CPU {:?} but GPU {:?}",
+                        c.name,
+                        cpu.as_ref().map(|_| "ok").map_err(|e| e.to_string()),
+                        on_gpu.as_ref().map(|_| "ok").map_err(|e| e.to_string())
+                    ),
+                }
+            }
+        }
+    }
+    println!("damaged type fixtures: {ok} columns decoded alike, {err} refused alike");
+    assert!(err > 0, "no damage reached a decoder");
 }

@@ -55,10 +55,12 @@ pub struct OrcToArrowArgs {
     /// Overwrite an existing output; write to a terminal.
     #[arg(short, long)]
     pub force: bool,
-    /// Where to decode: on the GPU, ZLIB streams are inflated and the RLE streams of
-    /// integer-family columns decoded there (a block of 4 warps per row group of an integer
-    /// column, a warp per row group of a boolean or tinyint one), then the columns are copied
-    /// back, the other columns decoded on the CPU; `auto` uses a GPU when one is usable.
+    /// Where to decode: on the GPU, ZLIB, SNAPPY and LZ4 streams are decompressed and the RLE
+    /// streams of integer-family columns decoded there (a block of 4 warps per row group of an
+    /// integer column, a warp per row group of a boolean or tinyint one), then the columns are
+    /// copied back; the other columns' streams are decoded there stream by stream (run-length
+    /// streams, decimal varints, timestamps, string offsets and dictionaries) and their Arrow
+    /// arrays assembled on the host; `auto` uses a GPU when one is usable.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Auto)]
     pub device: DeviceChoice,
     /// The ORC file.

@@ -65,6 +65,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::TILE,
     super::kernels::SZ_FAST,
     super::kernels::SSB,
+    super::kernels::ORC_TREE,
 ];
 
 impl KernelSource {

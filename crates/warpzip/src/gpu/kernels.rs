@@ -33,6 +33,10 @@ pub mod entry {
     pub const SZ_FAST_ASSEMBLE_F64: &str = "sz_fast_assemble_f64";
     pub const LZ_DECODE_SNAPPY: &str = "lz_decode_snappy";
     pub const LZ_DECODE_LZ4: &str = "lz_decode_lz4";
+    pub const ORC_DECIMAL_VARINTS: &str = "orc_decimal_varints";
+    pub const ORC_TIMESTAMPS: &str = "orc_timestamps";
+    pub const ORC_DICT_LENGTHS: &str = "orc_dict_lengths";
+    pub const ORC_DICT_GATHER: &str = "orc_dict_gather";
 }
 
 /// The eight kernels `ORC_INT_KERNELS*` (orc_int.cuh) makes for each prefix, then `extra`.
@@ -269,4 +273,18 @@ pub const LZ: KernelSource = KernelSource {
     text: include_str!("../kernels/lz/lz.cu"),
     defines: &[],
     entries: &[entry::LZ_DECODE_SNAPPY, entry::LZ_DECODE_LZ4],
+};
+
+/// The ORC type-tree decoder's kernels on a GPU: decimal varints, timestamps, and dictionary
+/// strings' lengths and bytes.
+pub const ORC_TREE: KernelSource = KernelSource {
+    name: "orc_tree",
+    text: include_str!("../kernels/orc/orc_tree.cu"),
+    defines: &[],
+    entries: &[
+        entry::ORC_DECIMAL_VARINTS,
+        entry::ORC_TIMESTAMPS,
+        entry::ORC_DICT_LENGTHS,
+        entry::ORC_DICT_GATHER,
+    ],
 };

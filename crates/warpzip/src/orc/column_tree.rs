@@ -21,7 +21,13 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Fields, TimeUnit};
+use super::gpu::streams::{
+    decimal_varints, decompress_stream, decompresses, dictionary_strings, offsets_of, stream_bools,
+    stream_bytes, stream_ints, timestamps as timestamps_on_gpu,
+};
+use crate::gpu::GpuContext;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Seconds from 1970-01-01 to 2015-01-01 (UTC), ORC's timestamp epoch.
@@ -135,28 +141,54 @@ fn type_of(types: &[Type], id: u32) -> Result<&Type> {
     })
 }
 
+/// Where a stripe's streams are decompressed and its run-length streams decoded.
+#[derive(Clone, Copy)]
+pub enum Decoder<'a> {
+    /// On the CPU, stripes on all cores.
+    Cpu,
+    /// On a GPU, stripe after stripe: the chunks of ZLIB, SNAPPY and LZ4 streams decompressed
+    /// there, and every integer, byte and Boolean run-length stream decoded there (PRESENT,
+    /// DATA, LENGTH, SECONDARY), but RLE v1 nanoseconds of timestamps, whose runs may wrap past
+    /// 2^64 (see `wrapping_rle_v1`). The counter adds one for each stream sent to the GPU. The
+    /// host assembles the Arrow buffers from the decoded streams.
+    Gpu(&'a GpuContext, &'a AtomicUsize),
+}
+
 /// Decodes `column` (any type but union) of every stripe into one Arrow array.
 pub fn read_column(file: &OrcFile, stripes: &[Stripe], column: &OrcColumn) -> Result<ArrayRef> {
+    read_column_on(file, stripes, column, Decoder::Cpu)
+}
+
+/// [`read_column`] with the streams decoded as `decoder` says.
+pub fn read_column_on(
+    file: &OrcFile,
+    stripes: &[Stripe],
+    column: &OrcColumn,
+    decoder: Decoder<'_>,
+) -> Result<ArrayRef> {
     let types = &file.tail().footer.types;
     let data_type = arrow_type(types, column.id, &column.name)?;
-    let parts: Vec<ArrayRef> = stripes
-        .par_iter()
-        .map(|stripe| {
-            let reader = StripeReader {
-                file: file.bytes(),
-                compression: file.compression(),
-                stripe,
-                types,
-                name: &column.name,
-            };
-            let rows = usize::try_from(stripe.rows()).map_err(|_| {
-                column
-                    .in_stripe(stripe.index)
-                    .corrupt("too many rows for memory")
-            })?;
-            reader.decode(column.id, rows)
-        })
-        .collect::<Result<_>>()?;
+    let one = |stripe: &Stripe| -> Result<ArrayRef> {
+        let reader = StripeReader {
+            file: file.bytes(),
+            compression: file.compression(),
+            stripe,
+            types,
+            name: &column.name,
+            decoder,
+        };
+        let rows = usize::try_from(stripe.rows()).map_err(|_| {
+            column
+                .in_stripe(stripe.index)
+                .corrupt("too many rows for memory")
+        })?;
+        reader.decode(column.id, rows)
+    };
+    let parts: Vec<ArrayRef> = match decoder {
+        Decoder::Cpu => stripes.par_iter().map(one).collect::<Result<_>>()?,
+        // One GPU stream: stripe after stripe.
+        Decoder::Gpu(..) => stripes.iter().map(one).collect::<Result<_>>()?,
+    };
     if parts.is_empty() {
         return Ok(new_empty_array(&data_type));
     }
@@ -183,6 +215,7 @@ struct StripeReader<'a> {
     types: &'a [Type],
     /// The top-level column's name, for errors.
     name: &'a str,
+    decoder: Decoder<'a>,
 }
 
 impl StripeReader<'_> {
@@ -205,6 +238,14 @@ impl StripeReader<'_> {
             .zip(usize::try_from(info.length).ok())
             .and_then(|(start, len)| self.file.get(start..start.checked_add(len)?))
             .ok_or_else(|| place.corrupt("the stream lies outside the file"))?;
+        if let Decoder::Gpu(gpu, used) = self.decoder {
+            if decompresses(self.compression.kind) {
+                used.fetch_add(1, Ordering::Relaxed);
+                let start = info.offset as usize;
+                return decompress_stream(gpu, self.file, start, bytes.len(), self.compression, &place)
+                    .map(Some);
+            }
+        }
         let (bytes, _) = inflate_stream_mapped(bytes, self.compression, &place)?;
         Ok(Some(bytes.into_owned()))
     }
@@ -245,13 +286,38 @@ impl StripeReader<'_> {
         if n == 0 {
             return Ok(out);
         }
-        let result = if v2 {
-            orc_rle::decode_int_rle_v2(&bytes, signed, &mut out)
-        } else {
-            orc_rle::decode_int_rle_v1(&bytes, signed, &mut out)
+        let result = match self.decoder {
+            Decoder::Gpu(gpu, used) => {
+                used.fetch_add(1, Ordering::Relaxed);
+                stream_ints(gpu, &bytes, v2, signed, &mut out)?
+            }
+            Decoder::Cpu if v2 => orc_rle::decode_int_rle_v2(&bytes, signed, &mut out),
+            Decoder::Cpu => orc_rle::decode_int_rle_v1(&bytes, signed, &mut out),
         };
         result.map_err(|s| self.fail(id, kind, status_reason(s, n)))?;
         Ok(out)
+    }
+
+    /// Decodes the Boolean RLE stream `bytes` into `out`.
+    fn bools(&self, bytes: &[u8], out: &mut [bool]) -> Result<std::result::Result<(), ChunkStatus>> {
+        Ok(match self.decoder {
+            Decoder::Gpu(gpu, used) => {
+                used.fetch_add(1, Ordering::Relaxed);
+                stream_bools(gpu, bytes, out)?
+            }
+            Decoder::Cpu => orc_rle::decode_bool_rle(bytes, out),
+        })
+    }
+
+    /// Decodes the byte RLE stream `bytes` into `out`.
+    fn byte_rle(&self, bytes: &[u8], out: &mut [u8]) -> Result<std::result::Result<(), ChunkStatus>> {
+        Ok(match self.decoder {
+            Decoder::Gpu(gpu, used) => {
+                used.fetch_add(1, Ordering::Relaxed);
+                stream_bytes(gpu, bytes, out)?
+            }
+            Decoder::Cpu => orc_rle::decode_byte_rle(bytes, out),
+        })
     }
 
     /// The column's PRESENT flags for `rows` rows, `None` when it has no PRESENT stream.
@@ -261,7 +327,7 @@ impl StripeReader<'_> {
         };
         let mut flags = try_zeroed_of::<bool>(rows, "an ORC PRESENT stream")?;
         if rows > 0 {
-            orc_rle::decode_bool_rle(&bytes, &mut flags)
+            self.bools(&bytes, &mut flags)?
                 .map_err(|s| self.fail(id, StreamKind::Present, status_reason(s, rows)))?;
         }
         Ok(Some(flags))
@@ -291,7 +357,7 @@ impl StripeReader<'_> {
                 let bytes = self.needed(id, StreamKind::Data, n)?;
                 let mut bits = try_zeroed_of::<bool>(n, "an ORC column's values")?;
                 if n > 0 {
-                    orc_rle::decode_bool_rle(&bytes, &mut bits)
+                    self.bools(&bytes, &mut bits)?
                         .map_err(|s| self.fail(id, StreamKind::Data, status_reason(s, n)))?;
                 }
                 spread(Arc::new(BooleanArray::from(bits)))?
@@ -300,7 +366,7 @@ impl StripeReader<'_> {
                 let bytes = self.needed(id, StreamKind::Data, n)?;
                 let mut values = try_zeroed(n, "an ORC column's values")?;
                 if n > 0 {
-                    orc_rle::decode_byte_rle(&bytes, &mut values)
+                    self.byte_rle(&bytes, &mut values)?
                         .map_err(|s| self.fail(id, StreamKind::Data, status_reason(s, n)))?;
                 }
                 let values: Vec<i8> = values.into_iter().map(|b| b as i8).collect();
@@ -475,6 +541,31 @@ impl StripeReader<'_> {
             ColumnEncodingKind::Direct | ColumnEncodingKind::DirectV2 => {
                 let lengths = self.ints::<u64>(id, StreamKind::Length, n, false)?;
                 let data = self.needed(id, StreamKind::Data, n)?;
+                if let Decoder::Gpu(gpu, _) = self.decoder {
+                    // The offsets by the GPU scan: every length below 2^31 first, so that their
+                    // sum cannot wrap.
+                    if lengths.iter().any(|&l| l > i32::MAX as u64) {
+                        return Err(too_long(StreamKind::Length));
+                    }
+                    let (starts, total) = offsets_of(gpu, &lengths)?;
+                    if total > i32::MAX as u64 {
+                        return Err(too_long(StreamKind::Length));
+                    }
+                    let end = total as usize;
+                    if end > data.len() {
+                        return Err(self.fail(
+                            id,
+                            StreamKind::Data,
+                            format!("{} bytes, but the lengths add up to {end}", data.len()),
+                        ));
+                    }
+                    let mut offsets = Vec::with_capacity(n + 1);
+                    offsets.extend(starts.iter().map(|&o| o as i32));
+                    offsets.push(end as i32);
+                    let mut data = data;
+                    data.truncate(end);
+                    return Ok((offsets, data));
+                }
                 let mut offsets = Vec::with_capacity(n + 1);
                 offsets.push(0i32);
                 let mut end = 0usize;
@@ -538,6 +629,27 @@ impl StripeReader<'_> {
                     starts.push(end);
                 }
                 let indices = self.ints::<u64>(id, StreamKind::Data, n, false)?;
+                if let Decoder::Gpu(gpu, _) = self.decoder {
+                    let starts: Vec<u64> = starts.iter().map(|&s| s as u64).collect();
+                    let limit = i32::MAX as u64;
+                    return match dictionary_strings(gpu, &dict, &starts, &indices, limit)? {
+                        Err(k) => {
+                            let i = indices.get(k).copied().unwrap_or(u64::MAX);
+                            Err(self.fail(
+                                id,
+                                StreamKind::Data,
+                                format!("index {i} in a dictionary of {size} entries"),
+                            ))
+                        }
+                        Ok(d) if d.total > limit => Err(too_long(StreamKind::Data)),
+                        Ok(d) => {
+                            let mut offsets = Vec::with_capacity(n + 1);
+                            offsets.extend(d.offsets.iter().map(|&o| o as i32));
+                            offsets.push(d.total as i32);
+                            Ok((offsets, d.bytes))
+                        }
+                    };
+                }
                 let mut offsets = Vec::with_capacity(n + 1);
                 offsets.push(0i32);
                 let mut bytes = Vec::new();
@@ -572,12 +684,27 @@ impl StripeReader<'_> {
         let data = self.needed(id, StreamKind::Data, n)?;
         let scales = self.ints::<i64>(id, StreamKind::Secondary, n, true)?;
         let mut values = try_zeroed_of::<i128>(n, "an ORC column's values")?;
+        // On a GPU the varints are decoded there first (the first that fails is named).
+        let on_device = match self.decoder {
+            Decoder::Gpu(gpu, used) if n > 0 => {
+                used.fetch_add(1, Ordering::Relaxed);
+                Some(decimal_varints(gpu, &data, n)?.map_err(|(k, reason)| {
+                    self.fail(id, StreamKind::Data, format!("value {k}: {reason}"))
+                })?)
+            }
+            _ => None,
+        };
         let mut pos = 0usize;
         for (k, (v, &s)) in values.iter_mut().zip(&scales).enumerate() {
-            let raw = read_varint128(&data, &mut pos).map_err(|reason| {
-                self.fail(id, StreamKind::Data, format!("value {k}: {reason}"))
-            })?;
-            let unscaled = ((raw >> 1) as i128) ^ -((raw & 1) as i128);
+            let unscaled = match &on_device {
+                Some(unscaled) => unscaled.get(k).copied().unwrap_or(0),
+                None => {
+                    let raw = read_varint128(&data, &mut pos).map_err(|reason| {
+                        self.fail(id, StreamKind::Data, format!("value {k}: {reason}"))
+                    })?;
+                    ((raw >> 1) as i128) ^ -((raw & 1) as i128)
+                }
+            };
             *v = rescale(unscaled, s, i64::from(scale)).ok_or_else(|| {
                 self.fail(
                     id,
@@ -621,32 +748,32 @@ impl StripeReader<'_> {
             wrapping_rle_v1(&bytes, n)
                 .map_err(|s| self.fail(id, StreamKind::Secondary, status_reason(s, n)))?
         };
-        let mut values = try_zeroed_of::<i64>(n, "an ORC column's values")?;
-        for (k, (v, (&s, &z))) in values.iter_mut().zip(seconds.iter().zip(&nanos)).enumerate() {
-            let nano = decode_nanos(z).ok_or_else(|| {
-                self.fail(
-                    id,
-                    StreamKind::Secondary,
-                    format!("value {k}: {} is not a nanosecond count", z as i64),
-                )
-            })?;
-            let mut secs = s.checked_add(ORC_EPOCH_SECONDS);
-            // Writers (the Java one first) stored seconds rounded toward zero before 1970;
-            // readers take one off when the nanoseconds show a fraction, as ORC's own do.
-            if secs.is_some_and(|s| s < 0) && nano > 999_999 {
-                secs = secs.and_then(|s| s.checked_sub(1));
+        let values = match self.decoder {
+            Decoder::Gpu(gpu, used) if n > 0 => {
+                used.fetch_add(1, Ordering::Relaxed);
+                match timestamps_on_gpu(gpu, &seconds, &nanos)? {
+                    Ok(values) => values,
+                    Err(k) => {
+                        // The GPU names the first value out of range; the host says why.
+                        let (kind, reason) = seconds
+                            .get(k)
+                            .zip(nanos.get(k))
+                            .and_then(|(&s, &z)| timestamp_of(k, s, z).err())
+                            .unwrap_or((StreamKind::Data, format!("value {k} is out of range")));
+                        return Err(self.fail(id, kind, reason));
+                    }
+                }
             }
-            *v = secs
-                .and_then(|s| s.checked_mul(1_000_000_000))
-                .and_then(|s| s.checked_add(nano))
-                .ok_or_else(|| {
-                    self.fail(
-                        id,
-                        StreamKind::Data,
-                        format!("value {k}: {s} seconds do not fit in nanoseconds"),
-                    )
-                })?;
-        }
+            _ => {
+                let mut values = try_zeroed_of::<i64>(n, "an ORC column's values")?;
+                for (k, (v, (&s, &z))) in
+                    values.iter_mut().zip(seconds.iter().zip(&nanos)).enumerate()
+                {
+                    *v = timestamp_of(k, s, z).map_err(|(kind, reason)| self.fail(id, kind, reason))?;
+                }
+                values
+            }
+        };
         let array = PrimitiveArray::<TimestampNanosecondType>::from(values);
         Ok(if kind == TypeKind::TimestampInstant {
             Arc::new(array.with_timezone("UTC"))
@@ -654,6 +781,31 @@ impl StripeReader<'_> {
             Arc::new(array)
         })
     }
+}
+
+/// Timestamp `k` in nanoseconds since 1970 from its seconds from ORC's epoch `s` and its
+/// SECONDARY word `z`, or the stream and reason that make it fail.
+fn timestamp_of(k: usize, s: i64, z: u64) -> std::result::Result<i64, (StreamKind, String)> {
+    let nano = decode_nanos(z).ok_or_else(|| {
+        (
+            StreamKind::Secondary,
+            format!("value {k}: {} is not a nanosecond count", z as i64),
+        )
+    })?;
+    let mut secs = s.checked_add(ORC_EPOCH_SECONDS);
+    // Writers (the Java one first) stored seconds rounded toward zero before 1970; readers take
+    // one off when the nanoseconds show a fraction, as ORC's own do.
+    if secs.is_some_and(|s| s < 0) && nano > 999_999 {
+        secs = secs.and_then(|s| s.checked_sub(1));
+    }
+    secs.and_then(|s| s.checked_mul(1_000_000_000))
+        .and_then(|s| s.checked_add(nano))
+        .ok_or_else(|| {
+            (
+                StreamKind::Data,
+                format!("value {k}: {s} seconds do not fit in nanoseconds"),
+            )
+        })
 }
 
 /// `n` unsigned Integer RLE v1 values as 64-bit words, runs stepping with wrap-around (the

@@ -10,9 +10,12 @@
 //! - `arrow`: Arrow arrays and record batches from decoded values;
 //! - `cpu`: the CPU decoder of integer-family columns, through the ORC integer RLE decoders of
 //!   `codec::orc_rle`, row group by row group;
-//! - `column_tree`: the CPU decoder of every other type (floats, strings, decimals, timestamps,
-//!   structs, lists, maps), whole stripes down the type tree;
-//! - `gpu`: the GPU decoder (row groups laid out, kernels launched, ZLIB inflated on the GPU);
+//! - `gpu`: the GPU decoder of integer-family columns (row groups laid out, kernels launched,
+//!   ZLIB, SNAPPY and LZ4 chunks decompressed on the GPU), and whole streams decompressed and
+//!   run-length decoded on the GPU for `column_tree`;
+//! - `column_tree`: the decoder of every other type (floats, strings, decimals, timestamps,
+//!   structs, lists, maps), whole stripes down the type tree, its streams decoded on the CPU or
+//!   (through `gpu`) on a GPU;
 //! - `read`: the entry point, [`OrcFile::read_batch`] on a [`Device`](crate::device::Device).
 
 mod arrow;
@@ -32,4 +35,5 @@ pub use file::proto::{ColumnEncodingKind, CompressionKind, StreamKind, TypeKind}
 pub use file::stripe::{StreamInfo, Stripe};
 pub use file::tail::FileTail;
 pub use file::OrcFile;
+pub use read::ReadStats;
 pub use schema::OrcColumn;

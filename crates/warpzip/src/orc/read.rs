@@ -10,6 +10,24 @@ use super::schema::OrcColumn;
 use crate::device::Device;
 use crate::error::Result;
 use arrow_array::{ArrayRef, RecordBatch};
+use column_tree::Decoder;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// What a read did, column by column.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadStats {
+    /// For each column of the batch, in its order: whether any of its streams was decompressed
+    /// or decoded on the device (a GPU read of a column with nothing to decode there, such as
+    /// the floats of an uncompressed file without nulls, stays on the host).
+    pub on_device: Vec<bool>,
+}
+
+impl ReadStats {
+    /// How many of the batch's columns were decoded on the device.
+    pub fn columns_on_device(&self) -> usize {
+        self.on_device.iter().filter(|&&d| d).count()
+    }
+}
 
 impl OrcFile {
     /// Decodes one column of every stripe into one Arrow array on the CPU. A column of an
@@ -21,22 +39,37 @@ impl OrcFile {
     }
 
     /// Decodes the named columns (all columns for `None`) into one record batch, in the order
-    /// given, on `device`: on the CPU (the reference), or on a GPU, where a ZLIB file's streams
-    /// are inflated and the run-length streams of integer-family columns decoded before the
-    /// columns are copied back (columns of other types are decoded on the CPU). A column of an
-    /// unsupported type (a union) is an `Unsupported` error naming it, an unknown name an
-    /// `InvalidArgument` one.
+    /// given, on `device`: on the CPU (the reference), or on a GPU, where the streams of a ZLIB,
+    /// SNAPPY or LZ4 file are decompressed and the run-length streams of every column decoded
+    /// (integer-family columns row group by row group, the others stream by stream down their
+    /// type trees, the host assembling their Arrow buffers) before the columns are copied back.
+    /// A column of an unsupported type (a union) is an `Unsupported` error naming it, an unknown
+    /// name an `InvalidArgument` one.
     pub fn read_batch(&self, names: Option<&[&str]>, device: &Device) -> Result<RecordBatch> {
+        self.read_batch_with_stats(names, device)
+            .map(|(batch, _)| batch)
+    }
+
+    /// [`read_batch`](OrcFile::read_batch), also saying which columns were decoded on the
+    /// device.
+    pub fn read_batch_with_stats(
+        &self,
+        names: Option<&[&str]>,
+        device: &Device,
+    ) -> Result<(RecordBatch, ReadStats)> {
         let selected = self.selected(names)?;
         let stripes = self.stripes()?;
         let rows = OrcFile::rows_in(&stripes)?;
-        let arrays = match device {
-            Device::Cpu => selected
-                .iter()
-                .map(|c| read_on_cpu(self, &stripes, c))
-                .collect::<Result<Vec<_>>>()?,
+        let (arrays, on_device) = match device {
+            Device::Cpu => (
+                selected
+                    .iter()
+                    .map(|c| read_on_cpu(self, &stripes, c))
+                    .collect::<Result<Vec<_>>>()?,
+                vec![false; selected.len()],
+            ),
             Device::Gpu(g) => {
-                // Integer-family columns are decoded on the GPU, the others on the CPU.
+                // Integer-family columns by row groups, together; the others down their trees.
                 let on_gpu: Vec<&OrcColumn> = selected
                     .iter()
                     .copied()
@@ -48,24 +81,34 @@ impl OrcFile {
                     gpu::read_columns(g, self, &on_gpu)?
                 }
                 .into_iter();
-                selected
-                    .iter()
-                    .map(|c| {
-                        if c.is_supported() {
-                            from_gpu.next().ok_or_else(|| {
-                                crate::error::Error::Driver(format!(
-                                    "ORC column '{}' did not come back from the GPU",
-                                    c.name
-                                ))
-                            })
-                        } else {
-                            read_on_cpu(self, &stripes, c)
-                        }
-                    })
-                    .collect::<Result<Vec<_>>>()?
+                let mut arrays = Vec::with_capacity(selected.len());
+                let mut on_device = Vec::with_capacity(selected.len());
+                for c in &selected {
+                    if c.is_supported() {
+                        arrays.push(from_gpu.next().ok_or_else(|| {
+                            crate::error::Error::Driver(format!(
+                                "ORC column '{}' did not come back from the GPU",
+                                c.name
+                            ))
+                        })?);
+                        on_device.push(true);
+                    } else {
+                        c.check_readable()?;
+                        let used = AtomicUsize::new(0);
+                        arrays.push(column_tree::read_column_on(
+                            self,
+                            &stripes,
+                            c,
+                            Decoder::Gpu(g, &used),
+                        )?);
+                        on_device.push(used.load(Ordering::Relaxed) > 0);
+                    }
+                }
+                (arrays, on_device)
             }
         };
-        arrow::record_batch(&selected, arrays, rows)
+        let batch = arrow::record_batch(&selected, arrays, rows)?;
+        Ok((batch, ReadStats { on_device }))
     }
 
     /// [`read_batch`](OrcFile::read_batch) in pieces: record batches of whole consecutive

@@ -58,6 +58,49 @@ pub fn entry(kind: LzKind) -> &'static str {
     }
 }
 
+/// Queues the decode of every block of `batch` (made with [`SHAPE`]) on the GPU's stream; its
+/// status words (3 a block: status, bytes written, bytes consumed) say how each went once the
+/// stream is synchronised.
+pub fn launch(gpu: &GpuContext, kind: LzKind, batch: &mut ChunkBatch<LzChunk>) -> Result<()> {
+    let function = gpu.function(&kernels::LZ, entry(kind))?;
+    launch_with(gpu, &function, batch)
+}
+
+/// [`launch`] with the kernel's function already looked up.
+fn launch_with(
+    gpu: &GpuContext,
+    function: &cudarc::driver::CudaFunction,
+    batch: &mut ChunkBatch<LzChunk>,
+) -> Result<()> {
+    let n = batch.count();
+    if n == 0 {
+        return Ok(());
+    }
+    let blocks = n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (WARPS * 32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let stream = gpu.stream();
+    batch.reset_counter(stream)?;
+    let mut launch = stream.launch_builder(function);
+    launch
+        .arg(&batch.input)
+        .arg(&batch.records)
+        .arg(&n)
+        .arg(&mut batch.out)
+        .arg(&mut batch.status)
+        .arg(&mut batch.counter);
+    // SAFETY: the arguments match `lz_decode_snappy` and `lz_decode_lz4` (input, chunks, count,
+    // output, results, counter). The batch (`ChunkBatch::upload` or `from_device` with `SHAPE`)
+    // checked that every block lies inside the input, whose length is a multiple of 128 as the
+    // framework requires, and every output range inside the output, 4-byte aligned; the kernel
+    // bounds every read by `in_len` and every write by `out_cap`.
+    unsafe { launch.launch(cfg) }?;
+    Ok(())
+}
+
 /// Blocks uploaded for decoding: the device buffers, the function, and each block's compressed
 /// and uncompressed lengths for the checks after a launch. Launch it as often as wanted (a
 /// benchmark times `launch` alone), then `finish` to check statuses and copy the output back.
@@ -106,34 +149,7 @@ impl LzBatch {
 
     /// Queues one decode of every block on `gpu`'s stream.
     pub fn launch(&mut self, gpu: &GpuContext) -> Result<()> {
-        let n = self.batch.count();
-        if n == 0 {
-            return Ok(());
-        }
-        let blocks = n.div_ceil(WARPS).min(gpu.sm_count() * BLOCKS_PER_SM).max(1);
-        let cfg = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (WARPS * 32, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let stream = gpu.stream();
-        let batch = &mut self.batch;
-        batch.reset_counter(stream)?;
-        let mut launch = stream.launch_builder(&self.function);
-        launch
-            .arg(&batch.input)
-            .arg(&batch.records)
-            .arg(&n)
-            .arg(&mut batch.out)
-            .arg(&mut batch.status)
-            .arg(&mut batch.counter);
-        // SAFETY: the arguments match `lz_decode_snappy` and `lz_decode_lz4` (input, chunks,
-        // count, output, results, counter). `ChunkBatch::upload` checked that every block lies
-        // inside the input, whose length is a multiple of 128 as the framework requires, and
-        // every output range inside the output, 4-byte aligned; the kernel bounds every read by
-        // `in_len` and every write by `out_cap`.
-        unsafe { launch.launch(cfg) }?;
-        Ok(())
+        launch_with(gpu, &self.function, &mut self.batch)
     }
 
     /// Checks the last launch's statuses (a block that is not exactly its recorded length is

@@ -1,13 +1,16 @@
-//! ORC files compressed with ZLIB, inflated on the GPU: the compression chunks of the PRESENT
-//! and DATA streams of one or several columns (every stripe) go up together through a pinned
-//! staging buffer and through one GPU inflate batch, each into a slot of the file's compression
-//! block size; the chunk sizes it reports come back to the host (a few bytes per chunk) to place
+//! ORC files compressed with ZLIB, SNAPPY or LZ4, decompressed on the GPU: the compression chunks
+//! of the PRESENT and DATA streams of one or several columns (every stripe) go up together
+//! through a pinned staging buffer and through one GPU batch (the inflate kernels for ZLIB's raw
+//! Deflate, the Snappy and LZ4 block decoder of `codec::lz::gpu` for the others; chunks stored
+//! as they are, "original", are read from the upload), each into a slot of the file's
+//! compression block size; the chunk sizes it reports come back to the host (a few bytes per chunk) to place
 //! every row group in the decompressed streams (the row index's positions). When every chunk but
 //! a stream's last filled its slot (as ORC writers make them), the RLE kernels read a column's
 //! streams in place; otherwise its chunks' bytes are gathered on the device into a layout of its
 //! own. Only the metadata (footers, stripe footers, the row indexes) is inflated on the CPU.
 
 use super::super::file::compression::{parse_chunk_header, ChunkMap, ChunkStart, Compression};
+use super::super::file::proto::CompressionKind;
 use super::super::file::proto::{RowIndex, StreamKind};
 use super::super::file::stripe::Stripe;
 use super::super::file::OrcFile;
@@ -18,20 +21,23 @@ use super::launch::DeviceColumn;
 use super::layout::{PlanShape, PreparedColumn};
 use crate::codec::deflate::batch::StreamResult;
 use crate::codec::deflate::gpu::{InflateBatch, InflateChunk, INPUT_ALIGN, OUTPUT_ALIGN};
+use crate::codec::lz::gpu::{self as lz_gpu, LzChunk};
+use crate::codec::lz::LzKind;
 use crate::error::{ChunkStatus, Error, Result};
+use crate::gpu::batch::ChunkBatch;
 use crate::gpu::{CudaSlice, GpuContext};
 use rayon::prelude::*;
 use std::sync::Arc;
 
 /// One compression chunk of a stream.
-struct Piece {
+pub(super) struct Piece {
     /// Offset of its 3-byte header in the stream.
-    header: u64,
+    pub header: u64,
     /// Its bytes in the file (after the header).
-    start: usize,
-    len: usize,
+    pub start: usize,
+    pub len: usize,
     /// Stored as is (no inflate).
-    original: bool,
+    pub original: bool,
 }
 
 /// One stream of one stripe: its chunks, and where they land.
@@ -145,7 +151,16 @@ fn column_work(file: &OrcFile, column: &OrcColumn) -> Result<Vec<StripeWork>> {
     Ok(work)
 }
 
-/// Inflates the streams of `columns` on the GPU and lays each column out for the RLE kernels:
+/// Whether the GPU decompresses streams of this compression (ZLIB, SNAPPY, LZ4; ZSTD chunks are
+/// decompressed on the CPU, their streams then decoded on the GPU).
+pub fn decompresses(kind: CompressionKind) -> bool {
+    matches!(
+        kind,
+        CompressionKind::Zlib | CompressionKind::Snappy | CompressionKind::Lz4
+    )
+}
+
+/// Decompresses the streams of `columns` on the GPU and lays each column out for the RLE kernels:
 /// its prepared layout and device buffers, ready to launch. The chunks of all of them go up in
 /// one upload and through one inflate batch (so a file's columns pay the kernel's latency once),
 /// and each column's RLE layout reads its streams in place in the shared output (or in a
@@ -171,7 +186,8 @@ pub fn prepare_columns(
         .flat_map(StripeWork::streams)
         .flat_map(|sp| sp.pieces.iter())
         .collect();
-    let (batch, results, placed) = inflate_pieces(gpu, file, &pieces, block)?;
+    let (slots, results, placed) =
+        inflate_pieces(gpu, file.bytes(), compression.kind, &pieces, block)?;
     // Every chunk's decompressed size, checked.
     let mut sizes = Vec::with_capacity(placed.len());
     for (column, work) in columns.iter().zip(&works) {
@@ -179,13 +195,18 @@ pub fn prepare_columns(
             for p in &sp.pieces {
                 let size = match placed[sizes.len()].1 {
                     None => p.len,
-                    Some(j) => chunk_size(&results[j], p, sp, column)?,
+                    Some(j) => chunk_size(&results[j], p, sp, column, compression)?,
                 };
                 sizes.push(size as u64);
             }
         }
     }
-    let shared = Arc::new(batch.chunks.out);
+    let Slots {
+        upload,
+        out,
+        out_offsets,
+    } = slots;
+    let shared = Arc::new(out);
     let mut first = 0usize;
     let mut prepared = Vec::with_capacity(columns.len());
     for (column, work) in columns.iter().zip(&works) {
@@ -201,7 +222,7 @@ pub fn prepare_columns(
         // (A stream without chunks has no first chunk: its base does not matter.)
         let slot_of = |k: usize| {
             let j = placed.get(k)?.1?;
-            batch.chunks.host_records.get(j).map(|c| c.out_offset)
+            out_offsets.get(j).copied()
         };
         let (layout, in_place) = lay_out_column(
             column,
@@ -223,8 +244,8 @@ pub fn prepare_columns(
                 column,
                 sizes,
                 placed,
-                &batch.chunks.input,
-                &batch.chunks.host_records,
+                &upload,
+                &out_offsets,
                 &shared,
             )?)
         };
@@ -235,21 +256,54 @@ pub fn prepare_columns(
 }
 
 /// Where a piece went: its offset in the upload, and its inflate job (`None`: stored as is).
-type Placed = (u64, Option<usize>);
+pub(super) type Placed = (u64, Option<usize>);
 
-/// Uploads `pieces` through a pinned staging buffer (filled on all cores) and inflates the
-/// compressed ones, each into a slot of `block` bytes of the batch's output: the batch, every
-/// job's result, and where each piece went.
-fn inflate_pieces(
+/// A GPU decompression batch's buffers: the upload (every piece's bytes, stored ones read from
+/// it), the output slots, and where each job's slot starts in them.
+pub(super) struct Slots {
+    pub upload: CudaSlice<u8>,
+    pub out: CudaSlice<u8>,
+    pub out_offsets: Vec<u64>,
+}
+
+/// One decompression job: a compressed piece's place in the upload and its slot.
+struct Job {
+    in_offset: u64,
+    out_offset: u64,
+    in_len: u32,
+    out_cap: u32,
+    /// False for a Snappy block whose length preamble cannot be read.
+    preamble_ok: bool,
+}
+
+/// Uploads `pieces` through a pinned staging buffer (filled on all cores) and decompresses the
+/// compressed ones on the GPU (ZLIB through the inflate kernels, SNAPPY and LZ4 through the
+/// Snappy and LZ4 block decoder), each into a slot of `block` bytes of the batch's output: the
+/// batch's buffers, every job's result, and where each piece went.
+pub(super) fn inflate_pieces(
     gpu: &GpuContext,
-    file: &OrcFile,
+    file: &[u8],
+    kind: CompressionKind,
     pieces: &[&Piece],
     block: usize,
-) -> Result<(InflateBatch, Vec<StreamResult>, Vec<Placed>)> {
+) -> Result<(Slots, Vec<StreamResult>, Vec<Placed>)> {
+    let lz = match kind {
+        CompressionKind::Zlib => None,
+        CompressionKind::Snappy => Some(LzKind::Snappy),
+        CompressionKind::Lz4 => Some(LzKind::Lz4),
+        other => {
+            return Err(Error::Unsupported(format!(
+                "ORC compression {} is not decompressed on the GPU",
+                other.name()
+            )))
+        }
+    };
+    let block_cap = u32::try_from(block)
+        .map_err(|_| Error::Unsupported("an ORC compression block over 4 GiB".into()))?;
     let mut jobs = Vec::new();
     let mut slot_at = 0u64;
     let mut upload_len = 0usize;
-    // Per piece: (offset in the upload, inflate job index or None).
+    // Per piece: (offset in the upload, job index or None).
     let mut placed: Vec<Placed> = Vec::with_capacity(pieces.len());
     for p in pieces {
         let at = upload_len as u64;
@@ -257,11 +311,33 @@ fn inflate_pieces(
         if p.original {
             placed.push((at, None));
         } else {
-            jobs.push(InflateChunk {
+            let (out_cap, preamble_ok) = match lz {
+                // A Snappy block opens with its decompressed length, which the decoder must
+                // reach exactly; one past the block size gets no room, so that the decoder
+                // reports it, and one the CPU's decoder cannot read fails here.
+                Some(LzKind::Snappy) => {
+                    match file
+                        .get(p.start..p.start + p.len)
+                        .and_then(|b| snap::raw::decompress_len(b).ok())
+                    {
+                        Some(n) => (
+                            u32::try_from(n)
+                                .ok()
+                                .filter(|&n| n <= block_cap)
+                                .unwrap_or(0),
+                            true,
+                        ),
+                        None => (0, false),
+                    }
+                }
+                _ => (block_cap, true),
+            };
+            jobs.push(Job {
                 in_offset: at,
                 out_offset: slot_at,
-                in_len: p.len as u32,
-                out_cap: block as u32,
+                in_len: u32::try_from(p.len).map_err(|_| too_big())?,
+                out_cap,
+                preamble_ok,
             });
             slot_at += block.div_ceil(OUTPUT_ALIGN) as u64 * OUTPUT_ALIGN as u64;
             placed.push((at, Some(jobs.len() - 1)));
@@ -269,7 +345,7 @@ fn inflate_pieces(
     }
     let padded = upload_len.div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
     let mut staging = gpu.take_staging(1, padded)?;
-    let launched = (|| -> Result<(InflateBatch, Vec<StreamResult>)> {
+    let launched = (|| -> Result<(Slots, Vec<StreamResult>)> {
         let staged = GpuContext::staging_slice(&mut staging[0], padded)?;
         // The pieces' places in the staging buffer, filled on all cores.
         let mut rest = &mut staged[..];
@@ -283,25 +359,97 @@ fn inflate_pieces(
         slices
             .into_par_iter()
             .zip(pieces.par_iter())
-            .for_each(|(dst, p)| dst.copy_from_slice(&file.bytes()[p.start..p.start + p.len]));
+            .for_each(|(dst, p)| dst.copy_from_slice(&file[p.start..p.start + p.len]));
         let mut d_upload = gpu.alloc_for::<u8>(padded, "the ORC chunks' upload")?;
         gpu.stream().memcpy_htod(&*staged, &mut d_upload)?;
         // The slots are also read in place by the RLE kernels: whole 128-byte blocks.
         let slots_len = (slot_at as usize).div_ceil(INPUT_ALIGN).max(1) * INPUT_ALIGN;
-        let slots = gpu.alloc_for::<u8>(slots_len, "the inflated ORC chunks")?;
-        let mut batch = InflateBatch::from_device(gpu, d_upload, jobs, slots)?;
-        batch.launch(gpu, gpu.stream())?;
-        // Synchronises: the staging buffer is free again after this.
-        let results = batch.results(gpu)?;
-        Ok((batch, results))
+        let slots = gpu.alloc_for::<u8>(slots_len, "the decompressed ORC chunks")?;
+        let out_offsets: Vec<u64> = jobs.iter().map(|j| j.out_offset).collect();
+        match lz {
+            None => {
+                let records = jobs
+                    .iter()
+                    .map(|j| InflateChunk {
+                        in_offset: j.in_offset,
+                        out_offset: j.out_offset,
+                        in_len: j.in_len,
+                        out_cap: j.out_cap,
+                    })
+                    .collect();
+                let mut batch = InflateBatch::from_device(gpu, d_upload, records, slots)?;
+                batch.launch(gpu, gpu.stream())?;
+                // Synchronises: the staging buffer is free again after this.
+                let results = batch.results(gpu)?;
+                let slots = Slots {
+                    upload: batch.chunks.input,
+                    out: batch.chunks.out,
+                    out_offsets,
+                };
+                Ok((slots, results))
+            }
+            Some(lz) => {
+                let records = jobs
+                    .iter()
+                    .map(|j| LzChunk {
+                        in_offset: j.in_offset,
+                        out_offset: j.out_offset,
+                        in_len: j.in_len,
+                        out_cap: j.out_cap,
+                    })
+                    .collect();
+                let mut batch = ChunkBatch::from_device(
+                    gpu,
+                    d_upload,
+                    records,
+                    slots,
+                    slots_len,
+                    lz_gpu::SHAPE,
+                )?;
+                lz_gpu::launch(gpu, lz, &mut batch)?;
+                // Synchronises: the staging buffer is free again after this.
+                let words = batch.status_words(gpu)?;
+                let results = words
+                    .chunks_exact(lz_gpu::SHAPE.status_words)
+                    .zip(&jobs)
+                    .map(|(w, j)| {
+                        let status = match ChunkStatus::from_code(w[0]) {
+                            _ if !j.preamble_ok => ChunkStatus::Corrupt,
+                            // A Snappy block must give the length it opens with.
+                            ChunkStatus::Ok if lz == LzKind::Snappy && w[1] != j.out_cap => {
+                                ChunkStatus::Underflow
+                            }
+                            s => s,
+                        };
+                        StreamResult {
+                            status,
+                            written: w[1] as usize,
+                            consumed: w[2] as usize,
+                        }
+                    })
+                    .collect();
+                let slots = Slots {
+                    upload: batch.input,
+                    out: batch.out,
+                    out_offsets,
+                };
+                Ok((slots, results))
+            }
+        }
     })();
     gpu.return_staging(staging);
-    let (batch, results) = launched?;
-    Ok((batch, results, placed))
+    let (slots, results) = launched?;
+    Ok((slots, results, placed))
 }
 
-/// The decompressed size of a chunk the GPU inflated, or an error naming it.
-fn chunk_size(r: &StreamResult, p: &Piece, sp: &StreamPieces, column: &OrcColumn) -> Result<usize> {
+/// The decompressed size of a chunk the GPU decompressed, or an error naming it.
+fn chunk_size(
+    r: &StreamResult,
+    p: &Piece,
+    sp: &StreamPieces,
+    column: &OrcColumn,
+    compression: Compression,
+) -> Result<usize> {
     if r.status == ChunkStatus::Ok && r.consumed == p.len {
         return Ok(r.written);
     }
@@ -314,7 +462,8 @@ fn chunk_size(r: &StreamResult, p: &Piece, sp: &StreamPieces, column: &OrcColumn
         .in_stripe(sp.stripe)
         .stream(sp.kind.name())
         .corrupt(format!(
-            "the ZLIB chunk at byte {} did not inflate on the GPU: {}",
+            "the {} chunk at byte {} did not decompress on the GPU: {}",
+            compression.name(),
             p.header,
             status.reason()
         )))
@@ -412,7 +561,7 @@ fn gather(
     sizes: &[u64],
     placed: &[Placed],
     upload: &CudaSlice<u8>,
-    jobs: &[InflateChunk],
+    out_offsets: &[u64],
     out: &CudaSlice<u8>,
 ) -> Result<CudaSlice<u8>> {
     let total = usize::try_from(layout.input_len).map_err(|_| too_big())?;
@@ -430,7 +579,7 @@ fn gather(
         let mut dst = input.slice_mut(at..at + n);
         let (src, from) = match job {
             None => (upload, src_at as usize),
-            Some(j) => (out, jobs[j].out_offset as usize),
+            Some(j) => (out, out_offsets[j] as usize),
         };
         stream.memcpy_dtod(&src.slice(from..from + n), &mut dst)?;
         at += n;

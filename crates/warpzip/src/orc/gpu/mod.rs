@@ -1,19 +1,21 @@
 //! ORC integer-family columns decoded on the GPU. The plan (`orc::plan`) says where every row
 //! group starts in the decompressed PRESENT and DATA streams; a file without a row index gets one
-//! group per stripe. A ZLIB file's compression chunks are inflated on the GPU (`inflate`, the
-//! columns read together in one batch), or on the CPU while the plans are made. `layout` lays
+//! group per stripe. A ZLIB, SNAPPY or LZ4 file's compression chunks are decompressed on the
+//! GPU (`inflate`, the columns read together in one batch), or on the CPU while the plans are
+//! made (ZSTD always). `streams` decompresses and decodes whole streams on the GPU for the
+//! type-tree decoder (`orc::column_tree`). `layout` lays
 //! the row groups out for the kernels, `launch` runs them; the host turns the downloaded values
 //! and validity bytes into Arrow arrays (`orc::arrow`).
 
 mod inflate;
 mod launch;
 mod layout;
+pub(crate) mod streams;
 
 pub use launch::{DeviceColumn, GroupMode};
 pub use layout::{OrcGroup, PlanShape, PreparedColumn};
 
 use super::arrow;
-use super::file::proto::CompressionKind;
 use super::file::OrcFile;
 use super::plan::{plan_file_column, ColumnPlan};
 use super::schema::OrcColumn;
@@ -25,9 +27,9 @@ use launch::diagnostic_flags;
 use layout::too_big;
 use rayon::prelude::*;
 
-/// Decodes `column` of every stripe on the GPU into one Arrow array. A ZLIB file's streams are
-/// inflated on the GPU too (`inflate`): nothing is inflated on the CPU but the row
-/// index.
+/// Decodes `column` of every stripe on the GPU into one Arrow array. A ZLIB, SNAPPY or LZ4
+/// file's streams are decompressed on the GPU too (`inflate`): nothing is decompressed on the
+/// CPU but the row index.
 pub fn read_column(gpu: &GpuContext, file: &OrcFile, column: &OrcColumn) -> Result<ArrayRef> {
     let (prepared, dev) = decode_on_device(gpu, file, column, false)?;
     to_host_arrow(gpu, column, &prepared, &dev)
@@ -103,8 +105,8 @@ pub fn read_column_cpu_inflate(
 }
 
 /// Decodes `column` into device memory (`dev.values`, `dev.valid`) and checks every row
-/// group's status: the column ready for a GPU pipeline. ZLIB streams are inflated on the GPU,
-/// or on the CPU while planning when `cpu_inflate` is set.
+/// group's status: the column ready for a GPU pipeline. ZLIB, SNAPPY and LZ4 streams are
+/// decompressed on the GPU, or on the CPU while planning when `cpu_inflate` is set.
 pub fn decode_on_device(
     gpu: &GpuContext,
     file: &OrcFile,
@@ -116,8 +118,8 @@ pub fn decode_on_device(
         .ok_or_else(|| Error::InvalidArgument("no column decoded".into()))
 }
 
-/// [`decode_on_device`] for several columns of one file: a ZLIB file's streams are inflated
-/// together, in one GPU batch (or, with `cpu_inflate`, planned on all cores, column beside
+/// [`decode_on_device`] for several columns of one file: a ZLIB, SNAPPY or LZ4 file's streams
+/// are decompressed together, in one GPU batch (or, with `cpu_inflate`, planned on all cores, column beside
 /// column); every column's row groups are decoded before any status is read.
 pub fn decode_columns_on_device(
     gpu: &GpuContext,
@@ -128,8 +130,8 @@ pub fn decode_columns_on_device(
     for c in columns {
         c.check_supported()?;
     }
-    let zlib = file.compression().kind == CompressionKind::Zlib;
-    let mut decoded = if zlib && !cpu_inflate {
+    let on_gpu = inflate::decompresses(file.compression().kind);
+    let mut decoded = if on_gpu && !cpu_inflate {
         inflate::prepare_columns(gpu, file, columns)?
     } else {
         let plans: Vec<Vec<ColumnPlan>> = columns
@@ -208,8 +210,8 @@ fn host_values(column: &OrcColumn, rows: usize) -> Result<(MutableBuffer, usize)
     Ok((values, width))
 }
 
-/// Decodes `columns` of `file` on the GPU into Arrow arrays, in the order given: a ZLIB file's
-/// streams inflated together in one GPU batch, every column decoded before any is downloaded.
+/// Decodes `columns` of `file` on the GPU into Arrow arrays, in the order given: a compressed
+/// file's streams decompressed together in one GPU batch, every column decoded before any is downloaded.
 pub(crate) fn read_columns(
     gpu: &GpuContext,
     file: &OrcFile,
