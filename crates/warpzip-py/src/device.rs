@@ -15,33 +15,39 @@ static OPENED: Mutex<Vec<(usize, Device)>> = Mutex::new(Vec::new());
 /// What `auto` resolved to, once: GPU 0, or the CPU with the reason GPU 0 did not open.
 static AUTO: OnceLock<Result<Device, String>> = OnceLock::new();
 
-/// GPU `ordinal`, opened on first use.
-fn gpu(py: Python<'_>, ordinal: usize) -> PyResult<Device> {
+/// GPU `ordinal`, opened on first use (and kept open).
+pub fn open_gpu(ordinal: usize) -> warpzip::Result<Device> {
     let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, d)) = opened.iter().find(|(o, _)| *o == ordinal) {
         return Ok(d.clone());
     }
-    // Opened with the GIL held: another thread waiting for the lock must not hold the GIL
-    // this thread would need back.
-    let _ = py;
-    let device = guard(|| Device::gpu(ordinal))?;
+    let device = Device::gpu(ordinal)?;
     opened.push((ordinal, device.clone()));
     Ok(device)
 }
 
-/// GPU 0 when it opens, else the CPU and the reason.
-fn auto(py: Python<'_>) -> &'static Result<Device, String> {
-    AUTO.get_or_init(|| match gpu(py, 0) {
-        Ok(d) => Ok(d),
-        Err(e) => Err(e.value(py).to_string()),
-    })
+/// GPU `ordinal` for a Python call. It is opened with the GIL held: a thread waiting for the
+/// cache's lock never holds the GIL that the thread opening a GPU would need back.
+fn gpu(py: Python<'_>, ordinal: usize) -> PyResult<Device> {
+    let _ = py;
+    guard(|| open_gpu(ordinal))
+}
+
+/// What `auto` resolved to, once: GPU 0, or the CPU and the reason GPU 0 did not open.
+fn auto_choice() -> &'static Result<Device, String> {
+    AUTO.get_or_init(|| open_gpu(0).map_err(|e| e.to_string()))
+}
+
+/// The device `auto` names: GPU 0 when usable, else the CPU.
+pub fn auto_device() -> Device {
+    auto_choice().as_ref().map_or(Device::Cpu, Device::clone)
 }
 
 /// The device `name` names: `auto` (GPU 0 when usable, else the CPU), `cpu`, `cuda` or `gpu`
 /// (GPU 0), `cuda:N` or `gpu:N`.
 pub fn parse_device(py: Python<'_>, name: &str) -> PyResult<Device> {
     match name {
-        "auto" => Ok(auto(py).as_ref().map_or(Device::Cpu, Device::clone)),
+        "auto" => Ok(auto_device()),
         "cpu" => Ok(Device::Cpu),
         "cuda" | "gpu" => gpu(py, 0),
         other => {
@@ -63,7 +69,7 @@ pub fn parse_device(py: Python<'_>, name: &str) -> PyResult<Device> {
 #[pyfunction]
 fn gpu_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
-    match auto(py) {
+    match auto_choice() {
         Ok(Device::Gpu(g)) => {
             d.set_item("available", true)?;
             d.set_item("reason", "GPU 0 opened and its kernels compile")?;

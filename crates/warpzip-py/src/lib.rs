@@ -12,6 +12,7 @@ mod arrow_stream;
 mod buffers;
 mod device;
 mod errors;
+mod hdf5;
 
 use buffers::{read_slice, write_slice};
 use device::parse_device;
@@ -364,6 +365,25 @@ fn codecs() -> Vec<&'static str> {
     CodecId::ALL.iter().map(|c| c.name()).collect()
 }
 
+/// Each codec's name and the id its containers' headers (and the HDF5 filter's client data)
+/// store.
+#[pyfunction]
+fn codec_ids() -> Vec<(&'static str, u16)> {
+    CodecId::ALL
+        .iter()
+        .map(|c| (c.name(), c.to_u16()))
+        .collect()
+}
+
+/// Each element type's name and the id the header stores.
+#[pyfunction]
+fn dtype_ids() -> Vec<(&'static str, u8)> {
+    ElemType::ALL
+        .iter()
+        .map(|e| (e.name(), e.to_u8()))
+        .collect()
+}
+
 #[pymodule]
 fn _warpzip(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compress, m)?)?;
@@ -373,6 +393,9 @@ fn _warpzip(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lossy_compress, m)?)?;
     m.add_function(wrap_pyfunction!(select, m)?)?;
     m.add_function(wrap_pyfunction!(codecs, m)?)?;
+    m.add_function(wrap_pyfunction!(codec_ids, m)?)?;
+    m.add_function(wrap_pyfunction!(dtype_ids, m)?)?;
+    m.add("HDF5_FILTER_ID", hdf5::FILTER_ID)?;
     device::register(m)?;
     errors::register(m)?;
     arrow_stream::register(m)?;
