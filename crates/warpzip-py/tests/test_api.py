@@ -118,6 +118,8 @@ def test_errors_are_exceptions() -> None:
         warpzip.compress(12345)
     with pytest.raises(ValueError):
         warpzip.compress(np.arange(10)[::2])
+    with pytest.raises(ValueError):
+        warpzip.compress(np.arange(10, dtype=">i4"), "dfor")
 
 
 def test_gpu_unavailable_is_its_own_error() -> None:

@@ -187,6 +187,9 @@ def as_input(obj: Any, stream: int | None = None) -> Input:
             dtype = dtype_name(_FORMATS[fmt], mv.itemsize)
         numpy_dtype = getattr(obj, "dtype", None)
         if numpy_dtype is not None:
+            if getattr(numpy_dtype, "byteorder", "=") == ">":
+                raise ValueError("big-endian arrays are not taken: convert with "
+                                 "arr.astype(arr.dtype.newbyteorder('<'))")
             dtype = dtype_name(numpy_dtype.kind, numpy_dtype.itemsize)
         shape = tuple(mv.shape) if mv.ndim else ()
         if mv.ndim != 1 or mv.format != "B":
