@@ -9,8 +9,9 @@
 
 #define SZ_CODED 0u
 #define SZ_VERBATIM 1u
-// Padded block buffer: at most (8 + 1)^3 cells (3-D), 17 x 17 (2-D), 257 (1-D).
-#define SZ_PAD_CELLS 729u
+// Padded block buffer, (dz + 1) x (dy + 1) x (dx + 1) cells: at most 2 x 2 x 257 = 1028 (1-D
+// blocks of 256), 2 x 17 x 17 = 578 (2-D), 9 x 9 x 9 = 729 (3-D).
+#define SZ_PAD_CELLS 1028u
 
 struct SzBlock {
     u64 chunk_start;  // first value of the block's chunk in the output
