@@ -375,6 +375,7 @@ pub fn compress_fast(
             Ok(super::cpu::EncodedChunk {
                 bytes: slots[from..from + len as usize].to_vec(),
                 exceptions: exc,
+                runs: false,
             })
         })
         .collect()
