@@ -385,8 +385,8 @@ pub fn compress_fast(
 
 // ---- ratio mode ----
 
-/// One chunk for `sz_ratio.cu`; the layout of `SzrChunk` there (five u64, twelve u32: 88
-/// bytes, no padding).
+/// One chunk for `sz_ratio.cu`; the layout of `SzrChunk` there (five u64, ten u32: 80 bytes,
+/// no padding).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 struct SzrChunk {
@@ -405,7 +405,6 @@ struct SzrChunk {
     cx: u32,
     stride_log2: u32,
     cubic: u32,
-    pad: [u32; 2],
 }
 
 /// One Huffman group; the layout of `SzrGroup` (three u64, two u32: 32 bytes).
@@ -437,7 +436,8 @@ struct SzrBlock {
 }
 
 // SAFETY: `SzrChunk`, `SzrGroup` and `SzrBlock` are `#[repr(C)]` plain data with the field
-// order, sizes and alignment of the CUDA structs of `sz_ratio.cu`, padding spelled out.
+// order, sizes and alignment of the CUDA structs of `sz_ratio.cu`, and no padding (SzrBlock's
+// last field spells it out).
 unsafe impl DeviceRepr for SzrChunk {}
 // SAFETY: see `SzrChunk`.
 unsafe impl DeviceRepr for SzrGroup {}
@@ -586,7 +586,6 @@ impl RatioPlan {
             cx: shape.2 as u32,
             stride_log2: u32::from(stride_log2),
             cubic: u32::from(spline == SPLINE_CUBIC),
-            pad: [0; 2],
         };
         self.chunks[c] = entry;
         self.on_device[c] = true;
@@ -847,4 +846,18 @@ pub fn decompress_ratio(
         out[first * es..first * es + bytes.len()].copy_from_slice(bytes);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host structs have the sizes of their CUDA twins in `sz_ratio.cu`.
+    #[test]
+    fn ratio_struct_sizes() {
+        assert_eq!(std::mem::size_of::<SzrChunk>(), 80);
+        assert_eq!(std::mem::size_of::<SzrGroup>(), 32);
+        assert_eq!(std::mem::size_of::<SzrBlock>(), 48);
+        assert_eq!(std::mem::size_of::<SzBlock>(), 48);
+    }
 }

@@ -53,6 +53,11 @@ struct SzrBlock {
     u32 pad;
 };
 
+// The host's twins (codec/sz/gpu.rs) have these sizes.
+static_assert(sizeof(SzrGroup) == 32, "SzrGroup layout");
+static_assert(sizeof(SzrChunk) == 80, "SzrChunk layout");
+static_assert(sizeof(SzrBlock) == 48, "SzrBlock layout");
+
 __device__ __forceinline__ double szr_pow2(int k) {
     k = k < -1074 ? -1074 : (k > 1023 ? 1023 : k);
     if (k >= -1022) return __longlong_as_double((long long)(k + 1023) << 52);
