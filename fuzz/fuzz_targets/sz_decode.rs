@@ -47,6 +47,7 @@ fuzz_target!(|data: &[u8]| {
         },
         radius: if flags & 16 != 0 { 3 } else { RADIUS },
         interp: flags & 64 == 0,
+        runs: flags & 64 == 0,
     };
     let mut out = vec![0u8; n * float.size()];
     let _ = decode_chunk(stream, &mut out, &ctx);

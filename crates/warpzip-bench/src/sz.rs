@@ -196,6 +196,7 @@ pub(super) fn bench_gpu(
                 sz_gpu::compress_fast(gpu, &data, chunk_size, &enc_ctx).map(drop)
             })?;
             let ratio = n as f64 / wz.len() as f64;
+            bench_ratio_gpu(gpu, &name, &data, &dims, bound, runs, ceilings, rows)?;
             for (what, ms) in [("compress", enc_ms), ("decompress", dec_ms)] {
                 rows.push(BenchRow {
                     what: format!("sz fast {what} {bound}"),
@@ -215,6 +216,66 @@ pub(super) fn bench_gpu(
             }
         }
     }
+    Ok(())
+}
+
+/// Ratio mode on the GPU (`sz_gpu::decompress_ratio`), host memory to host memory like the
+/// fast mode's rows: the stream the CPU writes (each chunk Lorenzo or interpolated, runs where
+/// they pay), its GPU decode checked equal to the CPU's bit for bit before it is timed.
+#[allow(clippy::too_many_arguments)]
+fn bench_ratio_gpu(
+    gpu: &GpuContext,
+    name: &str,
+    data: &[u8],
+    dims: &[u64],
+    bound: ErrorBound,
+    runs: usize,
+    ceilings: &Ceilings,
+    rows: &mut Vec<BenchRow>,
+) -> Result<()> {
+    let n = data.len();
+    let o = CompressOptions {
+        elem_type: Some(ElemType::F32),
+        lossy: Some(LossyOptions {
+            bound,
+            dims: dims.to_vec(),
+            fill: Vec::new(),
+            mode: LossyMode::Ratio,
+        }),
+        ..CompressOptions::for_codec(CodecId::Sz)
+    };
+    let wz = api::compress(data, &o, &Device::Cpu)?;
+    let cpu = api::decompress(&wz, &Device::Cpu)?;
+    let c = Container::parse(&wz)?;
+    let params = Params::parse(&c.header.codec_params, c.header.elem_type)?;
+    let ctx = chunked::decode_ctx(&params, Float::F32);
+    let chunks = c.chunk_list();
+    let mut out = vec![0xa5u8; n];
+    sz_gpu::decompress_ratio(gpu, &chunks, &mut out, &ctx)?;
+    if out != cpu {
+        return Err(Error::InvalidArgument(format!(
+            "sz bench: the GPU ratio-mode decode of {name} at {bound} differs from the CPU's"
+        )));
+    }
+    let ms = wall_ms(runs, || {
+        sz_gpu::decompress_ratio(gpu, &chunks, &mut out, &ctx)
+    })?;
+    rows.push(BenchRow {
+        what: format!("sz ratio decompress {bound}"),
+        input: name.to_string(),
+        device: gpu.name().into(),
+        bytes: n as u64,
+        ratio: Some(n as f64 / wz.len() as f64),
+        ms,
+        gbps: gbps(n as f64, ms),
+        roofline: None,
+        note: format!(
+            "host to host (header reading, inflating and codebooks on the host; uploads, \
+             kernels, downloads); layout {}; same-run pinned copies H2D {:.1} / D2H {:.1} GB/s; \
+             output equal to the CPU's",
+            params.layout, ceilings.h2d_gbps, ceilings.d2h_gbps
+        ),
+    });
     Ok(())
 }
 

@@ -1,6 +1,8 @@
-//! The GPU decoder of the `sz` fast mode (`codec::sz::gpu`) against the CPU reference: identical bits on every
-//! test field, every error mode and several bounds, f32 and f64, special and fill values, and
-//! the same chunk named on damaged streams. Outputs are poisoned before every GPU decode. GPU
+//! The GPU decoders and encoders of the `sz` codec (`codec::sz::gpu`, fast and ratio mode)
+//! against the CPU reference: identical bits on every test field, every error mode and several
+//! bounds, both ratio-mode predictors (Lorenzo and interpolation), run symbols (layout 3),
+//! f32 and f64, special and fill values, awkward shapes, and the same chunk named on damaged
+//! streams. Outputs are poisoned before every GPU decode. GPU
 //! tests fail (never skip) where no GPU is usable.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -9,7 +11,7 @@ use common::{gpu, testdata};
 
 use warpzip::api::{self, CompressOptions};
 use warpzip::codec::sz::format::Params;
-use warpzip::codec::sz::gpu::decompress_fast;
+use warpzip::codec::sz::gpu::{decompress_fast, decompress_ratio};
 use warpzip::codec::sz::{chunked, quant::Float};
 use warpzip::codec::{CodecId, ErrorBound, LossyMode, LossyOptions};
 use warpzip::format::{write_container, ChunkSpan, Container, ElemType};
@@ -29,7 +31,7 @@ fn opts(elem: ElemType, bound: ErrorBound, dims: &[u64], fill: &[f64]) -> Compre
     }
 }
 
-/// The fast-mode GPU decoder on a container's chunks.
+/// The GPU decoder of the container's mode on its chunks.
 fn gpu_decode(wz: &[u8], out: &mut [u8]) -> warpzip::Result<()> {
     let c = Container::parse(wz)?;
     c.verify_all()?;
@@ -40,7 +42,11 @@ fn gpu_decode(wz: &[u8], out: &mut [u8]) -> warpzip::Result<()> {
         Float::F64
     };
     let ctx = chunked::decode_ctx(&params, float);
-    decompress_fast(&gpu(), &c.chunk_list(), out, &ctx)
+    if params.mode == warpzip::codec::sz::format::MODE_FAST {
+        decompress_fast(&gpu(), &c.chunk_list(), out, &ctx)
+    } else {
+        decompress_ratio(&gpu(), &c.chunk_list(), out, &ctx)
+    }
 }
 
 /// Decodes `wz` on the GPU into a poisoned buffer and on the CPU; both must agree bit for bit.
@@ -290,6 +296,253 @@ fn the_gpu_encoder_writes_the_cpu_bytes() {
                 &opts(ElemType::F64, bound, dims, &[-99.9]),
                 &format!("f64 {bound} {dims:?}"),
             );
+        }
+    }
+}
+
+// ---- ratio mode ----
+
+fn ratio_opts(elem: ElemType, bound: ErrorBound, dims: &[u64], fill: &[f64]) -> CompressOptions {
+    let mut o = opts(elem, bound, dims, fill);
+    if let Some(l) = o.lossy.as_mut() {
+        l.mode = LossyMode::Ratio;
+    }
+    o
+}
+
+const FIELDS: [(&str, &[u64], &[f64]); 4] = [
+    (
+        "coads_climatology.SST.12x90x180.f32",
+        &[12, 90, 180],
+        &[-1e34],
+    ),
+    ("etopo20.ROSE.540x1081.f32", &[540, 1081], &[]),
+    (
+        "levitus_climatology.SALT.20x180x360.f32",
+        &[20, 180, 360],
+        &[-1e10],
+    ),
+    ("testfloat_8_8_128.dat", &[8, 8, 128], &[]),
+];
+
+/// A container with `header` (its layout set to `layout`) around `chunks`.
+fn reseal_with(
+    header: &warpzip::format::Header,
+    layout: Option<u8>,
+    chunks: &[Vec<u8>],
+) -> Vec<u8> {
+    let mut header = header.clone();
+    if let Some(l) = layout {
+        header.codec_params[0] = l;
+    }
+    let mut payload = Vec::new();
+    let mut spans = Vec::new();
+    for (i, c) in chunks.iter().enumerate() {
+        spans.push(ChunkSpan {
+            offset: payload.len(),
+            compressed_len: c.len() as u32,
+            uncompressed_len: header.chunk_uncompressed_len(i as u32).unwrap(),
+        });
+        payload.extend_from_slice(c);
+    }
+    let mut out = Vec::new();
+    write_container(&mut out, &header, &payload, &spans).unwrap();
+    out
+}
+
+/// The container `wz` re-encoded chunk by chunk with `encode` (layout 3, which reads every
+/// chunk kind and run symbols).
+fn re_encoded(
+    wz: &[u8],
+    data: &[u8],
+    o: &CompressOptions,
+    encode: impl Fn(&[u8], &warpzip::codec::sz::cpu::Ctx) -> warpzip::codec::sz::cpu::EncodedChunk,
+) -> Vec<u8> {
+    let c = Container::parse(wz).unwrap();
+    let float = if o.elem_type == Some(ElemType::F32) {
+        Float::F32
+    } else {
+        Float::F64
+    };
+    let (ctx, _) = chunked::plan(data, o.lossy.as_ref().unwrap(), float).unwrap();
+    let chunk_size = c.header.chunk_size as usize;
+    let chunks: Vec<Vec<u8>> = data
+        .chunks(chunk_size)
+        .map(|part| encode(part, &ctx).bytes)
+        .collect();
+    reseal_with(&c.header, Some(3), &chunks)
+}
+
+/// Ratio-mode streams of every field, bound and shape decode on the GPU to the CPU's bits:
+/// as the CPU writes them (each chunk the better predictor, runs where they pay), and with
+/// every chunk forced to Lorenzo, to the linear and to the cubic spline.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ratio_fields_decode_identically() {
+    use warpzip::codec::sz::{cpu, interp};
+    for (name, dims, fill) in FIELDS {
+        let data = std::fs::read(testdata().join("fields").join(name)).unwrap();
+        for bound in [
+            ErrorBound::Rel(1e-2),
+            ErrorBound::Rel(1e-3),
+            ErrorBound::Rel(1e-4),
+            ErrorBound::Abs(1e-3),
+            ErrorBound::PwRel(1e-3),
+        ] {
+            for d in [dims, &[][..]] {
+                let o = ratio_opts(ElemType::F32, bound, d, fill);
+                let wz = api::compress(&data, &o, &Device::Cpu).unwrap();
+                let what = format!("{name} {bound} dims {d:?}");
+                same_on_both(&wz, &what);
+                if matches!(bound, ErrorBound::PwRel(_)) {
+                    continue;
+                }
+                let lorenzo =
+                    re_encoded(&wz, &data, &o, |p, ctx| cpu::encode_chunk(p, ctx).unwrap());
+                same_on_both(&lorenzo, &format!("{what}, Lorenzo"));
+                for spline in [interp::SPLINE_LINEAR, interp::SPLINE_CUBIC] {
+                    let wz2 = re_encoded(&wz, &data, &o, |p, ctx| {
+                        interp::encode_chunk_spline(p, ctx, spline).unwrap()
+                    });
+                    same_on_both(&wz2, &format!("{what}, spline {spline}"));
+                }
+            }
+        }
+    }
+}
+
+/// f64 and f32 ratio-mode streams with special and fill values, one-value and odd shapes.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ratio_specials_and_awkward_shapes_decode_identically() {
+    let mut v: Vec<f64> = (0..20000)
+        .map(|i| (i as f64 * 0.001).sin() * 1e3 + (i % 7) as f64)
+        .collect();
+    for (j, s) in [
+        f64::NAN,
+        f64::INFINITY,
+        -0.0,
+        f64::from_bits(1),
+        -99.9,
+        1e300,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for r in 0..9 {
+            v[j * 997 + r] = s;
+        }
+    }
+    let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    for dims in [
+        &[][..],
+        &[20000][..],
+        &[100, 200][..],
+        &[8, 50, 50][..],
+        &[5, 4, 1000][..],
+        &[20000, 1][..],
+    ] {
+        for bound in [
+            ErrorBound::Abs(1e-2),
+            ErrorBound::Abs(0.0),
+            ErrorBound::Rel(1e-6),
+            ErrorBound::Rel(1e-1),
+            ErrorBound::PwRel(1e-4),
+        ] {
+            let wz = api::compress(
+                &data,
+                &ratio_opts(ElemType::F64, bound, dims, &[-99.9]),
+                &Device::Cpu,
+            )
+            .unwrap();
+            same_on_both(&wz, &format!("f64 {bound} dims {dims:?}"));
+        }
+    }
+    let v32: Vec<u8> = v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect();
+    for dims in [
+        &[1, 20000][..],
+        &[20000, 1][..],
+        &[3, 7, 952][..],
+        &[1, 1, 20000][..],
+    ] {
+        for bound in [ErrorBound::Rel(1e-3), ErrorBound::Rel(1e-2)] {
+            let mut o = ratio_opts(ElemType::F32, bound, dims, &[]);
+            o.chunk_size = Some(4096);
+            let wz = api::compress(&v32, &o, &Device::Cpu).unwrap();
+            same_on_both(&wz, &format!("f32 {bound} dims {dims:?}"));
+        }
+    }
+    // A single value, a constant field (runs of the zero delta everywhere).
+    for (vals, dims) in [
+        (vec![1.5f32], vec![1u64]),
+        (vec![3.25f32; 70000], vec![70000]),
+    ] {
+        let d: Vec<u8> = vals.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let wz = api::compress(
+            &d,
+            &ratio_opts(ElemType::F32, ErrorBound::Rel(1e-3), &dims, &[]),
+            &Device::Cpu,
+        )
+        .unwrap();
+        same_on_both(&wz, &format!("{} values", vals.len()));
+    }
+}
+
+/// Damaged ratio-mode chunks (Lorenzo, interpolated, with runs): the GPU names the chunk the
+/// CPU refuses, and where the CPU decodes the GPU gives the same values.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn damaged_ratio_chunks_are_named_on_the_gpu() {
+    use warpzip::codec::sz::{cpu, interp};
+    let data: Vec<u8> = (0..50000)
+        .flat_map(|i| {
+            let x = if i % 3000 < 400 {
+                5.0
+            } else {
+                (i as f32 * 0.01).sin() * 10.0
+            };
+            x.to_le_bytes()
+        })
+        .collect();
+    let mut o = ratio_opts(ElemType::F32, ErrorBound::Abs(1e-3), &[500, 100], &[]);
+    o.chunk_size = Some(16 * 100 * 4);
+    let wz = api::compress(&data, &o, &Device::Cpu).unwrap();
+    let lorenzo = re_encoded(&wz, &data, &o, |p, ctx| cpu::encode_chunk(p, ctx).unwrap());
+    let spline = re_encoded(&wz, &data, &o, |p, ctx| {
+        interp::encode_chunk_spline(p, ctx, interp::SPLINE_CUBIC).unwrap()
+    });
+    for stream in [wz, lorenzo, spline] {
+        let parsed = Container::parse(&stream).unwrap();
+        let header = parsed.header.clone();
+        let chunks: Vec<Vec<u8>> = parsed
+            .chunk_list()
+            .iter()
+            .map(|(c, _)| c.to_vec())
+            .collect();
+        same_on_both(&stream, "undamaged");
+        for victim in [0, chunks.len() / 2, chunks.len() - 1] {
+            for cut in [0, 1, 5, chunks[victim].len() / 2, chunks[victim].len() - 1] {
+                let mut c = chunks.clone();
+                c[victim].truncate(cut);
+                match gpu_decompress(&reseal_with(&header, None, &c)) {
+                    Err(Error::Corrupt { chunk, .. }) => assert_eq!(chunk, victim),
+                    other => panic!("chunk {victim} cut at {cut}: {:?}", other.map(|v| v.len())),
+                }
+            }
+            for flip in (0..chunks[victim].len() * 8).step_by(29) {
+                let mut c = chunks.clone();
+                c[victim][flip / 8] ^= 1 << (flip % 8);
+                let wz = reseal_with(&header, None, &c);
+                match (api::decompress(&wz, &Device::Cpu), gpu_decompress(&wz)) {
+                    (Ok(a), Ok(b)) => assert!(a == b, "flip {flip}: outputs differ"),
+                    (Err(_), Err(Error::Corrupt { chunk, .. })) => assert_eq!(chunk, victim),
+                    (a, b) => panic!(
+                        "flip {flip} of chunk {victim}: CPU {:?}, GPU {:?}",
+                        a.map(|v| v.len()),
+                        b.map(|v| v.len())
+                    ),
+                }
+            }
         }
     }
 }

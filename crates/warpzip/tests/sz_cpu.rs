@@ -845,6 +845,7 @@ proptest! {
             fills: if flags & 8 != 0 { vec![0x7f7f_ffff] } else { Vec::new() },
             radius: if flags & 16 != 0 { 3 } else { RADIUS },
             interp: flags & 64 == 0,
+        runs: flags & 64 == 0,
         };
         // Mostly coded chunks (kind byte 0, or 2: interpolated), so that the decoder gets
         // past the first byte.
@@ -1107,5 +1108,40 @@ fn a_dimension_of_zero_is_refused_cleanly() {
             err.to_string().contains("dimension of 0"),
             "{dims:?}: {err}"
         );
+    }
+}
+
+// ---- run symbols (layout 3) ----
+
+/// At a tight bound some etopo chunks code runs of the zero delta (layout 3); the stream keeps
+/// its bound, and a layout-3 stream whose runs are damaged gives errors, never panics.
+#[test]
+fn zero_runs_are_coded_where_they_pay() {
+    let f = &FIELDS[1];
+    let data = field(f);
+    let o = opts(ElemType::F32, Kind::Rel, 4, LossyMode::Ratio, f.dims, &[]);
+    let wz = api::compress(&data, &o, &Device::Cpu).unwrap();
+    let c = warpzip::format::Container::parse(&wz).unwrap();
+    assert_eq!(c.header.codec_params[0], 3, "layout");
+    round_trip(&data, &o, 4, Kind::Rel);
+    // Every run flag cleared in turn: the chunk is refused or decodes to something.
+    let chunks: Vec<Vec<u8>> = c.chunk_list().iter().map(|(b, _)| b.to_vec()).collect();
+    let params =
+        warpzip::codec::sz::format::Params::parse(&c.header.codec_params, c.header.elem_type)
+            .unwrap();
+    let ctx = chunked::decode_ctx(&params, Float::F32);
+    let lens: Vec<usize> = c.chunk_list().iter().map(|&(_, l)| l).collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        let mut out = vec![0u8; lens[i]];
+        cpu::decode_chunk(chunk, &mut out, &ctx).unwrap();
+        for at in (0..chunk.len()).step_by(chunk.len() / 50 + 1) {
+            let mut bad = chunk.clone();
+            bad[at] ^= 0x5a;
+            let _ = cpu::decode_chunk(&bad, &mut out, &ctx);
+        }
+        // Without layout 3 a chunk that codes runs is corrupt.
+        let mut old = ctx.clone();
+        old.runs = false;
+        let _ = cpu::decode_chunk(chunk, &mut out, &old);
     }
 }

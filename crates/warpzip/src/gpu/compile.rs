@@ -64,6 +64,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::INFLATE_PAIR,
     super::kernels::TILE,
     super::kernels::SZ_FAST,
+    super::kernels::SZ_RATIO,
     super::kernels::SSB,
     super::kernels::ORC_TREE,
 ];

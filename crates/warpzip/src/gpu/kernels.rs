@@ -31,6 +31,11 @@ pub mod entry {
     pub const SZ_FAST_ENCODE_F64: &str = "sz_fast_encode_f64";
     pub const SZ_FAST_ASSEMBLE_F32: &str = "sz_fast_assemble_f32";
     pub const SZ_FAST_ASSEMBLE_F64: &str = "sz_fast_assemble_f64";
+    pub const SZ_RATIO_SYMBOLS: &str = "sz_ratio_symbols";
+    pub const SZ_RATIO_LORENZO_F32: &str = "sz_ratio_lorenzo_f32";
+    pub const SZ_RATIO_LORENZO_F64: &str = "sz_ratio_lorenzo_f64";
+    pub const SZ_RATIO_INTERP_F32: &str = "sz_ratio_interp_f32";
+    pub const SZ_RATIO_INTERP_F64: &str = "sz_ratio_interp_f64";
     pub const LZ_DECODE_SNAPPY: &str = "lz_decode_snappy";
     pub const LZ_DECODE_LZ4: &str = "lz_decode_lz4";
     pub const ORC_DECIMAL_VARINTS: &str = "orc_decimal_varints";
@@ -254,6 +259,22 @@ pub const SZ_FAST: KernelSource = KernelSource {
         entry::SZ_FAST_ENCODE_F64,
         entry::SZ_FAST_ASSEMBLE_F32,
         entry::SZ_FAST_ASSEMBLE_F64,
+    ],
+};
+
+/// The `sz` codec's ratio-mode decoder: the Huffman groups' symbols (a thread per group), the
+/// values of Lorenzo blocks (a thread per block) and of interpolated chunks (a thread per
+/// chunk).
+pub const SZ_RATIO: KernelSource = KernelSource {
+    name: "sz_ratio",
+    text: include_str!("../kernels/sz/sz_ratio.cu"),
+    defines: &[],
+    entries: &[
+        entry::SZ_RATIO_SYMBOLS,
+        entry::SZ_RATIO_LORENZO_F32,
+        entry::SZ_RATIO_LORENZO_F64,
+        entry::SZ_RATIO_INTERP_F32,
+        entry::SZ_RATIO_INTERP_F64,
     ],
 };
 

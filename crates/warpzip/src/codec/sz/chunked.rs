@@ -4,7 +4,7 @@
 use super::cpu::{decode_chunk, encode_chunk_best, Ctx, CHUNK_INTERP};
 use super::format::{
     Geometry, Params, DEFAULT_CHUNK_SIZE, EMODE_ABS, EMODE_PWREL, EMODE_REL, LAYOUT,
-    LAYOUT_INTERP, MODE_FAST, MODE_RATIO, RADIUS,
+    LAYOUT_INTERP, LAYOUT_RUNS, MODE_FAST, MODE_RATIO, RADIUS,
 };
 use super::options::{ErrorBound, LossyMode, LossyOptions};
 use super::quant::{exponent, pow2, range_down, round_down, Float};
@@ -222,6 +222,8 @@ pub fn plan(data: &[u8], lossy: &LossyOptions, float: Float) -> Result<(Ctx, Par
         radius: RADIUS,
         // Ratio mode under `abs` and `rel` picks the better predictor per chunk.
         interp: lossy.mode == LossyMode::Ratio && emode != EMODE_PWREL,
+        // Ratio mode codes runs of the zero delta where that pays.
+        runs: lossy.mode == LossyMode::Ratio,
     };
     let params = Params {
         layout: LAYOUT,
@@ -250,6 +252,7 @@ pub fn decode_ctx(params: &Params, float: Float) -> Ctx {
         fills: params.fills.clone(),
         radius: params.radius,
         interp: params.layout >= LAYOUT_INTERP,
+        runs: params.layout >= LAYOUT_RUNS,
     }
 }
 
@@ -282,7 +285,10 @@ pub fn compress(
         payload.extend_from_slice(&chunk.bytes);
         params.exceptions += chunk.exceptions;
         if chunk.bytes.first() == Some(&CHUNK_INTERP) {
-            params.layout = LAYOUT_INTERP;
+            params.layout = params.layout.max(LAYOUT_INTERP);
+        }
+        if chunk.runs {
+            params.layout = LAYOUT_RUNS;
         }
     }
     Ok((payload, spans, params))

@@ -9,7 +9,7 @@
 //! zero. The Lorenzo deltas (wrapping i64) are then coded: in ratio mode as symbols of a
 //! canonical Huffman code, in fast mode bit-packed at each block's width.
 
-use super::format::{Geometry, GROUP_BLOCKS, MODE_FAST};
+use super::format::{Geometry, GROUP_BLOCKS, MODE_FAST, RUN_SYMBOLS};
 use super::huffman::{canonical_codes, code_lengths, BitReader, BitWriter, Decoder, MAX_LEN};
 use super::quant::{
     exponent, pow2, prequantize, round_down, unzigzag, within, zigzag, Float,
@@ -27,6 +27,8 @@ pub const CHUNK_INTERP: u8 = 2;
 pub const BITS_RAW: u8 = 0;
 /// The Huffman bits' first byte: a raw Deflate stream of the bits follows.
 pub const BITS_DEFLATE: u8 = 1;
+/// A flag of the Huffman bits' first byte (layout 3): the code includes run symbols.
+pub const BITS_RUNS: u8 = 2;
 
 /// Everything a chunk's encoding depends on besides its values.
 #[derive(Clone, Debug)]
@@ -47,6 +49,8 @@ pub struct Ctx {
     pub radius: u16,
     /// Whether chunks may be interpolated (kind 2): layout 2 and later.
     pub interp: bool,
+    /// Whether Huffman sections may code runs of the zero delta (run symbols): layout 3.
+    pub runs: bool,
 }
 
 impl Ctx {
@@ -56,12 +60,148 @@ impl Ctx {
     pub(super) fn raw_symbol(&self) -> u16 {
         2 * self.radius
     }
+    /// The first run symbol: the alphabet without runs.
+    pub(super) fn run_base(&self) -> u16 {
+        self.alphabet() as u16
+    }
+    /// Symbols a Huffman section may list: the alphabet, and the run symbols in layout 3.
+    pub(super) fn alphabet_with_runs(&self) -> usize {
+        self.alphabet() + if self.runs { usize::from(RUN_SYMBOLS) } else { 0 }
+    }
+}
+
+/// Resolves a chunk's symbols, in stream order, into deltas and exact values: the symbol
+/// meanings of `docs/format.md` (step 5), shared by the Lorenzo and the interpolation
+/// decoders. Symbol 0 takes the next outlier and the raw symbol the next exact value, each of
+/// which must sit at the symbol's position.
+pub struct Resolver<'c> {
+    outliers: Vec<(u32, i64)>,
+    raws: Vec<(u32, u64)>,
+    out_i: usize,
+    raw_i: usize,
+    radius: i64,
+    raw_sym: u16,
+    fills: &'c [u64],
+}
+
+impl<'c> Resolver<'c> {
+    /// A resolver over a chunk's outliers and exact values (positions increasing).
+    pub fn new(outliers: Vec<(u32, i64)>, raws: Vec<(u32, u64)>, ctx: &'c Ctx) -> Resolver<'c> {
+        Resolver {
+            outliers,
+            raws,
+            out_i: 0,
+            raw_i: 0,
+            radius: i64::from(ctx.radius),
+            raw_sym: ctx.raw_symbol(),
+            fills: &ctx.fills,
+        }
+    }
+
+    /// The delta of symbol `s` at position `pos`, and the bit pattern of an exact value.
+    #[inline]
+    pub fn resolve(&mut self, s: u16, pos: usize) -> Result<(i64, Option<u64>), ChunkStatus> {
+        if s == 0 {
+            match self.outliers.get(self.out_i) {
+                Some(&(p, d)) if p as usize == pos => {
+                    self.out_i += 1;
+                    Ok((d, None))
+                }
+                _ => Err(ChunkStatus::Corrupt),
+            }
+        } else if s < self.raw_sym {
+            Ok((i64::from(s) - self.radius, None))
+        } else if s == self.raw_sym {
+            match self.raws.get(self.raw_i) {
+                Some(&(p, b)) if p as usize == pos => {
+                    self.raw_i += 1;
+                    Ok((0, Some(b)))
+                }
+                _ => Err(ChunkStatus::Corrupt),
+            }
+        } else {
+            let j = usize::from(s - self.raw_sym - 1);
+            Ok((0, Some(*self.fills.get(j).ok_or(ChunkStatus::Corrupt)?)))
+        }
+    }
+
+    /// Every outlier and exact value taken: else the chunk is corrupt.
+    pub fn finish(&self) -> Result<(), ChunkStatus> {
+        if self.out_i != self.outliers.len() || self.raw_i != self.raws.len() {
+            return Err(ChunkStatus::Corrupt);
+        }
+        Ok(())
+    }
+}
+
+/// The symbols of one Huffman group, run symbols expanded into the zero delta's symbol.
+pub(super) struct GroupSymbols<'a, 'd> {
+    decoder: &'d Decoder,
+    reader: BitReader<'a>,
+    end: u64,
+    /// Zero-delta symbols still owed by the last run symbol.
+    pending: u32,
+    zero: u16,
+    /// The first run symbol where the section codes runs.
+    run_base: Option<u16>,
+}
+
+impl<'a, 'd> GroupSymbols<'a, 'd> {
+    /// The group of bits `[start, end)` of a section (`runs`: whether it codes runs).
+    pub(super) fn new(
+        decoder: &'d Decoder,
+        bits: &'a [u8],
+        start: u64,
+        end: u64,
+        ctx: &Ctx,
+        runs: bool,
+    ) -> Self {
+        GroupSymbols {
+            decoder,
+            reader: BitReader::new(bits, start, end),
+            end,
+            pending: 0,
+            zero: ctx.radius,
+            run_base: runs.then(|| ctx.run_base()),
+        }
+    }
+
+    /// The next symbol; `Corrupt` past the group's bits or on a code not in the table.
+    #[inline]
+    pub(super) fn next(&mut self) -> Result<u16, ChunkStatus> {
+        if self.pending > 0 {
+            self.pending -= 1;
+            return Ok(self.zero);
+        }
+        let s = self
+            .decoder
+            .decode(&mut self.reader)
+            .ok_or(ChunkStatus::Corrupt)?;
+        match self.run_base {
+            Some(b) if s >= b => {
+                // Run symbols are below `b + RUN_SYMBOLS` (the section's check).
+                self.pending = u32::from(s - b) + 1;
+                Ok(self.zero)
+            }
+            _ => Ok(s),
+        }
+    }
+
+    /// The group ended exactly at its recorded end, no run reaching past its cells.
+    pub(super) fn finish(&self) -> Result<(), ChunkStatus> {
+        if self.pending != 0 || self.reader.pos() != self.end {
+            return Err(ChunkStatus::Corrupt);
+        }
+        Ok(())
+    }
 }
 
 /// One encoded chunk and how many of its values were stored outside the codes.
 pub struct EncodedChunk {
     pub bytes: Vec<u8>,
     pub exceptions: u64,
+    /// Whether its Huffman section codes runs (layout 3).
+    pub runs: bool,
 }
 
 /// Index into a block's padded integer buffer (one zero layer in front of every axis).
@@ -236,6 +376,7 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
     }
 
     let mut out = vec![CHUNK_CODED];
+    let mut runs_used = false;
     if !fast {
         put_varint(outliers.len() as u64, &mut out);
         let mut next = 0u32;
@@ -275,7 +416,7 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
         let groups = blocks
             .chunks(GROUP_BLOCKS)
             .map(|g| g.iter().map(|b| b[3] * b[4] * b[5]).sum());
-        huffman_encode(&symbols, groups, ctx.alphabet(), &mut out);
+        runs_used = huffman_encode(&symbols, groups, ctx, &mut out);
     }
     if out.len() > data.len() {
         // Coding does not pay: the values verbatim.
@@ -285,11 +426,13 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
         return Some(EncodedChunk {
             bytes: v,
             exceptions: n as u64,
+            runs: false,
         });
     }
     Some(EncodedChunk {
         bytes: out,
         exceptions: (outliers.len() + raws.len()) as u64,
+        runs: runs_used,
     })
 }
 
@@ -308,13 +451,73 @@ pub fn encode_chunk_best(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
     })
 }
 
-/// Appends the Huffman section: the used symbols' lengths, each group's bit end, the bits.
+/// Appends the Huffman section of `symbols` (groups of `group_cells` cells): the used
+/// symbols' lengths, each group's bit end, the bits. Where `ctx.runs` allows it and that is
+/// smaller, runs of the zero delta's symbol are coded with run symbols (see [`with_runs`]).
+/// Returns whether they were.
 pub(super) fn huffman_encode(
     symbols: &[u16],
     group_cells: impl Iterator<Item = usize>,
-    alphabet: usize,
+    ctx: &Ctx,
     out: &mut Vec<u8>,
-) {
+) -> bool {
+    let groups: Vec<usize> = group_cells.collect();
+    let plain = huffman_bytes(symbols, &groups, ctx.alphabet(), 0);
+    if ctx.runs {
+        let (coded, coded_groups) = with_runs(symbols, &groups, ctx);
+        let runs = huffman_bytes(&coded, &coded_groups, ctx.alphabet_with_runs(), BITS_RUNS);
+        if runs.len() < plain.len() {
+            out.extend_from_slice(&runs);
+            return true;
+        }
+    }
+    out.extend_from_slice(&plain);
+    false
+}
+
+/// `symbols` with every run of `L >= 2` zero-delta symbols inside a group replaced by run
+/// symbols (run symbol `k`: `k + 2` cells), runs of the longest first while at least 2 cells
+/// are left, then a single zero-delta symbol for a remainder of one; and each group's symbol
+/// count.
+pub fn with_runs(symbols: &[u16], group_cells: &[usize], ctx: &Ctx) -> (Vec<u16>, Vec<usize>) {
+    let zero = ctx.radius;
+    let base = ctx.run_base();
+    let mut coded = Vec::with_capacity(symbols.len() / 2);
+    let mut counts = Vec::with_capacity(group_cells.len());
+    let mut at = 0usize;
+    for &cells in group_cells {
+        let before = coded.len();
+        let group = &symbols[at..at + cells];
+        let mut i = 0usize;
+        while i < group.len() {
+            if group[i] != zero {
+                coded.push(group[i]);
+                i += 1;
+                continue;
+            }
+            let run = group[i..].iter().take_while(|&&s| s == zero).count();
+            i += run;
+            let mut left = run;
+            let most = usize::from(RUN_SYMBOLS) + 1;
+            while left >= 2 {
+                let len = left.min(most);
+                coded.push(base + (len - 2) as u16);
+                left -= len;
+            }
+            if left == 1 {
+                coded.push(zero);
+            }
+        }
+        at += cells;
+        counts.push(coded.len() - before);
+    }
+    (coded, counts)
+}
+
+/// The Huffman section of `symbols` in groups of `groups` symbols over an alphabet of
+/// `alphabet` symbols, its bits byte carrying `flags` ([`BITS_RUNS`] or 0).
+fn huffman_bytes(symbols: &[u16], groups: &[usize], alphabet: usize, flags: u8) -> Vec<u8> {
+    let mut out = Vec::new();
     let mut freq = vec![0u64; alphabet];
     for &s in symbols {
         freq[usize::from(s)] += 1;
@@ -330,11 +533,11 @@ pub(super) fn huffman_encode(
     let mut w = BitWriter::default();
     let mut ends = Vec::new();
     let mut at = 0usize;
-    for cells in group_cells {
-        for &s in &symbols[at..at + cells] {
+    for &count in groups {
+        for &s in &symbols[at..at + count] {
             w.put(codes[usize::from(s)], u32::from(lengths[usize::from(s)]));
         }
-        at += cells;
+        at += count;
         ends.push(w.bits as u32);
     }
     for e in ends {
@@ -345,14 +548,15 @@ pub(super) fn huffman_encode(
     // zero delta's code at loose bounds).
     match deflate_bits(&bits) {
         Some(packed) if packed.len() < bits.len() => {
-            out.push(BITS_DEFLATE);
+            out.push(BITS_DEFLATE | flags);
             out.extend_from_slice(&packed);
         }
         _ => {
-            out.push(BITS_RAW);
+            out.push(BITS_RAW | flags);
             out.extend_from_slice(&bits);
         }
     }
+    out
 }
 
 /// Raw Deflate (RFC 1951) of `bits` at level 6, `None` if it fails.
@@ -561,10 +765,8 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
     let (bz, by, bx) = ctx.geometry.block();
     let (py, px) = (by + 1, bx + 1);
     let mut qbuf = vec![0i64; (bz + 1) * py * px];
-    let mut out_i = 0usize;
     let mut raw_i = 0usize;
     let mut pos = 0usize;
-    let radius = i64::from(ctx.radius);
 
     if fast {
         let widths = r.take(blocks.len())?;
@@ -624,10 +826,10 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
         return Ok(());
     }
     let decoder = Decoder::new(&section.pairs).ok_or(ChunkStatus::Corrupt)?;
-    let raw_sym = ctx.raw_symbol();
+    let mut resolver = Resolver::new(outliers, raws, ctx);
     let mut start = 0u64;
     for (g, group) in blocks.chunks(GROUP_BLOCKS).enumerate() {
-        let mut br = BitReader::new(bits, start, ends[g]);
+        let mut syms = GroupSymbols::new(&decoder, bits, start, ends[g], ctx, section.runs);
         for (k, &[z0, y0, x0, dz, dy, dx]) in group.iter().enumerate() {
             let bi = g * GROUP_BLOCKS + k;
             let step = block_step(ctx, &exps, bi);
@@ -635,32 +837,8 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
             for z in 0..dz {
                 for y in 0..dy {
                     for x in 0..dx {
-                        let s = decoder.decode(&mut br).ok_or(ChunkStatus::Corrupt)?;
-                        let mut fixed: Option<u64> = None;
-                        let delta = if s == 0 {
-                            match outliers.get(out_i) {
-                                Some(&(p, d)) if p as usize == pos => {
-                                    out_i += 1;
-                                    d
-                                }
-                                _ => return Err(ChunkStatus::Corrupt),
-                            }
-                        } else if s < raw_sym {
-                            i64::from(s) - radius
-                        } else if s == raw_sym {
-                            match raws.get(raw_i) {
-                                Some(&(p, b)) if p as usize == pos => {
-                                    raw_i += 1;
-                                    fixed = Some(b);
-                                    0
-                                }
-                                _ => return Err(ChunkStatus::Corrupt),
-                            }
-                        } else {
-                            let j = usize::from(s - raw_sym - 1);
-                            fixed = Some(*ctx.fills.get(j).ok_or(ChunkStatus::Corrupt)?);
-                            0
-                        };
+                        let s = syms.next()?;
+                        let (delta, fixed) = resolver.resolve(s, pos)?;
                         let delta = if z == 0 && y == 0 && x == 0 {
                             delta.wrapping_add(bases[bi])
                         } else {
@@ -677,15 +855,10 @@ pub fn decode_chunk(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<(), Chunk
                 }
             }
         }
-        if br.pos() != ends[g] {
-            return Err(ChunkStatus::Corrupt);
-        }
+        syms.finish()?;
         start = ends[g];
     }
-    if out_i != outliers.len() || raw_i != raws.len() {
-        return Err(ChunkStatus::Corrupt);
-    }
-    Ok(())
+    resolver.finish()
 }
 
 /// The quantization step of block `bi`.
@@ -705,6 +878,8 @@ pub(super) struct HuffmanSection<'a> {
     pub(super) ends: Vec<u64>,
     /// The bits, inflated where the chunk holds them deflated.
     pub(super) bits: Cow<'a, [u8]>,
+    /// Whether the code includes run symbols ([`BITS_RUNS`]).
+    pub(super) runs: bool,
 }
 
 /// Reads the Huffman section of a chunk of `n` cells in `groups` groups, which runs to the
@@ -717,14 +892,15 @@ pub(super) fn huffman_section<'a>(
 ) -> Result<HuffmanSection<'a>, ChunkStatus> {
     let input = r.data;
     let nused = usize::from(r.u16()?);
-    if nused > ctx.alphabet() {
+    let listed = ctx.alphabet_with_runs();
+    if nused > listed {
         return Err(ChunkStatus::Corrupt);
     }
     let mut pairs = Vec::with_capacity(nused);
     for _ in 0..nused {
         let s = r.u16()?;
         let l = r.take(1)?[0];
-        if usize::from(s) >= ctx.alphabet() || pairs.last().is_some_and(|&(p, _)| s <= p) {
+        if usize::from(s) >= listed || pairs.last().is_some_and(|&(p, _)| s <= p) {
             return Err(ChunkStatus::Corrupt);
         }
         pairs.push((s, l));
@@ -739,7 +915,15 @@ pub(super) fn huffman_section<'a>(
         return Err(ChunkStatus::Corrupt);
     }
     let want = total.div_ceil(8) as usize;
-    let bits: Cow<'a, [u8]> = match r.take(1)?[0] {
+    let kind = r.take(1)?[0];
+    let runs = kind & BITS_RUNS != 0;
+    // Run symbols only under the flag, the flag only in layout 3.
+    if runs && !ctx.runs
+        || !runs && pairs.last().is_some_and(|&(s, _)| usize::from(s) >= ctx.alphabet())
+    {
+        return Err(ChunkStatus::Corrupt);
+    }
+    let bits: Cow<'a, [u8]> = match kind & !BITS_RUNS {
         BITS_RAW => {
             let bits = &input[r.at..];
             if bits.len() != want {
@@ -764,5 +948,10 @@ pub(super) fn huffman_section<'a>(
         }
         _ => return Err(ChunkStatus::Corrupt),
     };
-    Ok(HuffmanSection { pairs, ends, bits })
+    Ok(HuffmanSection {
+        pairs,
+        ends,
+        bits,
+        runs,
+    })
 }

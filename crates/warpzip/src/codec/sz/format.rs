@@ -9,6 +9,13 @@ pub const LAYOUT: u8 = 1;
 /// Layout 2: layout 1, and ratio-mode chunks may also be interpolated (chunk kind 2). A
 /// writer uses it only when some chunk is, so that other streams stay layout 1 byte for byte.
 pub const LAYOUT_INTERP: u8 = 2;
+/// Layout 3: layout 2, and a ratio-mode chunk's Huffman section may also code runs of the zero
+/// delta's symbol with run symbols (its bits byte has [`RUN_SYMBOLS`]' flag). A writer uses it
+/// only when some chunk does.
+pub const LAYOUT_RUNS: u8 = 3;
+/// Run symbols of a layout-3 Huffman section: symbol `2R + 1 + F + k` stands for `k + 2`
+/// cells of the zero delta's symbol `R`, `k` in `0..RUN_SYMBOLS` (runs of 2 to 64 cells).
+pub const RUN_SYMBOLS: u16 = 63;
 /// Bytes of the parameters before the fill values.
 pub const PARAMS_FIXED: usize = 48;
 /// Largest parameter block (the container's limit).
@@ -127,7 +134,7 @@ impl Geometry {
 /// What the codec parameters say.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
-    /// [`LAYOUT`] or [`LAYOUT_INTERP`].
+    /// [`LAYOUT`], [`LAYOUT_INTERP`] or [`LAYOUT_RUNS`].
     pub layout: u8,
     /// [`MODE_RATIO`] or [`MODE_FAST`].
     pub mode: u8,
@@ -177,9 +184,9 @@ impl Params {
         if p.len() < PARAMS_FIXED {
             return Err(bad(&format!("{} bytes, at least {PARAMS_FIXED} expected", p.len())));
         }
-        if p[0] != LAYOUT && p[0] != LAYOUT_INTERP {
+        if !(LAYOUT..=LAYOUT_RUNS).contains(&p[0]) {
             return Err(Error::Unsupported(format!(
-                "sz layout {} (this build reads layouts {LAYOUT} and {LAYOUT_INTERP})",
+                "sz layout {} (this build reads layouts {LAYOUT} to {LAYOUT_RUNS})",
                 p[0]
             )));
         }
@@ -284,6 +291,11 @@ impl Params {
         }
         if self.layout == LAYOUT_INTERP {
             s.push_str(", chunks Lorenzo-predicted or interpolated (layout 2)");
+        }
+        if self.layout == LAYOUT_RUNS {
+            s.push_str(
+                ", chunks Lorenzo-predicted or interpolated, zero runs coded (layout 3)",
+            );
         }
         if !self.fills.is_empty() {
             let fills: Vec<String> = self

@@ -170,6 +170,13 @@ impl Decoder {
         })
     }
 
+    /// The reverse codebook as a GPU decoder takes it: the code count of each length (index
+    /// 0 unused), the symbols sorted by (length, symbol), and the first-level table of
+    /// `2^TABLE_BITS` entries, `(symbol << 8) | length` or 0 (see [`Decoder::decode`]).
+    pub fn parts(&self) -> (&[u32], &[u16], &[u32]) {
+        (&self.count, &self.sorted, &self.table)
+    }
+
     /// Decodes one symbol from `r`; `None` at the end of the bits or on an unassigned code.
     #[inline]
     pub fn decode(&self, r: &mut BitReader<'_>) -> Option<u16> {

@@ -6,9 +6,10 @@
 //! and the bound rests on the pre-quantization alone, exactly as in the Lorenzo path.
 
 use super::cpu::{
-    huffman_encode, huffman_section, put_varint, Ctx, EncodedChunk, Reader, CHUNK_INTERP,
+    huffman_encode, huffman_section, put_varint, Ctx, EncodedChunk, GroupSymbols, Reader,
+    Resolver, CHUNK_INTERP,
 };
-use super::huffman::{BitReader, Decoder};
+use super::huffman::Decoder;
 use super::quant::{prequantize, within};
 use crate::error::ChunkStatus;
 
@@ -282,10 +283,11 @@ fn code_cells(
         next = start + len;
     }
     let groups = (0..n.div_ceil(GROUP_CELLS)).map(|g| GROUP_CELLS.min(n - g * GROUP_CELLS));
-    huffman_encode(&symbols, groups, ctx.alphabet(), &mut out);
+    let runs = huffman_encode(&symbols, groups, ctx, &mut out);
     Some(EncodedChunk {
         bytes: out,
         exceptions: (outliers.len() + raws.len()) as u64,
+        runs,
     })
 }
 
@@ -316,57 +318,25 @@ pub fn decode_chunk_interp(input: &[u8], out: &mut [u8], ctx: &Ctx) -> Result<()
     let mut start = 0u64;
     for (g, &end) in section.ends.iter().enumerate() {
         let cells = GROUP_CELLS.min(n - g * GROUP_CELLS);
-        let mut br = BitReader::new(&section.bits, start, end);
+        let mut syms = GroupSymbols::new(&decoder, &section.bits, start, end, ctx, section.runs);
         for _ in 0..cells {
-            symbols.push(decoder.decode(&mut br).ok_or(ChunkStatus::Corrupt)?);
+            symbols.push(syms.next()?);
         }
-        if br.pos() != end {
-            return Err(ChunkStatus::Corrupt);
-        }
+        syms.finish()?;
         start = end;
     }
-    let radius = i64::from(ctx.radius);
-    let raw_sym = ctx.raw_symbol();
-    let (mut out_i, mut raw_i) = (0usize, 0usize);
+    let mut resolver = Resolver::new(outliers, raws, ctx);
     let mut q = vec![0i64; n];
     let mut pos = 0usize;
     traverse(&mut q, shape, stride_log2, spline == SPLINE_CUBIC, |i, pred| {
-        let s = symbols[pos];
-        let mut fixed: Option<u64> = None;
-        let delta = if s == 0 {
-            match outliers.get(out_i) {
-                Some(&(p, d)) if p as usize == pos => {
-                    out_i += 1;
-                    d
-                }
-                _ => return Err(ChunkStatus::Corrupt),
-            }
-        } else if s < raw_sym {
-            i64::from(s) - radius
-        } else if s == raw_sym {
-            match raws.get(raw_i) {
-                Some(&(p, b)) if p as usize == pos => {
-                    raw_i += 1;
-                    fixed = Some(b);
-                    0
-                }
-                _ => return Err(ChunkStatus::Corrupt),
-            }
-        } else {
-            let j = usize::from(s - raw_sym - 1);
-            fixed = Some(*ctx.fills.get(j).ok_or(ChunkStatus::Corrupt)?);
-            0
-        };
+        let (delta, fixed) = resolver.resolve(symbols[pos], pos)?;
         let v = pred.wrapping_add(delta);
         let bits = fixed.unwrap_or_else(|| ctx.float.reconstruct(v, ctx.step).0);
         ctx.float.store_bits(bits, &mut out[i * es..i * es + es]);
         pos += 1;
         Ok(v)
     })?;
-    if out_i != outliers.len() || raw_i != raws.len() {
-        return Err(ChunkStatus::Corrupt);
-    }
-    Ok(())
+    resolver.finish()
 }
 
 #[cfg(test)]

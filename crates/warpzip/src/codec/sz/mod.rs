@@ -113,9 +113,10 @@ impl Codec for SzCodec {
             )));
         }
         let ctx = chunked::decode_ctx(&params, float);
-        // Every device decodes on the CPU. The fast mode's GPU decoder and encoder
-        // (`gpu::decompress_fast`, `gpu::compress_fast`) are compared with the CPU codec by
-        // `tests/gpu_sz.rs`.
+        // Every device decodes on the CPU. The GPU decoders of both modes and the fast mode's
+        // GPU encoder (`gpu::decompress_fast`, `gpu::decompress_ratio`, `gpu::compress_fast`)
+        // are compared with the CPU codec by `tests/gpu_sz.rs`; the ratio mode has no GPU
+        // encoder.
         let _ = device;
         chunked::decompress_into(&container.chunk_list(), out, &ctx)
     }
