@@ -722,22 +722,23 @@ impl StripeReader<'_> {
     /// `n` timestamps: seconds from ORC's epoch in DATA, nanoseconds (trailing zeros counted in
     /// the low 3 bits) in SECONDARY.
     fn timestamps(&self, id: u32, kind: TypeKind, n: usize) -> Result<ArrayRef> {
+        // A timestamp without a time zone is the writer's wall clock: its seconds count from
+        // 2015-01-01 00:00:00 in the writer's zone, and it reads back as that wall clock (as
+        // ORC's C++ reader, and so pyarrow, give it with the reader's zone UTC).
         let zone = if kind == TypeKind::TimestampInstant {
             None
         } else {
-            self.stripe
-                .footer
-                .writer_timezone
-                .as_deref()
-                .filter(|z| !is_utc(z))
+            match self.stripe.footer.writer_timezone.as_deref() {
+                Some(z) if !is_utc(z) => Some(z.parse::<chrono_tz::Tz>().map_err(|_| {
+                    Error::Unsupported(format!(
+                        "ORC column '{}' (type {id}) holds timestamps written in time zone \
+                         {z} (stripe {}), which the time zone database does not know",
+                        self.name, self.stripe.index
+                    ))
+                })?),
+                _ => None,
+            }
         };
-        if let Some(zone) = zone {
-            return Err(Error::Unsupported(format!(
-                "ORC column '{}' (type {id}) holds timestamps written in time zone {zone} \
-                 (stripe {}); this reader decodes those written in UTC",
-                self.name, self.stripe.index
-            )));
-        }
         let seconds = self.ints::<i64>(id, StreamKind::Data, n, true)?;
         let nanos = if self.rle_v2(id)? {
             self.ints::<u64>(id, StreamKind::Secondary, n, false)?
@@ -773,6 +774,12 @@ impl StripeReader<'_> {
                 }
                 values
             }
+        };
+        let values = match zone {
+            Some(zone) => to_wall_clock(zone, values).map_err(|k| {
+                self.fail(id, StreamKind::Data, format!("value {k} is out of range"))
+            })?,
+            None => values,
         };
         let array = PrimitiveArray::<TimestampNanosecondType>::from(values);
         Ok(if kind == TypeKind::TimestampInstant {
@@ -842,6 +849,34 @@ fn wrapping_rle_v1(input: &[u8], n: usize) -> std::result::Result<Vec<u64>, Chun
         return Err(ChunkStatus::Overflow);
     }
     Ok(out)
+}
+
+/// Seconds from 1970 to ORC's timestamp epoch, 2015-01-01 00:00:00 UTC.
+const ORC_EPOCH_UTC: i64 = 1_420_070_400;
+
+/// Timestamps read as if written in UTC (nanoseconds from 1970) turned into the wall clock of a
+/// writer in `zone`: the stored seconds count from 2015-01-01 00:00:00 in `zone`, which gives
+/// the instant, and the instant's offset in `zone` gives its wall clock. `Err` names the first
+/// value out of range.
+fn to_wall_clock(
+    zone: chrono_tz::Tz,
+    mut values: Vec<i64>,
+) -> std::result::Result<Vec<i64>, usize> {
+    use chrono::{Offset, TimeZone};
+    const NANOS: i64 = 1_000_000_000;
+    let offset_at = |instant: i64| -> Option<i64> {
+        let utc = chrono::DateTime::from_timestamp(instant, 0)?;
+        Some(i64::from(zone.offset_from_utc_datetime(&utc.naive_utc()).fix().local_minus_utc()))
+    };
+    // The writer's epoch as an instant: its local midnight of 2015-01-01, at that day's offset.
+    let base = offset_at(ORC_EPOCH_UTC).ok_or(0usize)?;
+    let shift = NANOS * -base;
+    for (k, v) in values.iter_mut().enumerate() {
+        let instant = v.checked_add(shift).ok_or(k)?;
+        let offset = offset_at(instant.div_euclid(NANOS)).ok_or(k)?;
+        *v = instant.checked_add(offset * NANOS).ok_or(k)?;
+    }
+    Ok(values)
 }
 
 /// Whether a writer's time zone name is UTC under one of its names.
