@@ -42,7 +42,7 @@ def _cli() -> Path | None:
     return Path(found) if found else None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def cli() -> Path:
     """The warpzip CLI built by cargo (WARPZIP_CLI names it; CI sets it, so that a missing
     binary fails there instead of skipping)."""
