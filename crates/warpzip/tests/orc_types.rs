@@ -312,42 +312,45 @@ fn damaged(name: &str, column: &str, kind: StreamKind, fill: u8) -> (OrcFile, u3
     (OrcFile::from_bytes(bytes).unwrap(), id)
 }
 
+/// Streams damaged by `damaged` (file, column, stream, fill byte): every decoder family on
+/// every compression, for the CPU and the GPU damaged-stream tests.
+const DAMAGE_CASES: [(&str, &str, StreamKind, u8); 11] = [
+    (
+        "types_v012_uncompressed.orc",
+        "s_direct",
+        StreamKind::Length,
+        0xff,
+    ),
+    (
+        "types_v012_uncompressed.orc",
+        "s_dict",
+        StreamKind::Data,
+        0x7f,
+    ),
+    ("types_v012_uncompressed.orc", "dec", StreamKind::Data, 0xff),
+    (
+        "types_v012_uncompressed.orc",
+        "ts",
+        StreamKind::Secondary,
+        0xff,
+    ),
+    (
+        "types_v012_uncompressed.orc",
+        "li",
+        StreamKind::Length,
+        0xff,
+    ),
+    ("types_v012_snappy.orc", "f64", StreamKind::Data, 0xff),
+    ("types_v012_lz4.orc", "s_direct", StreamKind::Data, 0xff),
+    ("types_v012_zstd.orc", "bin", StreamKind::Length, 0x00),
+    ("types_v012_zlib.orc", "mp", StreamKind::Length, 0xff),
+    ("types_v012_snappy.orc", "st", StreamKind::Present, 0xff),
+    ("types_v012_lz4.orc", "nested", StreamKind::Length, 0x5a),
+];
+
 #[test]
 fn damaged_streams_name_stripe_column_and_stream() {
-    let cases = [
-        (
-            "types_v012_uncompressed.orc",
-            "s_direct",
-            StreamKind::Length,
-            0xff,
-        ),
-        (
-            "types_v012_uncompressed.orc",
-            "s_dict",
-            StreamKind::Data,
-            0x7f,
-        ),
-        ("types_v012_uncompressed.orc", "dec", StreamKind::Data, 0xff),
-        (
-            "types_v012_uncompressed.orc",
-            "ts",
-            StreamKind::Secondary,
-            0xff,
-        ),
-        (
-            "types_v012_uncompressed.orc",
-            "li",
-            StreamKind::Length,
-            0xff,
-        ),
-        ("types_v012_snappy.orc", "f64", StreamKind::Data, 0xff),
-        ("types_v012_lz4.orc", "s_direct", StreamKind::Data, 0xff),
-        ("types_v012_zstd.orc", "bin", StreamKind::Length, 0x00),
-        ("types_v012_zlib.orc", "mp", StreamKind::Length, 0xff),
-        ("types_v012_snappy.orc", "st", StreamKind::Present, 0xff),
-        ("types_v012_lz4.orc", "nested", StreamKind::Length, 0x5a),
-    ];
-    for (name, column, kind, fill) in cases {
+    for (name, column, kind, fill) in DAMAGE_CASES {
         let (file, id) = damaged(name, column, kind, fill);
         let c = file.column(column).unwrap().clone();
         let e = file
@@ -477,40 +480,7 @@ fn gpu_batches_equal_the_cpu() {
 fn gpu_damaged_streams_get_the_cpu_verdict() {
     use rand::{Rng, SeedableRng};
     let gpu = Device::Gpu(common::gpu());
-    let cases = [
-        (
-            "types_v012_uncompressed.orc",
-            "s_direct",
-            StreamKind::Length,
-            0xff,
-        ),
-        (
-            "types_v012_uncompressed.orc",
-            "s_dict",
-            StreamKind::Data,
-            0x7f,
-        ),
-        ("types_v012_uncompressed.orc", "dec", StreamKind::Data, 0xff),
-        (
-            "types_v012_uncompressed.orc",
-            "ts",
-            StreamKind::Secondary,
-            0xff,
-        ),
-        (
-            "types_v012_uncompressed.orc",
-            "li",
-            StreamKind::Length,
-            0xff,
-        ),
-        ("types_v012_snappy.orc", "f64", StreamKind::Data, 0xff),
-        ("types_v012_lz4.orc", "s_direct", StreamKind::Data, 0xff),
-        ("types_v012_zstd.orc", "bin", StreamKind::Length, 0x00),
-        ("types_v012_zlib.orc", "mp", StreamKind::Length, 0xff),
-        ("types_v012_snappy.orc", "st", StreamKind::Present, 0xff),
-        ("types_v012_lz4.orc", "nested", StreamKind::Length, 0x5a),
-    ];
-    for (name, column, kind, fill) in cases {
+    for (name, column, kind, fill) in DAMAGE_CASES {
         let (file, _) = damaged(name, column, kind, fill);
         let e = file
             .read_batch(Some(&[column]), &gpu)
