@@ -1,7 +1,7 @@
 //! Whole-buffer `sz` on the CPU: the field's statistics (value range, magnitudes), the bound
 //! and step derived from them, then the chunks encoded or decoded in parallel with rayon.
 
-use super::cpu::{decode_chunk, encode_chunk_best, Ctx, CHUNK_INTERP};
+use super::cpu::{decode_chunk, encode_chunk_best, Ctx, EncodedChunk, CHUNK_INTERP};
 use super::format::{
     Geometry, Params, DEFAULT_CHUNK_SIZE, EMODE_ABS, EMODE_PWREL, EMODE_REL, LAYOUT,
     LAYOUT_INTERP, LAYOUT_RUNS, MODE_FAST, MODE_RATIO, RADIUS,
@@ -256,21 +256,42 @@ pub fn decode_ctx(params: &Params, float: Float) -> Ctx {
     }
 }
 
-/// Compresses `data` in chunks of `chunk_size` bytes (whole units of the geometry).
+/// Compresses `data` in chunks of `chunk_size` bytes (whole units of the geometry) on the CPU.
 pub fn compress(
     data: &[u8],
     lossy: &LossyOptions,
     float: Float,
     chunk_size: u32,
 ) -> Result<(Vec<u8>, Vec<ChunkSpan>, Params)> {
+    compress_with(data, lossy, float, chunk_size, |ctx| {
+        data.par_chunks(chunk_size.max(1) as usize)
+            .map(|c| encode_chunk_best(c, ctx))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                Error::InvalidArgument("sz input is not a whole number of rows or planes".into())
+            })
+    })
+}
+
+/// Compresses `data` in chunks of `chunk_size` bytes with `encode`, which turns the whole
+/// input into its chunks under the plan's context (the CPU's chunks or a GPU encoder's, byte
+/// for byte the same), and gathers the payload, the chunk spans and the params.
+pub fn compress_with(
+    data: &[u8],
+    lossy: &LossyOptions,
+    float: Float,
+    chunk_size: u32,
+    encode: impl FnOnce(&Ctx) -> Result<Vec<EncodedChunk>>,
+) -> Result<(Vec<u8>, Vec<ChunkSpan>, Params)> {
     let (ctx, mut params) = plan(data, lossy, float)?;
-    let chunks: Vec<_> = data
-        .par_chunks(chunk_size.max(1) as usize)
-        .map(|c| encode_chunk_best(c, &ctx))
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| {
-            Error::InvalidArgument("sz input is not a whole number of rows or planes".into())
-        })?;
+    let chunks = encode(&ctx)?;
+    if chunks.len() != data.chunks(chunk_size.max(1) as usize).len() {
+        return Err(Error::Driver(format!(
+            "the sz encoder gave {} chunks for {} bytes in chunks of {chunk_size}",
+            chunks.len(),
+            data.len()
+        )));
+    }
     let mut payload = Vec::with_capacity(chunks.iter().map(|c| c.bytes.len()).sum());
     let mut spans = Vec::with_capacity(chunks.len());
     for (chunk, raw) in chunks.iter().zip(data.chunks(chunk_size.max(1) as usize)) {

@@ -343,9 +343,15 @@ pub fn compress_fast(
                 .arg(&mut d_slots)
                 .arg(&mut d_len)
                 .arg(&mut d_exc);
+            // A CUDA block of `THREADS` (the kernel's `SZ_ASM_THREADS`) per chunk.
+            let per_chunk = LaunchConfig {
+                grid_dim: (nchunks, 1, 1),
+                block_dim: (THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            };
             // SAFETY: arguments match `sz_fast_assemble_T`; each chunk writes at most its
             // slot's `values * size + 1` bytes, and the slots lie back to back inside `slots`.
-            unsafe { launch.launch(launch_cfg(values.len())) }?;
+            unsafe { launch.launch(per_chunk) }?;
         }};
     }
     match ctx.float {

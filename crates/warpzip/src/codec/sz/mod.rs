@@ -82,11 +82,19 @@ impl Codec for SzCodec {
         data: &[u8],
         opts: &CompressOptions,
         chunk_size: u32,
-        _device: &Device,
+        device: &Device,
     ) -> Result<Encoded> {
         let float = float_of(opts.elem_type)?;
         let lossy = lossy_of(opts)?;
-        let (payload, spans, params) = chunked::compress(data, lossy, float, chunk_size)?;
+        // The fast mode encodes on the GPU when there is one; the ratio mode on the CPU.
+        let (payload, spans, params) = match device {
+            Device::Gpu(g) if lossy.mode == options::LossyMode::Fast => {
+                chunked::compress_with(data, lossy, float, chunk_size, |ctx| {
+                    gpu::compress_fast(g, data, chunk_size as usize, ctx)
+                })?
+            }
+            _ => chunked::compress(data, lossy, float, chunk_size)?,
+        };
         Ok(Encoded {
             payload,
             spans,
@@ -113,12 +121,14 @@ impl Codec for SzCodec {
             )));
         }
         let ctx = chunked::decode_ctx(&params, float);
-        // Every device decodes on the CPU. The GPU decoders of both modes and the fast mode's
-        // GPU encoder (`gpu::decompress_fast`, `gpu::decompress_ratio`, `gpu::compress_fast`)
-        // are compared with the CPU codec by `tests/gpu_sz.rs`; the ratio mode has no GPU
-        // encoder.
-        let _ = device;
-        chunked::decompress_into(&container.chunk_list(), out, &ctx)
+        let chunks = container.chunk_list();
+        match device {
+            Device::Cpu => chunked::decompress_into(&chunks, out, &ctx),
+            Device::Gpu(g) if params.mode == format::MODE_FAST => {
+                gpu::decompress_fast(g, &chunks, out, &ctx)
+            }
+            Device::Gpu(g) => gpu::decompress_ratio(g, &chunks, out, &ctx),
+        }
     }
 
     fn max_decoded_len(&self, compressed_len: u64, elem: ElemType) -> u64 {

@@ -308,7 +308,7 @@ extern "C" __global__ void sz_fast_exact_f64(const u8* payload, const u64* chunk
 // ---------------------------------------------------------------------------------------------
 // Encoder of the fast mode, byte for byte the CPU's (codec/sz/cpu.rs, encode_chunk):
 // `sz_fast_encode_T` quantizes, checks and predicts a block per thread into a scratch of zigzag
-// deltas and exact-value flags; `sz_fast_assemble_T` writes each chunk (a thread per chunk)
+// deltas and exact-value flags; `sz_fast_assemble_T` writes each chunk (a CUDA block per chunk)
 // into its slot of `values * size + 1` bytes, verbatim when the coding would not be smaller.
 
 #define SZ_QMAX 9007199254740992.0  // 2^53
@@ -496,6 +496,18 @@ struct SzOut {
     }
 };
 
+// Threads of a block of `sz_fast_assemble_T` (the launch gives exactly this many).
+#define SZ_ASM_THREADS 128u
+
+// Bytes of a block's packed bits: its first delta in `wb` bits, the others in `w` bits each.
+__device__ __forceinline__ u64 sz_block_bytes(u32 cells, u32 w, u32 wb) {
+    return ((u64)wb + (u64)(cells - 1) * w + 7) / 8;
+}
+
+// One CUDA block per chunk. The block's threads look at the chunk's blocks a tile of
+// SZ_ASM_THREADS at a time: which hold exact values (thread 0 then writes the runs of those
+// only), the packed bytes each needs (a sum decides coded or verbatim, a scan gives each block
+// its offset) and, last, each thread packs its own block's bits.
 template <typename T>
 __device__ void sz_fast_assemble(const T* __restrict__ data, const SzBlock* __restrict__ blocks,
                                  const u32* __restrict__ chunk_first_block,
@@ -505,47 +517,77 @@ __device__ void sz_fast_assemble(const T* __restrict__ data, const SzBlock* __re
                                  const int* __restrict__ block_exp, const u64* __restrict__ slot_off,
                                  u8* __restrict__ slots, u64* __restrict__ out_len,
                                  u64* __restrict__ exceptions) {
-    u32 c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= chunks) return;
+    __shared__ u8 s_has[SZ_ASM_THREADS];
+    __shared__ u64 s_scan[SZ_ASM_THREADS];
+    __shared__ u64 s_len;
+    __shared__ u32 s_ok;
+    u32 c = blockIdx.x;
+    u32 tid = threadIdx.x;
+    if (c >= chunks || blockDim.x != SZ_ASM_THREADS) return;
     const u32 es = sizeof(T);
     u64 n = chunk_values[c];
     u32 b0 = chunk_first_block[c], b1 = chunk_first_block[c + 1];
-    SzOut o{slots + slot_off[c], 0, n * es};
-    bool ok = o.byte(SZ_CODED);
-    // Runs of exact values: counted, then written.
+    u8* slot = slots + slot_off[c];
+    // Thread 0's writer and its run state, kept across the tiles.
+    SzOut o{slot, 0, n * es};
+    bool ok = true;
     u64 runs = 0, raws = 0;
-    for (int pass = 0; pass < 2 && ok; pass++) {
-        if (pass == 1) ok = o.varint(runs);
+    if (tid == 0) ok = o.byte(SZ_CODED);
+    // Runs of exact values: counted (pass 0), then written (pass 1).
+    for (int pass = 0; pass < 2; pass++) {
+        if (tid == 0 && pass == 1 && ok) ok = o.varint(runs);
         u64 pos = 0, next = 0, run_start = 0, run_len = 0;
         T run_bits = 0;
-        for (u32 b = b0; b < b1 && ok; b++) {
-            const SzBlock& blk = blocks[b];
-            u32 cells = blk.dz * blk.dy * blk.dx;
-            for (u32 i = 0; i < cells && ok; i++, pos++) {
-                if (!exact[(u64)b * SZ_BLOCK_MAX + i]) continue;
-                u32 x = i % blk.dx, y = i / blk.dx % blk.dy, z = i / blk.dx / blk.dy;
-                T bits = data[blk.chunk_start + ((u64)(blk.z0 + z) * blk.cy + (blk.y0 + y)) * blk.cx +
-                              (blk.x0 + x)];
-                if (pass == 0) raws++;
-                if (run_len > 0 && bits == run_bits && run_start + run_len == pos) {
-                    run_len++;
-                    continue;
-                }
-                if (run_len > 0) {
-                    if (pass == 0) {
-                        runs++;
-                    } else {
-                        ok = o.varint(run_start - next) && o.varint(run_len - 1);
-                        for (u32 k = 0; k < es && ok; k++) ok = o.byte((u8)(run_bits >> (8 * k)));
-                        next = run_start + run_len;
+        for (u32 t0 = b0; t0 < b1; t0 += SZ_ASM_THREADS) {
+            u32 b = t0 + tid;
+            u8 has = 0;
+            if (b < b1) {
+                const SzBlock& blk = blocks[b];
+                u32 cells = blk.dz * blk.dy * blk.dx;
+                for (u32 i = 0; i < cells && !has; i++) has = exact[(u64)b * SZ_BLOCK_MAX + i];
+            }
+            s_has[tid] = has;
+            __syncthreads();
+            if (tid == 0) {
+                u32 tn = b1 - t0 < SZ_ASM_THREADS ? b1 - t0 : SZ_ASM_THREADS;
+                for (u32 k = 0; k < tn && ok; k++) {
+                    u32 bb = t0 + k;
+                    const SzBlock& blk = blocks[bb];
+                    u32 cells = blk.dz * blk.dy * blk.dx;
+                    if (!s_has[k]) {
+                        pos += cells;
+                        continue;
+                    }
+                    for (u32 i = 0; i < cells && ok; i++, pos++) {
+                        if (!exact[(u64)bb * SZ_BLOCK_MAX + i]) continue;
+                        u32 x = i % blk.dx, y = i / blk.dx % blk.dy, z = i / blk.dx / blk.dy;
+                        T bits = data[blk.chunk_start +
+                                      ((u64)(blk.z0 + z) * blk.cy + (blk.y0 + y)) * blk.cx +
+                                      (blk.x0 + x)];
+                        if (pass == 0) raws++;
+                        if (run_len > 0 && bits == run_bits && run_start + run_len == pos) {
+                            run_len++;
+                            continue;
+                        }
+                        if (run_len > 0) {
+                            if (pass == 0) {
+                                runs++;
+                            } else {
+                                ok = o.varint(run_start - next) && o.varint(run_len - 1);
+                                for (u32 k2 = 0; k2 < es && ok; k2++)
+                                    ok = o.byte((u8)(run_bits >> (8 * k2)));
+                                next = run_start + run_len;
+                            }
+                        }
+                        run_start = pos;
+                        run_len = 1;
+                        run_bits = bits;
                     }
                 }
-                run_start = pos;
-                run_len = 1;
-                run_bits = bits;
             }
+            __syncthreads();
         }
-        if (run_len > 0 && ok) {
+        if (tid == 0 && run_len > 0 && ok) {
             if (pass == 0) {
                 runs++;
             } else {
@@ -554,48 +596,94 @@ __device__ void sz_fast_assemble(const T* __restrict__ data, const SzBlock* __re
             }
         }
     }
-    if (pw_rel) {
-        for (u32 b = b0; b < b1 && ok; b++) {
-            int k = block_exp[b];
-            ok = o.byte((u8)(k & 0xff)) && o.byte((u8)((k >> 8) & 0xff));
-        }
-    }
-    for (u32 b = b0; b < b1 && ok; b++) ok = o.byte(block_w[b]);
-    for (u32 b = b0; b < b1 && ok; b++) ok = o.byte(block_wb[b]);
-    for (u32 b = b0; b < b1 && ok; b++) {
-        const SzBlock& blk = blocks[b];
-        u32 cells = blk.dz * blk.dy * blk.dx;
-        u32 w = block_w[b], wb = block_wb[b];
-        unsigned __int128 acc = 0;
-        u32 nacc = 0;
-        for (u32 i = 0; i < cells && ok; i++) {
-            u32 width = i == 0 ? wb : w;
-            if (width == 0) continue;
-            acc |= (unsigned __int128)zz[(u64)b * SZ_BLOCK_MAX + i] << nacc;
-            nacc += width;
-            while (nacc >= 8 && ok) {
-                ok = o.byte((u8)acc);
-                acc >>= 8;
-                nacc -= 8;
+    if (tid == 0) {
+        if (pw_rel) {
+            for (u32 b = b0; b < b1 && ok; b++) {
+                int k = block_exp[b];
+                ok = o.byte((u8)(k & 0xff)) && o.byte((u8)((k >> 8) & 0xff));
             }
         }
-        if (nacc > 0 && ok) ok = o.byte((u8)acc);
+        for (u32 b = b0; b < b1 && ok; b++) ok = o.byte(block_w[b]);
+        for (u32 b = b0; b < b1 && ok; b++) ok = o.byte(block_wb[b]);
+        s_len = o.len;
+        s_ok = ok ? 1u : 0u;
     }
-    if (ok) {
-        out_len[c] = o.len;
-        exceptions[c] = raws;
+    __syncthreads();
+    // The packed bytes of all blocks: does the coded chunk fit in n * size bytes?
+    u64 mine = 0;
+    for (u32 b = b0 + tid; b < b1; b += SZ_ASM_THREADS) {
+        const SzBlock& blk = blocks[b];
+        mine += sz_block_bytes(blk.dz * blk.dy * blk.dx, block_w[b], block_wb[b]);
+    }
+    s_scan[tid] = mine;
+    __syncthreads();
+    for (u32 half = SZ_ASM_THREADS / 2; half > 0; half /= 2) {
+        if (tid < half) s_scan[tid] += s_scan[tid + half];
+        __syncthreads();
+    }
+    u64 header = s_len;
+    bool coded = s_ok != 0 && header + s_scan[0] <= n * es;
+    __syncthreads();
+    if (coded) {
+        // Each tile: an exclusive scan of the blocks' byte counts, then every thread packs
+        // its block at its offset (blocks end on whole bytes, so no two share a byte).
+        u64 base = header;
+        for (u32 t0 = b0; t0 < b1; t0 += SZ_ASM_THREADS) {
+            u32 b = t0 + tid;
+            u64 len = 0;
+            if (b < b1) {
+                const SzBlock& blk = blocks[b];
+                len = sz_block_bytes(blk.dz * blk.dy * blk.dx, block_w[b], block_wb[b]);
+            }
+            s_scan[tid] = len;
+            __syncthreads();
+            for (u32 d = 1; d < SZ_ASM_THREADS; d *= 2) {
+                u64 add = tid >= d ? s_scan[tid - d] : 0;
+                __syncthreads();
+                s_scan[tid] += add;
+                __syncthreads();
+            }
+            u64 at = base + s_scan[tid] - len;
+            u64 tile = s_scan[SZ_ASM_THREADS - 1];
+            if (b < b1 && len > 0) {
+                const SzBlock& blk = blocks[b];
+                u32 cells = blk.dz * blk.dy * blk.dx;
+                u32 w = block_w[b], wb = block_wb[b];
+                unsigned __int128 acc = 0;
+                u32 nacc = 0;
+                for (u32 i = 0; i < cells; i++) {
+                    u32 width = i == 0 ? wb : w;
+                    if (width == 0) continue;
+                    acc |= (unsigned __int128)zz[(u64)b * SZ_BLOCK_MAX + i] << nacc;
+                    nacc += width;
+                    while (nacc >= 8) {
+                        slot[at++] = (u8)acc;
+                        acc >>= 8;
+                        nacc -= 8;
+                    }
+                }
+                if (nacc > 0) slot[at++] = (u8)acc;
+            }
+            base += tile;
+            __syncthreads();
+        }
+        if (tid == 0) {
+            out_len[c] = base;
+            exceptions[c] = raws;
+        }
         return;
     }
     // Coding does not pay: the values verbatim.
-    u8* p = slots + slot_off[c];
-    p[0] = SZ_VERBATIM;
     u64 start = b0 < b1 ? blocks[b0].chunk_start : 0;
-    for (u64 i = 0; i < n; i++) {
-        T v = data[start + i];
-        for (u32 k = 0; k < es; k++) p[1 + i * es + k] = (u8)(v >> (8 * k));
+    if (tid == 0) {
+        slot[0] = SZ_VERBATIM;
+        out_len[c] = n * es + 1;
+        exceptions[c] = n;
     }
-    out_len[c] = n * es + 1;
-    exceptions[c] = n;
+    for (u64 i = tid; i < n; i += SZ_ASM_THREADS) {
+        T v = data[start + i];
+        for (u32 k = 0; k < es; k++) slot[1 + i * es + k] = (u8)(v >> (8 * k));
+    }
 }
 
 extern "C" __global__ void sz_fast_assemble_f32(const u32* data, const SzBlock* blocks,
