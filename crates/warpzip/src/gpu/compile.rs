@@ -47,6 +47,7 @@ const HEADERS: &[(&str, &str)] = &[
     header!("orc/orc_rg_blocks.cuh"),
     header!("deflate/inflate.cuh"),
     header!("tile/tile_decode.cuh"),
+    header!("sz/sz_common.cuh"),
 ];
 
 /// Every kernel module of the library, for the compile-everything test and cache warm-up.
