@@ -66,6 +66,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::TILE,
     super::kernels::SZ_FAST,
     super::kernels::SZ_RATIO,
+    super::kernels::SZ_RATIO_ENCODE,
     super::kernels::SSB,
     super::kernels::ORC_TREE,
 ];
