@@ -156,13 +156,13 @@ fn chunk_blocks(data_len: usize, chunk_size: usize, ctx: &Ctx) -> Result<ChunkBl
 /// The bit patterns of `f32` or `f64` values as the kernels take them.
 trait Word: DeviceRepr + ValidAsZeroBits + Default + Clone + Copy {
     /// The word of a value's little-endian bytes (exactly its size).
-    fn from_le(bytes: &[u8]) -> Self;
+    fn of_le_bytes(bytes: &[u8]) -> Self;
     /// Writes the word's little-endian bytes to `out` (exactly its size).
     fn put_le(self, out: &mut [u8]);
 }
 
 impl Word for u32 {
-    fn from_le(bytes: &[u8]) -> Self {
+    fn of_le_bytes(bytes: &[u8]) -> Self {
         let mut b = [0u8; 4];
         b.copy_from_slice(bytes);
         u32::from_le_bytes(b)
@@ -173,7 +173,7 @@ impl Word for u32 {
 }
 
 impl Word for u64 {
-    fn from_le(bytes: &[u8]) -> Self {
+    fn of_le_bytes(bytes: &[u8]) -> Self {
         let mut b = [0u8; 8];
         b.copy_from_slice(bytes);
         u64::from_le_bytes(b)
@@ -187,7 +187,7 @@ impl Word for u64 {
 fn upload_values<T: Word>(gpu: &GpuContext, data: &[u8]) -> Result<CudaSlice<T>> {
     let words: Vec<T> = data
         .chunks_exact(std::mem::size_of::<T>())
-        .map(T::from_le)
+        .map(T::of_le_bytes)
         .collect();
     upload_nonempty(gpu, &words)
 }
@@ -216,10 +216,10 @@ mod tests {
     #[test]
     fn words_round_trip() {
         let mut out = [0u8; 8];
-        u64::from_le(&0x0102_0304_0506_0708u64.to_le_bytes()).put_le(&mut out);
+        u64::of_le_bytes(&0x0102_0304_0506_0708u64.to_le_bytes()).put_le(&mut out);
         assert_eq!(out, 0x0102_0304_0506_0708u64.to_le_bytes());
         let mut out = [0u8; 4];
-        u32::from_le(&[1, 2, 3, 4]).put_le(&mut out);
+        u32::of_le_bytes(&[1, 2, 3, 4]).put_le(&mut out);
         assert_eq!(out, [1, 2, 3, 4]);
     }
 }

@@ -218,6 +218,18 @@ pub fn compress_ratio(
         Float::F32 => run::<u32>(gpu, data, &cut, &plan, ctx)?,
         Float::F64 => run::<u64>(gpu, data, &cut, &plan, ctx)?,
     };
+    Ok(finish(data, &cut, &plan, &coded, ctx))
+}
+
+/// Every chunk's bytes from what the device gave back.
+fn finish(
+    data: &[u8],
+    cut: &ChunkBlocks,
+    plan: &Plan,
+    coded: &Coded,
+    ctx: &Ctx,
+) -> Vec<EncodedChunk> {
+    let es = ctx.float.size();
     let starts: Vec<usize> = (0..cut.values.len())
         .scan(0usize, |at, i| {
             let s = *at;
@@ -225,13 +237,13 @@ pub fn compress_ratio(
             Some(s)
         })
         .collect();
-    Ok((0..cut.values.len())
+    (0..cut.values.len())
         .into_par_iter()
         .map(|i| {
             let part = &data[starts[i]..starts[i] + cut.values[i] as usize * es];
-            assemble(i, part, &cut, &plan, &coded, ctx)
+            assemble(i, part, cut, plan, coded, ctx)
         })
-        .collect())
+        .collect()
 }
 
 /// The bytes of chunk `i` (its values `part`), as `cpu::encode_chunk_best` chooses them.
@@ -656,161 +668,7 @@ pub(super) fn struct_sizes() {
     assert_eq!(std::mem::size_of::<SzeGroup>(), 16);
 }
 
+/// A model of the kernels on the CPU, checked against the CPU encoder.
 #[cfg(test)]
-mod tests {
-    use crate::codec::sz::huffman::{canonical_codes, code_lengths, MAX_LEN};
-
-    /// The device's code-length algorithm (`sz_ratio_enc_codes`), transcribed: leaves in symbol
-    /// order, an array min-heap of (weight, node), parents numbered after their children,
-    /// depths from the root down, weights flattened by `max(w >> 1, 1)` while too deep.
-    fn device_code_lengths(hist: &[u32]) -> Vec<u8> {
-        let astride = hist.len();
-        let mut lens = vec![0u8; astride];
-        let mut used = Vec::new();
-        let mut weight = Vec::new();
-        for (s, &h) in hist.iter().enumerate() {
-            if h != 0 {
-                used.push(s);
-                weight.push(u64::from(h));
-            }
-        }
-        let n = used.len();
-        if n == 1 {
-            lens[used[0]] = 1;
-        } else if n > 1 {
-            let less = |a: (u64, u32), b: (u64, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
-            let mut parent = vec![0u32; 2 * n];
-            let mut depth = vec![0u16; 2 * n];
-            loop {
-                let mut heap: Vec<(u64, u32)> = vec![(0, 0); n];
-                let mut size = 0usize;
-                let push = |heap: &mut Vec<(u64, u32)>, size: &mut usize, x: (u64, u32)| {
-                    let mut i = *size;
-                    *size += 1;
-                    while i > 0 {
-                        let p = (i - 1) / 2;
-                        if !less(x, heap[p]) {
-                            break;
-                        }
-                        heap[i] = heap[p];
-                        i = p;
-                    }
-                    heap[i] = x;
-                };
-                let pop = |heap: &mut Vec<(u64, u32)>, size: &mut usize| -> (u64, u32) {
-                    let top = heap[0];
-                    *size -= 1;
-                    if *size == 0 {
-                        return top;
-                    }
-                    let last = heap[*size];
-                    let mut i = 0;
-                    loop {
-                        let l = 2 * i + 1;
-                        if l >= *size {
-                            break;
-                        }
-                        let r = l + 1;
-                        let m = if r < *size && less(heap[r], heap[l]) {
-                            r
-                        } else {
-                            l
-                        };
-                        if !less(heap[m], last) {
-                            break;
-                        }
-                        heap[i] = heap[m];
-                        i = m;
-                    }
-                    heap[i] = last;
-                    top
-                };
-                for (i, &w) in weight.iter().enumerate() {
-                    push(&mut heap, &mut size, (w, i as u32));
-                }
-                let mut next = n as u32;
-                while size > 1 {
-                    let (wa, a) = pop(&mut heap, &mut size);
-                    let (wb, b) = pop(&mut heap, &mut size);
-                    parent[a as usize] = next;
-                    parent[b as usize] = next;
-                    push(&mut heap, &mut size, (wa.saturating_add(wb), next));
-                    next += 1;
-                }
-                depth[2 * n - 2] = 0;
-                for node in (0..2 * n - 2).rev() {
-                    depth[node] = depth[parent[node] as usize] + 1;
-                }
-                if depth[..n].iter().all(|&d| usize::from(d) <= MAX_LEN) {
-                    for i in 0..n {
-                        lens[used[i]] = depth[i] as u8;
-                    }
-                    break;
-                }
-                for w in &mut weight {
-                    *w = (*w >> 1).max(1);
-                }
-            }
-        }
-        lens
-    }
-
-    /// A small deterministic generator (xorshift).
-    fn next(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
-    }
-
-    /// The device's algorithm gives `huffman::code_lengths`' lengths (and so its codes) on
-    /// random, skewed, Fibonacci (deep, flattened) and tiny histograms.
-    #[test]
-    fn device_code_lengths_match_the_cpu() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut cases: Vec<Vec<u32>> = vec![
-            vec![0; 10],
-            vec![0, 7, 0],
-            vec![3, 3],
-            vec![1; 1092],
-            (0..60)
-                .scan((1u32, 1u32), |(a, b), _| {
-                    let v = *a;
-                    let c = a.saturating_add(*b);
-                    *a = *b;
-                    *b = c;
-                    Some(v)
-                })
-                .collect(),
-        ];
-        for k in 0..300 {
-            let len = 2 + (next(&mut state) % 1100) as usize;
-            let density = 1 + next(&mut state) % 8;
-            let h: Vec<u32> = (0..len)
-                .map(|_| {
-                    let r = next(&mut state);
-                    if r % density != 0 {
-                        0
-                    } else if k % 3 == 0 {
-                        // Heavy skew: a few huge counts, many ones.
-                        if r % 97 == 0 {
-                            (r >> 40) as u32
-                        } else {
-                            1
-                        }
-                    } else {
-                        (r >> 50) as u32 + 1
-                    }
-                })
-                .collect();
-            cases.push(h);
-        }
-        for (i, h) in cases.iter().enumerate() {
-            let freq: Vec<u64> = h.iter().map(|&v| u64::from(v)).collect();
-            let want = code_lengths(&freq);
-            let got = device_code_lengths(h);
-            assert_eq!(got, want, "case {i}");
-            assert_eq!(canonical_codes(&got), canonical_codes(&want), "case {i}");
-        }
-    }
-}
+#[path = "ratio_encode_model.rs"]
+mod model;
