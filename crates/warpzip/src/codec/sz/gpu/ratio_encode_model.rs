@@ -232,7 +232,7 @@ fn emulate(data: &[u8], cut: &ChunkBlocks, plan: &Plan, ctx: &Ctx) -> Coded {
     }
     let mut gend = vec![0u64; nvar * ngroups];
     let mut sec_bits = vec![0u64; nsec];
-    for sec in 0..nsec {
+    for (sec, total) in sec_bits.iter_mut().enumerate() {
         let (c, v) = (sec / nvar, sec % nvar);
         let cand = plan.cands[c];
         let mut end = 0;
@@ -240,7 +240,7 @@ fn emulate(data: &[u8], cut: &ChunkBlocks, plan: &Plan, ctx: &Ctx) -> Coded {
             end += gbits[v * ngroups + g];
             gend[v * ngroups + g] = end;
         }
-        sec_bits[sec] = end;
+        *total = end;
     }
     // The host's placement, then sz_ratio_enc_write and sz_ratio_enc_exceptions.
     let mut sec_word = Vec::new();
@@ -359,7 +359,7 @@ fn the_kernel_model_writes_the_cpu_bytes() {
             7 => f64::NAN,
             8 => -0.0,
             9 => f64::from_bits(3),
-            10 | 11 | 12 => -99.9,
+            10..=12 => -99.9,
             13 => f64::INFINITY,
             14 => 1e300,
             100..=400 => 5.0,
@@ -551,11 +551,11 @@ fn device_code_lengths_match_the_cpu() {
         let h: Vec<u32> = (0..len)
             .map(|_| {
                 let r = next(&mut state);
-                if r % density != 0 {
+                if !r.is_multiple_of(density) {
                     0
                 } else if k % 3 == 0 {
                     // Heavy skew: a few huge counts, many ones.
-                    if r % 97 == 0 {
+                    if r.is_multiple_of(97) {
                         (r >> 40) as u32
                     } else {
                         1
