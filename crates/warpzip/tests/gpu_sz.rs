@@ -238,6 +238,7 @@ fn damaged_chunks_are_named_on_the_gpu() {
 /// `cpu::encode_chunk_best`, the latter also with interpolation and with run symbols switched
 /// off); in ratio mode the GPU's chunks, decoded on the CPU and on the GPU, keep the bound.
 fn same_encoding(data: &[u8], o: &CompressOptions, what: &str) {
+    use rayon::prelude::*;
     use warpzip::codec::sz::{cpu, gpu as sz_gpu};
     let float = if o.elem_type == Some(ElemType::F32) {
         Float::F32
@@ -259,13 +260,13 @@ fn same_encoding(data: &[u8], o: &CompressOptions, what: &str) {
         let what = format!("{what} (interpolation {interp}, runs {runs})");
         let (cpu, on_gpu) = match lossy.mode {
             LossyMode::Fast => (
-                data.chunks(chunk_size)
+                data.par_chunks(chunk_size)
                     .map(|c| cpu::encode_chunk(c, &ctx).unwrap())
                     .collect::<Vec<_>>(),
                 sz_gpu::compress_fast(&gpu, data, chunk_size, &ctx).unwrap(),
             ),
             LossyMode::Ratio => (
-                data.chunks(chunk_size)
+                data.par_chunks(chunk_size)
                     .map(|c| cpu::encode_chunk_best(c, &ctx).unwrap())
                     .collect::<Vec<_>>(),
                 sz_gpu::compress_ratio(&gpu, data, chunk_size, &ctx).unwrap(),
