@@ -10,6 +10,7 @@ mod common;
 use common::{gpu, testdata};
 
 use warpzip::api::{self, CompressOptions};
+use warpzip::codec::sz::compare::compare;
 use warpzip::codec::sz::format::Params;
 use warpzip::codec::sz::gpu::{decompress_fast, decompress_ratio};
 use warpzip::codec::sz::{chunked, quant::Float};
@@ -71,37 +72,51 @@ fn gpu_decompress(wz: &[u8]) -> warpzip::Result<Vec<u8>> {
     Ok(out)
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
-fn fields_decode_identically() {
-    for (name, dims, fill) in [
-        (
-            "coads_climatology.SST.12x90x180.f32",
-            &[12u64, 90, 180][..],
-            &[-1e34][..],
-        ),
-        ("etopo20.ROSE.540x1081.f32", &[540, 1081][..], &[][..]),
-        (
-            "levitus_climatology.SALT.20x180x360.f32",
-            &[20, 180, 360][..],
-            &[-1e10][..],
-        ),
-        ("testfloat_8_8_128.dat", &[8, 8, 128][..], &[][..]),
-    ] {
+/// The test fields: name, dims, fill values.
+const FIELDS: [(&str, &[u64], &[f64]); 4] = [
+    (
+        "coads_climatology.SST.12x90x180.f32",
+        &[12, 90, 180],
+        &[-1e34],
+    ),
+    ("etopo20.ROSE.540x1081.f32", &[540, 1081], &[]),
+    (
+        "levitus_climatology.SALT.20x180x360.f32",
+        &[20, 180, 360],
+        &[-1e10],
+    ),
+    ("testfloat_8_8_128.dat", &[8, 8, 128], &[]),
+];
+
+/// Runs `check(data, dims, fill, bound, what)` on every test field under every bound of
+/// `bounds`, with the field's dims and as a flat field.
+fn for_fields(
+    bounds: &[ErrorBound],
+    mut check: impl FnMut(&[u8], &[u64], &[f64], ErrorBound, &str),
+) {
+    for (name, dims, fill) in FIELDS {
         let data = std::fs::read(testdata().join("fields").join(name)).unwrap();
-        for bound in [
-            ErrorBound::Rel(1e-2),
-            ErrorBound::Rel(1e-5),
-            ErrorBound::Abs(1e-3),
-            ErrorBound::PwRel(1e-3),
-        ] {
+        for &bound in bounds {
             for d in [dims, &[][..]] {
-                let wz = api::compress(&data, &opts(ElemType::F32, bound, d, fill), &Device::Cpu)
-                    .unwrap();
-                same_on_both(&wz, &format!("{name} {bound} dims {d:?}"));
+                check(&data, d, fill, bound, &format!("{name} {bound} dims {d:?}"));
             }
         }
     }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn fields_decode_identically() {
+    let bounds = [
+        ErrorBound::Rel(1e-2),
+        ErrorBound::Rel(1e-5),
+        ErrorBound::Abs(1e-3),
+        ErrorBound::PwRel(1e-3),
+    ];
+    for_fields(&bounds, |data, d, fill, bound, what| {
+        let wz = api::compress(data, &opts(ElemType::F32, bound, d, fill), &Device::Cpu).unwrap();
+        same_on_both(&wz, what);
+    });
 }
 
 #[test]
@@ -218,8 +233,13 @@ fn damaged_chunks_are_named_on_the_gpu() {
     }
 }
 
-/// The GPU encoder writes the CPU encoder's chunks byte for byte.
+/// The GPU encoder of the options' mode writes the CPU encoder's chunks byte for byte
+/// (`compress_fast` against `cpu::encode_chunk`, `compress_ratio` against
+/// `cpu::encode_chunk_best`, the latter also with interpolation and with run symbols switched
+/// off); in ratio mode the GPU's chunks, decoded on the CPU and on the GPU, keep the bound.
 fn same_encoding(data: &[u8], o: &CompressOptions, what: &str) {
+    use rayon::prelude::*;
+    use warpzip::codec::sz::{cpu, gpu as sz_gpu};
     let float = if o.elem_type == Some(ElemType::F32) {
         Float::F32
     } else {
@@ -228,51 +248,69 @@ fn same_encoding(data: &[u8], o: &CompressOptions, what: &str) {
     let lossy = o.lossy.as_ref().unwrap();
     let chunk_size = api::validate_options(o).unwrap() as usize;
     let (ctx, _) = chunked::plan(data, lossy, float).unwrap();
-    let cpu: Vec<_> = data
-        .chunks(chunk_size)
-        .map(|c| warpzip::codec::sz::cpu::encode_chunk(c, &ctx).unwrap())
-        .collect();
-    let on_gpu = warpzip::codec::sz::gpu::compress_fast(&gpu(), data, chunk_size, &ctx).unwrap();
-    assert_eq!(cpu.len(), on_gpu.len(), "{what}");
-    for (i, (a, b)) in cpu.iter().zip(&on_gpu).enumerate() {
-        assert!(a.bytes == b.bytes, "{what}: chunk {i} differs");
-        assert_eq!(a.exceptions, b.exceptions, "{what}: chunk {i}");
+    let gpu = gpu();
+    let variants: &[(bool, bool)] = match lossy.mode {
+        LossyMode::Fast => &[(true, true)],
+        LossyMode::Ratio => &[(true, true), (false, true), (true, false)],
+    };
+    for &(interp, runs) in variants {
+        let mut ctx = ctx.clone();
+        ctx.interp &= interp;
+        ctx.runs &= runs;
+        let what = format!("{what} (interpolation {interp}, runs {runs})");
+        let (cpu, on_gpu) = match lossy.mode {
+            LossyMode::Fast => (
+                data.par_chunks(chunk_size)
+                    .map(|c| cpu::encode_chunk(c, &ctx).unwrap())
+                    .collect::<Vec<_>>(),
+                sz_gpu::compress_fast(&gpu, data, chunk_size, &ctx).unwrap(),
+            ),
+            LossyMode::Ratio => (
+                data.par_chunks(chunk_size)
+                    .map(|c| cpu::encode_chunk_best(c, &ctx).unwrap())
+                    .collect::<Vec<_>>(),
+                sz_gpu::compress_ratio(&gpu, data, chunk_size, &ctx).unwrap(),
+            ),
+        };
+        assert_eq!(cpu.len(), on_gpu.len(), "{what}");
+        for (i, (a, b)) in cpu.iter().zip(&on_gpu).enumerate() {
+            assert!(
+                a.bytes == b.bytes,
+                "{what}: chunk {i} differs ({} bytes on the CPU, {} on the GPU)",
+                a.bytes.len(),
+                b.bytes.len()
+            );
+            assert_eq!(a.exceptions, b.exceptions, "{what}: chunk {i}");
+            assert_eq!(a.runs, b.runs, "{what}: chunk {i}");
+        }
+        if lossy.mode == LossyMode::Ratio && interp && runs {
+            // The GPU's chunks in a container (layout 3 reads every chunk kind), decoded.
+            let wz = api::compress(data, o, &Device::Cpu).unwrap();
+            let header = Container::parse(&wz).unwrap().header;
+            let chunks: Vec<Vec<u8>> = on_gpu.into_iter().map(|c| c.bytes).collect();
+            let wz = reseal_with(&header, Some(3), &chunks);
+            let back = api::decompress(&wz, &Device::Cpu).unwrap();
+            let elem = o.elem_type.unwrap();
+            let c = compare(data, &back, elem, Some(lossy.bound)).unwrap();
+            assert_eq!(c.violations, Some(0), "{what}: bound broken");
+            assert_eq!(c.special_mismatches, 0, "{what}: special values changed");
+            same_on_both(&wz, &what);
+        }
     }
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn the_gpu_encoder_writes_the_cpu_bytes() {
-    for (name, dims, fill) in [
-        (
-            "coads_climatology.SST.12x90x180.f32",
-            &[12u64, 90, 180][..],
-            &[-1e34][..],
-        ),
-        ("etopo20.ROSE.540x1081.f32", &[540, 1081][..], &[][..]),
-        (
-            "levitus_climatology.SALT.20x180x360.f32",
-            &[20, 180, 360][..],
-            &[-1e10][..],
-        ),
-        ("testfloat_8_8_128.dat", &[8, 8, 128][..], &[][..]),
-    ] {
-        let data = std::fs::read(testdata().join("fields").join(name)).unwrap();
-        for bound in [
-            ErrorBound::Rel(1e-1),
-            ErrorBound::Rel(1e-4),
-            ErrorBound::Abs(1e-6),
-            ErrorBound::PwRel(1e-3),
-        ] {
-            for d in [dims, &[][..]] {
-                same_encoding(
-                    &data,
-                    &opts(ElemType::F32, bound, d, fill),
-                    &format!("{name} {bound} {d:?}"),
-                );
-            }
-        }
-    }
+    let bounds = [
+        ErrorBound::Rel(1e-1),
+        ErrorBound::Rel(1e-4),
+        ErrorBound::Abs(1e-6),
+        ErrorBound::PwRel(1e-3),
+    ];
+    for_fields(&bounds, |data, d, fill, bound, what| {
+        same_encoding(data, &opts(ElemType::F32, bound, d, fill), what);
+    });
     let v: Vec<u8> = (0..30000)
         .flat_map(|i| {
             let x = match i % 1000 {
@@ -309,21 +347,6 @@ fn ratio_opts(elem: ElemType, bound: ErrorBound, dims: &[u64], fill: &[f64]) -> 
     }
     o
 }
-
-const FIELDS: [(&str, &[u64], &[f64]); 4] = [
-    (
-        "coads_climatology.SST.12x90x180.f32",
-        &[12, 90, 180],
-        &[-1e34],
-    ),
-    ("etopo20.ROSE.540x1081.f32", &[540, 1081], &[]),
-    (
-        "levitus_climatology.SALT.20x180x360.f32",
-        &[20, 180, 360],
-        &[-1e10],
-    ),
-    ("testfloat_8_8_128.dat", &[8, 8, 128], &[]),
-];
 
 /// A container with `header` (its layout set to `layout`) around `chunks`.
 fn reseal_with(
@@ -380,35 +403,29 @@ fn re_encoded(
 #[ignore = "needs a CUDA GPU"]
 fn ratio_fields_decode_identically() {
     use warpzip::codec::sz::{cpu, interp};
-    for (name, dims, fill) in FIELDS {
-        let data = std::fs::read(testdata().join("fields").join(name)).unwrap();
-        for bound in [
-            ErrorBound::Rel(1e-2),
-            ErrorBound::Rel(1e-3),
-            ErrorBound::Rel(1e-4),
-            ErrorBound::Abs(1e-3),
-            ErrorBound::PwRel(1e-3),
-        ] {
-            for d in [dims, &[][..]] {
-                let o = ratio_opts(ElemType::F32, bound, d, fill);
-                let wz = api::compress(&data, &o, &Device::Cpu).unwrap();
-                let what = format!("{name} {bound} dims {d:?}");
-                same_on_both(&wz, &what);
-                if matches!(bound, ErrorBound::PwRel(_)) {
-                    continue;
-                }
-                let lorenzo =
-                    re_encoded(&wz, &data, &o, |p, ctx| cpu::encode_chunk(p, ctx).unwrap());
-                same_on_both(&lorenzo, &format!("{what}, Lorenzo"));
-                for spline in [interp::SPLINE_LINEAR, interp::SPLINE_CUBIC] {
-                    let wz2 = re_encoded(&wz, &data, &o, |p, ctx| {
-                        interp::encode_chunk_spline(p, ctx, spline).unwrap()
-                    });
-                    same_on_both(&wz2, &format!("{what}, spline {spline}"));
-                }
-            }
+    let bounds = [
+        ErrorBound::Rel(1e-2),
+        ErrorBound::Rel(1e-3),
+        ErrorBound::Rel(1e-4),
+        ErrorBound::Abs(1e-3),
+        ErrorBound::PwRel(1e-3),
+    ];
+    for_fields(&bounds, |data, d, fill, bound, what| {
+        let o = ratio_opts(ElemType::F32, bound, d, fill);
+        let wz = api::compress(data, &o, &Device::Cpu).unwrap();
+        same_on_both(&wz, what);
+        if matches!(bound, ErrorBound::PwRel(_)) {
+            return;
         }
-    }
+        let lorenzo = re_encoded(&wz, data, &o, |p, ctx| cpu::encode_chunk(p, ctx).unwrap());
+        same_on_both(&lorenzo, &format!("{what}, Lorenzo"));
+        for spline in [interp::SPLINE_LINEAR, interp::SPLINE_CUBIC] {
+            let wz2 = re_encoded(&wz, data, &o, |p, ctx| {
+                interp::encode_chunk_spline(p, ctx, spline).unwrap()
+            });
+            same_on_both(&wz2, &format!("{what}, spline {spline}"));
+        }
+    });
 }
 
 /// f64 and f32 ratio-mode streams with special and fill values, one-value and odd shapes.
@@ -544,5 +561,121 @@ fn damaged_ratio_chunks_are_named_on_the_gpu() {
                 }
             }
         }
+    }
+}
+
+/// The ratio mode's GPU encoder writes the CPU's chunks on every test field, under `abs`,
+/// `rel` and `pw-rel` bounds from 1e-1 to 1e-6, with the field's dims and flat, with
+/// interpolation and run symbols as planned and each switched off; its chunks decode within
+/// the bound.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ratio_encode_fields_write_the_cpu_bytes() {
+    let bounds = [
+        ErrorBound::Rel(1e-1),
+        ErrorBound::Rel(1e-4),
+        ErrorBound::Abs(1e-2),
+        ErrorBound::Abs(1e-6),
+        ErrorBound::PwRel(1e-1),
+        ErrorBound::PwRel(1e-4),
+    ];
+    for_fields(&bounds, |data, d, fill, bound, what| {
+        same_encoding(data, &ratio_opts(ElemType::F32, bound, d, fill), what);
+    });
+}
+
+/// The ratio mode's GPU encoder on f64 and f32 fields with special values (NaN, infinities,
+/// -0.0, denormals), fill values, huge values, constant stretches, odd shapes, dims of 1,
+/// small chunks, a single value and a constant field.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ratio_encode_specials_and_shapes_write_the_cpu_bytes() {
+    let mut v: Vec<f64> = (0..20000)
+        .map(|i| {
+            if i % 3000 < 300 {
+                5.0
+            } else {
+                (i as f64 * 0.001).sin() * 1e3 + (i % 7) as f64
+            }
+        })
+        .collect();
+    for (j, s) in [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -0.0,
+        f64::from_bits(1),
+        -99.9,
+        1e300,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for r in 0..9 {
+            v[j * 997 + r] = s;
+        }
+    }
+    let f64s: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    for dims in [
+        &[][..],
+        &[20000][..],
+        &[100, 200][..],
+        &[8, 50, 50][..],
+        &[5, 4, 1000][..],
+        &[20000, 1][..],
+        &[1, 20000][..],
+        &[1, 1, 20000][..],
+    ] {
+        for bound in [
+            ErrorBound::Abs(1e-2),
+            ErrorBound::Abs(0.0),
+            ErrorBound::Rel(1e-6),
+            ErrorBound::Rel(1e-1),
+            ErrorBound::PwRel(1e-4),
+        ] {
+            same_encoding(
+                &f64s,
+                &ratio_opts(ElemType::F64, bound, dims, &[-99.9]),
+                &format!("f64 {bound} dims {dims:?}"),
+            );
+        }
+    }
+    let f32s: Vec<u8> = v.iter().flat_map(|&x| (x as f32).to_le_bytes()).collect();
+    for dims in [
+        &[1, 20000][..],
+        &[20000, 1][..],
+        &[3, 7, 952][..],
+        &[1, 1, 20000][..],
+        &[][..],
+    ] {
+        for bound in [
+            ErrorBound::Rel(1e-3),
+            ErrorBound::Rel(1e-2),
+            ErrorBound::Abs(1e-5),
+            ErrorBound::PwRel(1e-2),
+        ] {
+            for chunk in [4096u32, 256 << 10] {
+                let mut o = ratio_opts(ElemType::F32, bound, dims, &[-99.9]);
+                o.chunk_size = Some(chunk);
+                same_encoding(
+                    &f32s,
+                    &o,
+                    &format!("f32 {bound} dims {dims:?} chunk {chunk}"),
+                );
+            }
+        }
+    }
+    // A single value, a constant field (runs of the zero delta everywhere).
+    for (vals, dims) in [
+        (vec![1.5f32], vec![1u64]),
+        (vec![3.25f32; 70000], vec![70000]),
+        (vec![3.25f32; 70000], vec![7, 100, 100]),
+    ] {
+        let d: Vec<u8> = vals.iter().flat_map(|x| x.to_le_bytes()).collect();
+        same_encoding(
+            &d,
+            &ratio_opts(ElemType::F32, ErrorBound::Rel(1e-3), &dims, &[]),
+            &format!("{} values dims {dims:?}", vals.len()),
+        );
     }
 }

@@ -47,6 +47,7 @@ const HEADERS: &[(&str, &str)] = &[
     header!("orc/orc_rg_blocks.cuh"),
     header!("deflate/inflate.cuh"),
     header!("tile/tile_decode.cuh"),
+    header!("sz/sz_common.cuh"),
 ];
 
 /// Every kernel module of the library, for the compile-everything test and cache warm-up.
@@ -65,6 +66,7 @@ pub const ALL_SOURCES: &[KernelSource] = &[
     super::kernels::TILE,
     super::kernels::SZ_FAST,
     super::kernels::SZ_RATIO,
+    super::kernels::SZ_RATIO_ENCODE,
     super::kernels::SSB,
     super::kernels::ORC_TREE,
 ];

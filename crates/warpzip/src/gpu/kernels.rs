@@ -36,6 +36,17 @@ pub mod entry {
     pub const SZ_RATIO_LORENZO_F64: &str = "sz_ratio_lorenzo_f64";
     pub const SZ_RATIO_INTERP_F32: &str = "sz_ratio_interp_f32";
     pub const SZ_RATIO_INTERP_F64: &str = "sz_ratio_interp_f64";
+    pub const SZ_RATIO_ENC_LORENZO_F32: &str = "sz_ratio_enc_lorenzo_f32";
+    pub const SZ_RATIO_ENC_LORENZO_F64: &str = "sz_ratio_enc_lorenzo_f64";
+    pub const SZ_RATIO_ENC_INTERP_F32: &str = "sz_ratio_enc_interp_f32";
+    pub const SZ_RATIO_ENC_INTERP_F64: &str = "sz_ratio_enc_interp_f64";
+    pub const SZ_RATIO_ENC_GROUPS: &str = "sz_ratio_enc_groups";
+    pub const SZ_RATIO_ENC_HISTOGRAM: &str = "sz_ratio_enc_histogram";
+    pub const SZ_RATIO_ENC_CODES: &str = "sz_ratio_enc_codes";
+    pub const SZ_RATIO_ENC_GROUP_BITS: &str = "sz_ratio_enc_group_bits";
+    pub const SZ_RATIO_ENC_ENDS: &str = "sz_ratio_enc_ends";
+    pub const SZ_RATIO_ENC_WRITE: &str = "sz_ratio_enc_write";
+    pub const SZ_RATIO_ENC_EXCEPTIONS: &str = "sz_ratio_enc_exceptions";
     pub const LZ_DECODE_SNAPPY: &str = "lz_decode_snappy";
     pub const LZ_DECODE_LZ4: &str = "lz_decode_lz4";
     pub const ORC_DECIMAL_VARINTS: &str = "orc_decimal_varints";
@@ -275,6 +286,28 @@ pub const SZ_RATIO: KernelSource = KernelSource {
         entry::SZ_RATIO_LORENZO_F64,
         entry::SZ_RATIO_INTERP_F32,
         entry::SZ_RATIO_INTERP_F64,
+    ],
+};
+
+/// The `sz` codec's ratio-mode encoder: Lorenzo candidates (a thread per block), interpolated
+/// candidates (a thread per chunk), and per Huffman group and section the run symbols,
+/// histograms, code lengths and canonical codes, group ends and the bits.
+pub const SZ_RATIO_ENCODE: KernelSource = KernelSource {
+    name: "sz_ratio_encode",
+    text: include_str!("../kernels/sz/sz_ratio_encode.cu"),
+    defines: &[],
+    entries: &[
+        entry::SZ_RATIO_ENC_LORENZO_F32,
+        entry::SZ_RATIO_ENC_LORENZO_F64,
+        entry::SZ_RATIO_ENC_INTERP_F32,
+        entry::SZ_RATIO_ENC_INTERP_F64,
+        entry::SZ_RATIO_ENC_GROUPS,
+        entry::SZ_RATIO_ENC_HISTOGRAM,
+        entry::SZ_RATIO_ENC_CODES,
+        entry::SZ_RATIO_ENC_GROUP_BITS,
+        entry::SZ_RATIO_ENC_ENDS,
+        entry::SZ_RATIO_ENC_WRITE,
+        entry::SZ_RATIO_ENC_EXCEPTIONS,
     ],
 };
 

@@ -378,36 +378,10 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
     let mut out = vec![CHUNK_CODED];
     let mut runs_used = false;
     if !fast {
-        put_varint(outliers.len() as u64, &mut out);
-        let mut next = 0u32;
-        for &(p, d) in &outliers {
-            put_varint(u64::from(p - next), &mut out);
-            put_varint(zigzag(d), &mut out);
-            next = p + 1;
-        }
+        put_outliers(&outliers, &mut out);
     }
-    // Raw values as runs of one bit pattern at consecutive positions.
-    let mut runs: Vec<(u32, u32, u64)> = Vec::new();
-    for &(p, b) in &raws {
-        match runs.last_mut() {
-            Some((start, len, bits)) if *bits == b && *start + *len == p => *len += 1,
-            _ => runs.push((p, 1, b)),
-        }
-    }
-    put_varint(runs.len() as u64, &mut out);
-    let mut next = 0u32;
-    for &(start, len, bits) in &runs {
-        put_varint(u64::from(start - next), &mut out);
-        put_varint(u64::from(len - 1), &mut out);
-        out.extend_from_slice(&bits.to_le_bytes()[..es]);
-        next = start + len;
-    }
-    for k in &exps {
-        out.extend_from_slice(&k.to_le_bytes());
-    }
-    for &b in &bases {
-        put_varint(b, &mut out);
-    }
+    put_raw_runs(&raws, es, &mut out);
+    put_exps_and_bases(&exps, &bases, &mut out);
     if fast {
         out.extend_from_slice(&widths);
         out.extend_from_slice(&base_widths);
@@ -418,37 +392,100 @@ pub fn encode_chunk(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
             .map(|g| g.iter().map(|b| b[3] * b[4] * b[5]).sum());
         runs_used = huffman_encode(&symbols, groups, ctx, &mut out);
     }
-    if out.len() > data.len() {
-        // Coding does not pay: the values verbatim.
-        let mut v = Vec::with_capacity(data.len() + 1);
-        v.push(CHUNK_VERBATIM);
-        v.extend_from_slice(data);
-        return Some(EncodedChunk {
-            bytes: v,
-            exceptions: n as u64,
-            runs: false,
-        });
+    Some(or_verbatim(
+        EncodedChunk {
+            bytes: out,
+            exceptions: (outliers.len() + raws.len()) as u64,
+            runs: runs_used,
+        },
+        data,
+        es,
+    ))
+}
+
+/// `coded`, or the values `data` verbatim where coding does not pay (`coded` longer than the
+/// values).
+pub(super) fn or_verbatim(coded: EncodedChunk, data: &[u8], es: usize) -> EncodedChunk {
+    if coded.bytes.len() <= data.len() {
+        return coded;
     }
-    Some(EncodedChunk {
-        bytes: out,
-        exceptions: (outliers.len() + raws.len()) as u64,
-        runs: runs_used,
-    })
+    let mut v = Vec::with_capacity(data.len() + 1);
+    v.push(CHUNK_VERBATIM);
+    v.extend_from_slice(data);
+    EncodedChunk {
+        bytes: v,
+        exceptions: (data.len() / es) as u64,
+        runs: false,
+    }
+}
+
+/// `b` where it is shorter than `a`, else `a` (ties keep `a`): how every choice between two
+/// encodings of a chunk is made.
+pub(super) fn shorter(a: EncodedChunk, b: EncodedChunk) -> EncodedChunk {
+    if b.bytes.len() < a.bytes.len() {
+        b
+    } else {
+        a
+    }
+}
+
+/// Appends a ratio-mode chunk's outliers: their count, then each position (as the gap from
+/// the position after the previous one) and zigzag delta, as varints.
+pub(super) fn put_outliers(outliers: &[(u32, i64)], out: &mut Vec<u8>) {
+    put_varint(outliers.len() as u64, out);
+    let mut next = 0u32;
+    for &(p, d) in outliers {
+        put_varint(u64::from(p - next), out);
+        put_varint(zigzag(d), out);
+        next = p + 1;
+    }
+}
+
+/// Appends a chunk's exact values (positions increasing) as runs of one bit pattern at
+/// consecutive positions: the run count, then each run's gap, length - 1 and `es` bytes.
+pub(super) fn put_raw_runs(raws: &[(u32, u64)], es: usize, out: &mut Vec<u8>) {
+    let mut runs: Vec<(u32, u32, u64)> = Vec::new();
+    for &(p, b) in raws {
+        match runs.last_mut() {
+            Some((start, len, bits)) if *bits == b && *start + *len == p => *len += 1,
+            _ => runs.push((p, 1, b)),
+        }
+    }
+    put_varint(runs.len() as u64, out);
+    let mut next = 0u32;
+    for &(start, len, bits) in &runs {
+        put_varint(u64::from(start - next), out);
+        put_varint(u64::from(len - 1), out);
+        out.extend_from_slice(&bits.to_le_bytes()[..es]);
+        next = start + len;
+    }
+}
+
+/// Appends the blocks' pw-rel exponents (i16 each) and their bases (zigzag varints).
+pub(super) fn put_exps_and_bases(exps: &[i16], bases: &[u64], out: &mut Vec<u8>) {
+    for k in exps {
+        out.extend_from_slice(&k.to_le_bytes());
+    }
+    for &b in bases {
+        put_varint(b, out);
+    }
 }
 
 /// Encodes `data` as [`encode_chunk`] does, or with the interpolation predictor where
 /// `ctx.interp` allows it (ratio mode, `abs` or `rel`) and that is smaller.
 pub fn encode_chunk_best(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
     let lorenzo = encode_chunk(data, ctx)?;
-    if !ctx.interp || ctx.mode == MODE_FAST || ctx.pw_rel.is_some() {
+    if !interpolates(ctx) {
         return Some(lorenzo);
     }
     let interp = super::interp::encode_chunk_interp(data, ctx)?;
-    Some(if interp.bytes.len() < lorenzo.bytes.len() {
-        interp
-    } else {
-        lorenzo
-    })
+    Some(shorter(lorenzo, interp))
+}
+
+/// Whether chunks are also tried interpolated: ratio mode under `abs` or `rel` where the
+/// layout allows it.
+pub(super) fn interpolates(ctx: &Ctx) -> bool {
+    ctx.interp && ctx.mode != MODE_FAST && ctx.pw_rel.is_none()
 }
 
 /// Appends the Huffman section of `symbols` (groups of `group_cells` cells): the used
@@ -463,16 +500,27 @@ pub(super) fn huffman_encode(
 ) -> bool {
     let groups: Vec<usize> = group_cells.collect();
     let plain = huffman_bytes(symbols, &groups, ctx.alphabet(), 0);
-    if ctx.runs {
+    let runs = ctx.runs.then(|| {
         let (coded, coded_groups) = with_runs(symbols, &groups, ctx);
-        let runs = huffman_bytes(&coded, &coded_groups, ctx.alphabet_with_runs(), BITS_RUNS);
-        if runs.len() < plain.len() {
+        huffman_bytes(&coded, &coded_groups, ctx.alphabet_with_runs(), BITS_RUNS)
+    });
+    put_section(plain, runs, out)
+}
+
+/// Appends the shorter of a chunk's two Huffman sections, the one without run symbols and,
+/// where the layout allows them, the one with (ties keep the first); returns whether the one
+/// with run symbols was taken.
+pub(super) fn put_section(plain: Vec<u8>, runs: Option<Vec<u8>>, out: &mut Vec<u8>) -> bool {
+    match runs {
+        Some(runs) if runs.len() < plain.len() => {
             out.extend_from_slice(&runs);
-            return true;
+            true
+        }
+        _ => {
+            out.extend_from_slice(&plain);
+            false
         }
     }
-    out.extend_from_slice(&plain);
-    false
 }
 
 /// `symbols` with every run of `L >= 2` zero-delta symbols inside a group replaced by run
@@ -517,19 +565,12 @@ pub fn with_runs(symbols: &[u16], group_cells: &[usize], ctx: &Ctx) -> (Vec<u16>
 /// The Huffman section of `symbols` in groups of `groups` symbols over an alphabet of
 /// `alphabet` symbols, its bits byte carrying `flags` ([`BITS_RUNS`] or 0).
 fn huffman_bytes(symbols: &[u16], groups: &[usize], alphabet: usize, flags: u8) -> Vec<u8> {
-    let mut out = Vec::new();
     let mut freq = vec![0u64; alphabet];
     for &s in symbols {
         freq[usize::from(s)] += 1;
     }
     let lengths = code_lengths(&freq);
     let codes = canonical_codes(&lengths);
-    let used: Vec<usize> = (0..alphabet).filter(|&s| lengths[s] > 0).collect();
-    out.extend_from_slice(&(used.len() as u16).to_le_bytes());
-    for &s in &used {
-        out.extend_from_slice(&(s as u16).to_le_bytes());
-        out.push(lengths[s]);
-    }
     let mut w = BitWriter::default();
     let mut ends = Vec::new();
     let mut at = 0usize;
@@ -540,12 +581,24 @@ fn huffman_bytes(symbols: &[u16], groups: &[usize], alphabet: usize, flags: u8) 
         at += count;
         ends.push(w.bits as u32);
     }
+    section_bytes(&lengths, &ends, w.finish(), flags)
+}
+
+/// A Huffman section's bytes: the used symbols (those of nonzero length in `lengths`, symbol
+/// order) with their lengths, each group's bit end, the bits byte (`flags` added) and the
+/// bits, as they are or Deflate'd where that is smaller (long stretches of the zero delta's
+/// code at loose bounds).
+pub(super) fn section_bytes(lengths: &[u8], ends: &[u32], bits: Vec<u8>, flags: u8) -> Vec<u8> {
+    let mut out = Vec::new();
+    let used: Vec<usize> = (0..lengths.len()).filter(|&s| lengths[s] > 0).collect();
+    out.extend_from_slice(&(used.len() as u16).to_le_bytes());
+    for &s in &used {
+        out.extend_from_slice(&(s as u16).to_le_bytes());
+        out.push(lengths[s]);
+    }
     for e in ends {
         out.extend_from_slice(&e.to_le_bytes());
     }
-    let bits = w.finish();
-    // The bits as they are, or Deflate of them where that is smaller (long stretches of the
-    // zero delta's code at loose bounds).
     match deflate_bits(&bits) {
         Some(packed) if packed.len() < bits.len() => {
             out.push(BITS_DEFLATE | flags);

@@ -6,8 +6,8 @@
 //! and the bound rests on the pre-quantization alone, exactly as in the Lorenzo path.
 
 use super::cpu::{
-    huffman_encode, huffman_section, put_varint, Ctx, EncodedChunk, GroupSymbols, Reader,
-    Resolver, CHUNK_INTERP,
+    huffman_encode, huffman_section, put_outliers, put_raw_runs, shorter, Ctx, EncodedChunk,
+    GroupSymbols, Reader, Resolver, CHUNK_INTERP,
 };
 use super::huffman::Decoder;
 use super::quant::{prequantize, within};
@@ -181,11 +181,12 @@ pub fn encode_chunk_interp(data: &[u8], ctx: &Ctx) -> Option<EncodedChunk> {
     let cells = classify(data, ctx);
     let linear = code_cells(&cells, shape, SPLINE_LINEAR, ctx)?;
     let cubic = code_cells(&cells, shape, SPLINE_CUBIC, ctx)?;
-    Some(if cubic.bytes.len() < linear.bytes.len() {
-        cubic
-    } else {
-        linear
-    })
+    Some(shorter(linear, cubic))
+}
+
+/// The cells of each Huffman group of an interpolated chunk of `n` cells.
+pub(super) fn group_cells(n: usize) -> impl Iterator<Item = usize> {
+    (0..n.div_ceil(GROUP_CELLS)).map(move |g| GROUP_CELLS.min(n - g * GROUP_CELLS))
 }
 
 /// Encodes `data` as an interpolated chunk with spline `spline` ([`SPLINE_LINEAR`] or
@@ -260,29 +261,9 @@ fn code_cells(
     visited.ok()?;
 
     let mut out = vec![CHUNK_INTERP, stride_log2, spline];
-    put_varint(outliers.len() as u64, &mut out);
-    let mut next = 0u32;
-    for &(p, d) in &outliers {
-        put_varint(u64::from(p - next), &mut out);
-        put_varint(super::quant::zigzag(d), &mut out);
-        next = p + 1;
-    }
-    let mut runs: Vec<(u32, u32, u64)> = Vec::new();
-    for &(p, b) in &raws {
-        match runs.last_mut() {
-            Some((start, len, bits)) if *bits == b && *start + *len == p => *len += 1,
-            _ => runs.push((p, 1, b)),
-        }
-    }
-    put_varint(runs.len() as u64, &mut out);
-    let mut next = 0u32;
-    for &(start, len, bits) in &runs {
-        put_varint(u64::from(start - next), &mut out);
-        put_varint(u64::from(len - 1), &mut out);
-        out.extend_from_slice(&bits.to_le_bytes()[..es]);
-        next = start + len;
-    }
-    let groups = (0..n.div_ceil(GROUP_CELLS)).map(|g| GROUP_CELLS.min(n - g * GROUP_CELLS));
+    put_outliers(&outliers, &mut out);
+    put_raw_runs(&raws, es, &mut out);
+    let groups = group_cells(n);
     let runs = huffman_encode(&symbols, groups, ctx, &mut out);
     Some(EncodedChunk {
         bytes: out,

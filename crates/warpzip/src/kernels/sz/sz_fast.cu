@@ -5,46 +5,10 @@
 // layer, reconstruct q * step with one round-to-nearest multiplication, no contraction);
 // `sz_fast_exact_T` writes each chunk's exact values (runs of one bit pattern) or copies a
 // verbatim chunk. The output is the CPU decoder's, bit for bit.
-#include "framework/common.cuh"
+#include "sz/sz_common.cuh"
 
 #define SZ_CODED 0u
 #define SZ_VERBATIM 1u
-// Padded block buffer, (dz + 1) x (dy + 1) x (dx + 1) cells: at most 2 x 2 x 257 = 1028 (1-D
-// blocks of 256), 2 x 17 x 17 = 578 (2-D), 9 x 9 x 9 = 729 (3-D).
-#define SZ_PAD_CELLS 1028u
-
-struct SzBlock {
-    u64 chunk_start;  // first value of the block's chunk in the output
-    u32 chunk;        // its chunk
-    u32 cy, cx;       // the chunk's y and x sizes
-    u32 z0, y0, x0;   // the block's corner in the chunk
-    u32 dz, dy, dx;   // its sizes
-};
-
-// Reads a LEB128 varint at *p (below end); false when it runs past end or is too long.
-__device__ __forceinline__ bool sz_varint(const u8* data, u64* p, u64 end, u64* v) {
-    u64 out = 0;
-    for (u32 shift = 0; shift < 64; shift += 7) {
-        if (*p >= end) return false;
-        u8 b = data[*p];
-        *p += 1;
-        if (shift == 63 && b > 1) return false;
-        out |= (u64)(b & 0x7f) << shift;
-        if ((b & 0x80) == 0) {
-            *v = out;
-            return true;
-        }
-    }
-    return false;
-}
-
-__device__ __forceinline__ double sz_pow2(int k) {
-    k = k < -1074 ? -1074 : (k > 1023 ? 1023 : k);
-    if (k >= -1022) return __longlong_as_double((long long)(k + 1023) << 52);
-    return __longlong_as_double(1ll << (k + 1074));
-}
-
-__device__ __forceinline__ i64 sz_unzigzag(u64 z) { return (i64)(z >> 1) ^ -(i64)(z & 1); }
 
 // `width` bits at bit `bit` of [p, p + len), zeros past the end.
 __device__ __forceinline__ u64 sz_bits(const u8* p, u64 len, u64 bit, u32 width) {
@@ -180,22 +144,9 @@ __device__ void sz_fast_decode(const u8* __restrict__ payload, const SzBlock* __
             for (u32 x = 1; x <= blk.dx; x++) {
                 u64 zz = c == 0 ? sz_bits(bits, len, 0, wb) : sz_bits(bits, len, wb + (c - 1) * w, w);
                 i64 d = sz_unzigzag(zz);
-#define SZ_Q(a, b, c) q[((a) * py + (b)) * px + (c)]
-                u64 pred = (u64)SZ_Q(z - 1, y, x) + (u64)SZ_Q(z, y - 1, x) + (u64)SZ_Q(z, y, x - 1) -
-                           (u64)SZ_Q(z - 1, y - 1, x) - (u64)SZ_Q(z - 1, y, x - 1) -
-                           (u64)SZ_Q(z, y - 1, x - 1) + (u64)SZ_Q(z - 1, y - 1, x - 1);
-                i64 v = (i64)(pred + (u64)d);
-                SZ_Q(z, y, x) = v;
-#undef SZ_Q
-                double r = __dmul_rn(__ll2double_rn(v), s);
-                u64 at = blk.chunk_start +
-                         ((u64)(blk.z0 + z - 1) * blk.cy + (blk.y0 + y - 1)) * blk.cx +
-                         (blk.x0 + x - 1);
-                if (sizeof(T) == 4) {
-                    out[at] = (T)__float_as_uint(__double2float_rn(r));
-                } else {
-                    out[at] = (T)__double_as_longlong(r);
-                }
+                i64 v = (i64)(sz_lorenzo(q, z, y, x, py, px) + (u64)d);
+                q[(z * py + y) * px + x] = v;
+                out[sz_block_at(blk, z - 1, y - 1, x - 1)] = sz_reconstruct_bits<T>(v, s);
                 c++;
             }
         }
@@ -311,69 +262,6 @@ extern "C" __global__ void sz_fast_exact_f64(const u8* payload, const u64* chunk
 // deltas and exact-value flags; `sz_fast_assemble_T` writes each chunk (a CUDA block per chunk)
 // into its slot of `values * size + 1` bytes, verbatim when the coding would not be smaller.
 
-#define SZ_QMAX 9007199254740992.0  // 2^53
-#define SZ_BLOCK_MAX 512u
-
-__device__ __forceinline__ double sz_next_down_pos(double v) {
-    // v > 0 and finite: the next double towards zero.
-    return __longlong_as_double(__double_as_longlong(v) - 1);
-}
-
-__device__ __forceinline__ double sz_round_down(double v) {
-    if (!(v > 0.0)) return 0.0;
-    if (isinf(v)) v = 1.7976931348623157e308;
-    for (int i = 0; i < 3; i++) {
-        if (v > 0.0) v = sz_next_down_pos(v);
-    }
-    return v > 0.0 ? v : 0.0;
-}
-
-__device__ __forceinline__ int sz_exponent(double m) {
-    u64 bits = (u64)__double_as_longlong(m);
-    int e = (int)((bits >> 52) & 0x7ff);
-    if (e == 0) {
-        u64 frac = bits & ((1ull << 52) - 1);
-        return -1074 + 63 - __clzll((long long)frac);
-    }
-    return e - 1023;
-}
-
-// |x - y| <= bound exactly (TwoSum), as quant::within.
-__device__ __forceinline__ bool sz_within(double x, double y, double bound) {
-    if (!isfinite(x) || !isfinite(y)) return false;
-    double s = __dsub_rn(x, y);
-    double bb = __dsub_rn(s, x);
-    double e = __dadd_rn(__dsub_rn(x, __dsub_rn(s, bb)), __dsub_rn(-y, bb));
-    if (!isfinite(s) || isnan(e)) return false;
-    double a = fabs(s);
-    if (a < bound) return true;
-    if (a > bound) return false;
-    return e == 0.0 || ((e < 0.0) != (s < 0.0));
-}
-
-template <typename T>
-__device__ __forceinline__ bool sz_special(T bits) {
-    if (sizeof(T) == 4) {
-        u32 e = ((u32)bits >> 23) & 0xff;
-        return e == 0xff || (e == 0 && bits != 0);
-    }
-    u64 e = ((u64)bits >> 52) & 0x7ff;
-    return e == 0x7ff || (e == 0 && bits != 0);
-}
-
-template <typename T>
-__device__ __forceinline__ double sz_value(T bits) {
-    if (sizeof(T) == 4) return (double)__uint_as_float((u32)bits);
-    return __longlong_as_double((long long)bits);
-}
-
-template <typename T>
-__device__ __forceinline__ double sz_reconstruct(i64 q, double step) {
-    double v = __dmul_rn(__ll2double_rn(q), step);
-    if (sizeof(T) == 4) return (double)__double2float_rn(v);
-    return v;
-}
-
 __device__ __forceinline__ u32 sz_bit_width(u64 v) { return v == 0 ? 0 : 64 - __clzll((long long)v); }
 
 template <typename T>
@@ -385,79 +273,20 @@ __device__ void sz_fast_encode(const T* __restrict__ data, const SzBlock* __rest
     u32 b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= nblocks) return;
     SzBlock blk = blocks[b];
-    auto at = [&](u32 z, u32 y, u32 x) -> u64 {
-        return blk.chunk_start + ((u64)(blk.z0 + z) * blk.cy + (blk.y0 + y)) * blk.cx + (blk.x0 + x);
-    };
-    auto is_fill = [&](T bits) -> bool {
-        for (u32 j = 0; j < nfill; j++) {
-            if ((u64)bits == fills[j]) return true;
-        }
-        return false;
-    };
-    double s = step;
-    if (pw_rel) {
-        double min_abs = __longlong_as_double(0x7ff0000000000000ll);  // +inf
-        for (u32 z = 0; z < blk.dz; z++)
-            for (u32 y = 0; y < blk.dy; y++)
-                for (u32 x = 0; x < blk.dx; x++) {
-                    T bits = data[at(z, y, x)];
-                    double v = sz_value(bits);
-                    if (v != 0.0 && !sz_special(bits) && !is_fill(bits)) min_abs = fmin(min_abs, fabs(v));
-                }
-        int k = 0;
-        if (isfinite(min_abs)) {
-            double bb = sz_round_down(__dmul_rn(e, min_abs));
-            k = bb <= 0.0 ? -1074 : sz_exponent(bb);
-        }
-        block_exp[b] = k;
-        s = sz_pow2(k);
-    }
-    u32 py = blk.dy + 1, px = blk.dx + 1;
-    i64 q[SZ_PAD_CELLS];
-    for (u32 i = 0; i < (blk.dz + 1) * py * px; i++) q[i] = 0;
     u64 base = (u64)b * SZ_BLOCK_MAX;
-    u32 c = 0, w = 0, wb = 0;
-    for (u32 z = 1; z <= blk.dz; z++) {
-        for (u32 y = 1; y <= blk.dy; y++) {
-            for (u32 x = 1; x <= blk.dx; x++) {
-                T bits = data[at(z - 1, y - 1, x - 1)];
-                bool coded = false;
-                i64 qv = 0;
-                if (!is_fill(bits) && !sz_special(bits)) {
-                    double v = sz_value(bits);
-                    double bnd = pw_rel ? sz_round_down(__dmul_rn(e, fabs(v))) : bound;
-                    double r = round(__ddiv_rn(v, s));
-                    if (isfinite(r) && fabs(r) <= SZ_QMAX) {
-                        qv = (i64)r;
-                        coded = sz_within(v, sz_reconstruct<T>(qv, s), bnd);
-                    }
-                }
-#define SZ_Q(a, b, c) q[((a) * py + (b)) * px + (c)]
-                u64 pred = (u64)SZ_Q(z - 1, y, x) + (u64)SZ_Q(z, y - 1, x) + (u64)SZ_Q(z, y, x - 1) -
-                           (u64)SZ_Q(z - 1, y - 1, x) - (u64)SZ_Q(z - 1, y, x - 1) -
-                           (u64)SZ_Q(z, y - 1, x - 1) + (u64)SZ_Q(z - 1, y - 1, x - 1);
-                i64 d;
-                if (coded) {
-                    SZ_Q(z, y, x) = qv;
-                    d = (i64)((u64)qv - pred);
-                } else {
-                    SZ_Q(z, y, x) = (i64)pred;
-                    d = 0;
-                }
-#undef SZ_Q
-                u64 zig = ((u64)d << 1) ^ (u64)(d >> 63);
-                zz[base + c] = zig;
-                exact[base + c] = coded ? 0 : 1;
-                if (c == 0) {
-                    wb = sz_bit_width(zig);
-                } else {
-                    u32 bw = sz_bit_width(zig);
-                    w = bw > w ? bw : w;
-                }
-                c++;
-            }
-        }
-    }
+    u32 w = 0, wb = 0;
+    sz_encode_block<T>(data, blk, fills, nfill, pw_rel, e, bound, step, &block_exp[b],
+                       [&](u32 c, u32 kind, i64 d, u64) {
+                           u64 zig = sz_zigzag(d);
+                           zz[base + c] = zig;
+                           exact[base + c] = kind == SZ_CELL_CODED ? 0 : 1;
+                           u32 bw = sz_bit_width(zig);
+                           if (c == 0) {
+                               wb = bw;
+                           } else {
+                               w = bw > w ? bw : w;
+                           }
+                       });
     block_w[b] = (u8)w;
     block_wb[b] = (u8)wb;
 }

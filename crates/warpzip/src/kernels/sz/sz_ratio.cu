@@ -9,12 +9,11 @@
 // round-to-nearest multiplication `__dmul_rn(q, step)`, no contraction, so the output is the
 // CPU decoder's bit for bit. A chunk that fails any check is flagged in `bad`; the symbols'
 // outliers and exact values are counted per chunk for the host to compare with the header's.
-#include "framework/common.cuh"
+#include "sz/sz_common.cuh"
 
 #define SZR_TABLE_BITS 11u
 #define SZR_TABLE (1u << SZR_TABLE_BITS)
 #define SZR_MAX_LEN 24u
-#define SZR_PAD_CELLS 729u
 
 // One Huffman group.
 struct SzrGroup {
@@ -57,12 +56,6 @@ struct SzrBlock {
 static_assert(sizeof(SzrGroup) == 32, "SzrGroup layout");
 static_assert(sizeof(SzrChunk) == 80, "SzrChunk layout");
 static_assert(sizeof(SzrBlock) == 48, "SzrBlock layout");
-
-__device__ __forceinline__ double szr_pow2(int k) {
-    k = k < -1074 ? -1074 : (k > 1023 ? 1023 : k);
-    if (k >= -1022) return __longlong_as_double((long long)(k + 1023) << 52);
-    return __longlong_as_double(1ll << (k + 1074));
-}
 
 // An MSB-first reader over bits [pos, end) of p (end within the buffer).
 struct SzrBits {
@@ -166,6 +159,17 @@ extern "C" __global__ void sz_ratio_symbols(const u8* __restrict__ bits,
     if (pending != 0 || r.pos != grp.bit_end) bad[grp.chunk] = 1;
 }
 
+// The index of position pos among the count increasing positions at pos_list, or count when
+// it is not there.
+__device__ __forceinline__ u32 szr_find(const u32* pos_list, u32 count, u32 pos) {
+    u32 lo = 0, hi = count;
+    while (lo < hi) {
+        u32 mid = (lo + hi) >> 1;
+        if (pos_list[mid] < pos) lo = mid + 1; else hi = mid;
+    }
+    return lo < count && pos_list[lo] == pos ? lo : count;
+}
+
 // The delta of symbol s at position pos of chunk c and, for an exact value, its bits; false
 // when the stream is corrupt there. Counts the outliers and exact values it takes.
 struct SzrResolve {
@@ -183,13 +187,9 @@ struct SzrResolve {
         *delta = 0;
         if (s == 0) {
             // The outlier at this position (positions strictly increasing).
-            u32 lo = 0, hi = ch.outl_count;
-            while (lo < hi) {
-                u32 mid = (lo + hi) >> 1;
-                if (outl_pos[ch.outl_off + mid] < pos) lo = mid + 1; else hi = mid;
-            }
-            if (lo >= ch.outl_count || outl_pos[ch.outl_off + lo] != pos) return false;
-            *delta = outl_delta[ch.outl_off + lo];
+            u32 k = szr_find(outl_pos + ch.outl_off, ch.outl_count, pos);
+            if (k >= ch.outl_count) return false;
+            *delta = outl_delta[ch.outl_off + k];
             (*outl_seen)++;
             return true;
         }
@@ -198,14 +198,10 @@ struct SzrResolve {
             return true;
         }
         if (s == raw_sym) {
-            u32 lo = 0, hi = ch.raw_count;
-            while (lo < hi) {
-                u32 mid = (lo + hi) >> 1;
-                if (raw_pos[ch.raw_off + mid] < pos) lo = mid + 1; else hi = mid;
-            }
-            if (lo >= ch.raw_count || raw_pos[ch.raw_off + lo] != pos) return false;
+            u32 k = szr_find(raw_pos + ch.raw_off, ch.raw_count, pos);
+            if (k >= ch.raw_count) return false;
             *exact = true;
-            *bits = raw_bits[ch.raw_off + lo];
+            *bits = raw_bits[ch.raw_off + k];
             (*raw_seen)++;
             return true;
         }
@@ -218,13 +214,6 @@ struct SzrResolve {
 };
 
 template <typename T>
-__device__ __forceinline__ T szr_reconstruct(i64 q, double step) {
-    double v = __dmul_rn(__ll2double_rn(q), step);
-    if (sizeof(T) == 4) return (T)__float_as_uint(__double2float_rn(v));
-    return (T)__double_as_longlong(v);
-}
-
-template <typename T>
 __device__ void sz_ratio_lorenzo(const SzrChunk* __restrict__ chunks,
                                  const SzrBlock* __restrict__ blocks, u32 nblocks,
                                  const u16* __restrict__ syms, SzrResolve res, u32 pw_rel,
@@ -234,9 +223,9 @@ __device__ void sz_ratio_lorenzo(const SzrChunk* __restrict__ chunks,
     if (b >= nblocks) return;
     SzrBlock blk = blocks[b];
     SzrChunk ch = chunks[blk.chunk];
-    double s = pw_rel ? szr_pow2(blk.exp) : step;
+    double s = pw_rel ? sz_pow2(blk.exp) : step;
     u32 py = blk.dy + 1, px = blk.dx + 1;
-    i64 q[SZR_PAD_CELLS];
+    i64 q[SZ_PAD_CELLS];
     for (u32 i = 0; i < (blk.dz + 1) * py * px; i++) q[i] = 0;
     u32 pos = blk.pos, outl = 0, raws = 0;
     for (u32 z = 1; z <= blk.dz; z++) {
@@ -251,17 +240,11 @@ __device__ void sz_ratio_lorenzo(const SzrChunk* __restrict__ chunks,
                     return;
                 }
                 if (pos == blk.pos) d = (i64)((u64)d + (u64)blk.base);
-#define SZR_Q(a, b, c) q[((a) * py + (b)) * px + (c)]
-                u64 pred = (u64)SZR_Q(z - 1, y, x) + (u64)SZR_Q(z, y - 1, x) +
-                           (u64)SZR_Q(z, y, x - 1) - (u64)SZR_Q(z - 1, y - 1, x) -
-                           (u64)SZR_Q(z - 1, y, x - 1) - (u64)SZR_Q(z, y - 1, x - 1) +
-                           (u64)SZR_Q(z - 1, y - 1, x - 1);
-                i64 qv = (i64)(pred + (u64)d);
-                SZR_Q(z, y, x) = qv;
-#undef SZR_Q
+                i64 qv = (i64)(sz_lorenzo(q, z, y, x, py, px) + (u64)d);
+                q[(z * py + y) * px + x] = qv;
                 u64 at = ch.sym_off + ((u64)(blk.z0 + z - 1) * ch.cy + (blk.y0 + y - 1)) * ch.cx +
                          (blk.x0 + x - 1);
-                out[at] = exact ? (T)bits : szr_reconstruct<T>(qv, s);
+                out[at] = exact ? (T)bits : sz_reconstruct_bits<T>(qv, s);
                 pos++;
             }
         }
@@ -293,31 +276,7 @@ extern "C" __global__ void sz_ratio_lorenzo_f64(const SzrChunk* chunks, const Sz
 }
 
 // ---------------------------------------------------------------------------------------------
-// Interpolated chunks (kind 2): interp.rs `traverse`, `along`, one thread per chunk.
-
-// The spline prediction at position i of an axis of n cells with stride s, reading cell k of
-// the axis at base + k * step of q.
-__device__ __forceinline__ i64 szr_along(const i64* q, u64 base, u64 step, u64 i, u64 n, u64 s,
-                                         bool cubic) {
-    u64 b = (u64)q[base + (i - s) * step];
-    if (i + s >= n) return (i64)b;
-    u64 c = (u64)q[base + (i + s) * step];
-    bool has_a = cubic && i >= 3 * s;
-    bool has_d = cubic && i + 3 * s < n;
-    if (has_a && has_d) {
-        u64 a = (u64)q[base + (i - 3 * s) * step], d = (u64)q[base + (i + 3 * s) * step];
-        return (i64)((b + c) * 9 - a - d + 8) >> 4;
-    }
-    if (has_d) {
-        u64 d = (u64)q[base + (i + 3 * s) * step];
-        return (i64)(b * 3 + c * 6 - d + 4) >> 3;
-    }
-    if (has_a) {
-        u64 a = (u64)q[base + (i - 3 * s) * step];
-        return (i64)(b * 6 + c * 3 - a + 4) >> 3;
-    }
-    return (i64)(b + c + 1) >> 1;
-}
+// Interpolated chunks (kind 2): interp.rs `traverse` (sz_traverse), one thread per chunk.
 
 template <typename T>
 __device__ void sz_ratio_interp(const SzrChunk* __restrict__ chunks,
@@ -333,60 +292,19 @@ __device__ void sz_ratio_interp(const SzrChunk* __restrict__ chunks,
     // The chunk's integers, in the chunk's slice of a buffer of one i64 per value.
     i64* q = qall + ch.sym_off;
     T* o = out + ch.sym_off;
-    u64 cz = ch.cz, cy = ch.cy, cx = ch.cx;
-    u64 big = 1ull << ch.stride_log2;
-    bool cubic = ch.cubic != 0;
     u32 pos = 0, outl = 0, raws = 0;
-    bool ok = true;
-    auto visit = [&](u64 i, i64 pred) -> bool {
-        u32 sym = syms[ch.sym_off + pos];
-        i64 d;
-        bool exact;
-        u64 bits = 0;
-        if (!res(ch, sym, pos, &d, &exact, &bits, &outl, &raws)) return false;
-        i64 v = (i64)((u64)pred + (u64)d);
-        o[i] = exact ? (T)bits : szr_reconstruct<T>(v, step);
-        q[i] = v;
-        pos++;
-        return true;
-    };
-#define SZR_IDX(z, y, x) (((z) * cy + (y)) * cx + (x))
-    // Anchors, Lorenzo over the anchor grid.
-    for (u64 z = 0; z < cz && ok; z += big)
-        for (u64 y = 0; y < cy && ok; y += big)
-            for (u64 x = 0; x < cx && ok; x += big) {
-                auto g = [&](u64 dz, u64 dy, u64 dx) -> u64 {
-                    if ((dz == 1 && z < big) || (dy == 1 && y < big) || (dx == 1 && x < big))
-                        return 0;
-                    return (u64)q[SZR_IDX(z - dz * big, y - dy * big, x - dx * big)];
-                };
-                u64 p = g(1, 0, 0) + g(0, 1, 0) + g(0, 0, 1) - g(1, 1, 0) - g(1, 0, 1) -
-                        g(0, 1, 1) + g(1, 1, 1);
-                ok = visit(SZR_IDX(z, y, x), (i64)p);
-            }
-    for (int level = (int)ch.stride_log2 - 1; level >= 0 && ok; level--) {
-        u64 s = 1ull << level, s2 = 2 * s;
-        for (u64 z = 0; z < cz && ok; z += s2)
-            for (u64 y = 0; y < cy && ok; y += s2) {
-                u64 row = SZR_IDX(z, y, 0);
-                for (u64 x = s; x < cx && ok; x += s2)
-                    ok = visit(row + x, szr_along(q, row, 1, x, cx, s, cubic));
-            }
-        for (u64 z = 0; z < cz && ok; z += s2)
-            for (u64 y = s; y < cy && ok; y += s2)
-                for (u64 x = 0; x < cx && ok; x += s) {
-                    u64 col = SZR_IDX(z, 0, x);
-                    ok = visit(col + y * cx, szr_along(q, col, cx, y, cy, s, cubic));
-                }
-        u64 plane = cy * cx;
-        for (u64 z = s; z < cz && ok; z += s2)
-            for (u64 y = 0; y < cy && ok; y += s)
-                for (u64 x = 0; x < cx && ok; x += s) {
-                    u64 col = SZR_IDX(0, y, x);
-                    ok = visit(col + z * plane, szr_along(q, col, plane, z, cz, s, cubic));
-                }
-    }
-#undef SZR_IDX
+    bool ok = sz_traverse(q, ch.cz, ch.cy, ch.cx, ch.stride_log2, ch.cubic != 0,
+                          [&](u64 i, i64 pred, i64* v) -> bool {
+                              u32 sym = syms[ch.sym_off + pos];
+                              i64 d;
+                              bool exact;
+                              u64 bits = 0;
+                              if (!res(ch, sym, pos, &d, &exact, &bits, &outl, &raws)) return false;
+                              *v = (i64)((u64)pred + (u64)d);
+                              o[i] = exact ? (T)bits : sz_reconstruct_bits<T>(*v, step);
+                              pos++;
+                              return true;
+                          });
     if (!ok) {
         bad[c] = 1;
         return;
