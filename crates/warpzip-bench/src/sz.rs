@@ -5,6 +5,7 @@
 
 use super::{gbps, wall_ms, BenchOptions, BenchRow, Ceilings};
 use warpzip::api::{self, CompressOptions};
+use warpzip::codec::sz::cpu::Ctx;
 use warpzip::codec::sz::format::Params;
 use warpzip::codec::sz::gpu as sz_gpu;
 use warpzip::codec::sz::{chunked, quant::Float};
@@ -68,6 +69,67 @@ fn inputs(opts: &BenchOptions, default_size: usize, cap: usize) -> Result<Vec<Fi
     Ok(inputs)
 }
 
+/// The lossy options of f32 values of `dims` in `mode` at `bound`.
+fn lossy_options(dims: &[u64], mode: LossyMode, bound: ErrorBound) -> LossyOptions {
+    LossyOptions {
+        bound,
+        dims: dims.to_vec(),
+        fill: Vec::new(),
+        mode,
+    }
+}
+
+/// The options compressing f32 values with sz and `lossy`.
+fn sz_options(lossy: LossyOptions) -> CompressOptions {
+    CompressOptions {
+        elem_type: Some(ElemType::F32),
+        lossy: Some(lossy),
+        ..CompressOptions::for_codec(CodecId::Sz)
+    }
+}
+
+/// What the rows of one field's stream on one device share: the field's name and size, the
+/// device and the ratio of the field over the stream.
+struct RowBase<'a> {
+    name: &'a str,
+    device: String,
+    bytes: usize,
+    ratio: f64,
+}
+
+impl RowBase<'_> {
+    /// The row of `what`, timed at `ms`.
+    fn row(&self, what: String, ms: f64, note: String) -> BenchRow {
+        BenchRow {
+            what,
+            input: self.name.to_string(),
+            device: self.device.clone(),
+            bytes: self.bytes as u64,
+            ratio: Some(self.ratio),
+            ms,
+            gbps: gbps(self.bytes as f64, ms),
+            roofline: None,
+            note,
+        }
+    }
+
+    /// The rows `sz MODE compress BOUND` and `sz MODE decompress BOUND`, timed at `enc_ms`
+    /// and `dec_ms`, with the same note.
+    fn compress_decompress(
+        &self,
+        mode: &str,
+        bound: ErrorBound,
+        enc_ms: f64,
+        dec_ms: f64,
+        note: &str,
+        rows: &mut Vec<BenchRow>,
+    ) {
+        for (what, ms) in [("compress", enc_ms), ("decompress", dec_ms)] {
+            rows.push(self.row(format!("sz {mode} {what} {bound}"), ms, note.to_string()));
+        }
+    }
+}
+
 /// Compresses `data` (f32, `dims`) in `mode` at `bound` on the CPU, decodes it and checks every
 /// value against the bound exactly: the container and the comparison, or an error naming
 /// `what` and `name` when any value breaks the bound.
@@ -79,16 +141,7 @@ fn checked_round_trip(
     what: &str,
     name: &str,
 ) -> Result<(CompressOptions, Vec<u8>, Comparison)> {
-    let o = CompressOptions {
-        elem_type: Some(ElemType::F32),
-        lossy: Some(LossyOptions {
-            bound,
-            dims: dims.to_vec(),
-            fill: Vec::new(),
-            mode,
-        }),
-        ..CompressOptions::for_codec(CodecId::Sz)
-    };
+    let o = sz_options(lossy_options(dims, mode, bound));
     let wz = api::compress(data, &o, &Device::Cpu)?;
     let back = api::decompress(&wz, &Device::Cpu)?;
     let c = compare(data, &back, ElemType::F32, Some(bound))?;
@@ -115,27 +168,66 @@ pub(super) fn bench_cpu(opts: &BenchOptions, rows: &mut Vec<BenchRow>) -> Result
                 let (o, wz, c) = checked_round_trip(&data, &dims, mode, bound, "sz bench", &name)?;
                 let enc_ms = wall_ms(runs, || api::compress(&data, &o, &Device::Cpu).map(|_| ()))?;
                 let dec_ms = wall_ms(runs, || api::decompress(&wz, &Device::Cpu).map(|_| ()))?;
-                let ratio = n as f64 / wz.len() as f64;
-                for (what, ms) in [("compress", enc_ms), ("decompress", dec_ms)] {
-                    rows.push(BenchRow {
-                        what: format!("sz {} {what} {bound}", mode.name()),
-                        input: name.clone(),
-                        device: "cpu".into(),
-                        bytes: n as u64,
-                        ratio: Some(ratio),
-                        ms,
-                        gbps: gbps(n as f64, ms),
-                        roofline: None,
-                        note: format!(
-                            "{threads} threads; PSNR {:.1} dB, max rel error {:.3e}, 0 violations",
-                            c.psnr, c.max_rel_error
-                        ),
-                    });
-                }
+                let base = RowBase {
+                    name: &name,
+                    device: "cpu".into(),
+                    bytes: n,
+                    ratio: n as f64 / wz.len() as f64,
+                };
+                let note = format!(
+                    "{threads} threads; PSNR {:.1} dB, max rel error {:.3e}, 0 violations",
+                    c.psnr, c.max_rel_error
+                );
+                base.compress_decompress(mode.name(), bound, enc_ms, dec_ms, &note, rows);
             }
         }
     }
     Ok(())
+}
+
+/// A GPU decoder of sz chunks: `sz_gpu::decompress_fast` or `sz_gpu::decompress_ratio`.
+type GpuDecode = fn(&GpuContext, &[(&[u8], usize)], &mut [u8], &Ctx) -> Result<()>;
+
+/// A stream the CPU wrote, ready for a GPU decoder, whose output was checked equal to the
+/// CPU's.
+struct GpuStream<'a> {
+    params: Params,
+    ctx: Ctx,
+    chunks: Vec<(&'a [u8], usize)>,
+    /// The GPU decoder's output (`n` bytes).
+    out: Vec<u8>,
+}
+
+/// Decodes `wz` (a stream of `n` bytes the CPU wrote from the field `name` at `bound`) on the
+/// CPU and with `decode` on the GPU: the stream's pieces, or an error naming `what` (the
+/// decode, in words) when the GPU's output is not the CPU's bit for bit.
+fn gpu_decode_checked<'a>(
+    gpu: &GpuContext,
+    wz: &'a [u8],
+    n: usize,
+    decode: GpuDecode,
+    what: &str,
+    name: &str,
+    bound: ErrorBound,
+) -> Result<GpuStream<'a>> {
+    let cpu = api::decompress(wz, &Device::Cpu)?;
+    let c = Container::parse(wz)?;
+    let params = Params::parse(&c.header.codec_params, c.header.elem_type)?;
+    let ctx = chunked::decode_ctx(&params, Float::F32);
+    let chunks = c.chunk_list();
+    let mut out = vec![0xa5u8; n];
+    decode(gpu, &chunks, &mut out, &ctx)?;
+    if out != cpu {
+        return Err(Error::InvalidArgument(format!(
+            "sz bench: the GPU {what} of {name} at {bound} differs from the CPU's"
+        )));
+    }
+    Ok(GpuStream {
+        params,
+        ctx,
+        chunks,
+        out,
+    })
 }
 
 /// Fast mode on the GPU, host memory to host memory (uploads, kernels and downloads timed
@@ -155,30 +247,15 @@ pub(super) fn bench_gpu(
         let runs = opts.runs();
         for e in [1e-2, 1e-3, 1e-4] {
             let bound = ErrorBound::Rel(e);
-            let lossy = LossyOptions {
-                bound,
-                dims: dims.clone(),
-                fill: Vec::new(),
-                mode: LossyMode::Fast,
-            };
-            let o = CompressOptions {
-                elem_type: Some(ElemType::F32),
-                lossy: Some(lossy.clone()),
-                ..CompressOptions::for_codec(CodecId::Sz)
-            };
+            let lossy = lossy_options(&dims, LossyMode::Fast, bound);
+            let o = sz_options(lossy.clone());
             let wz = api::compress(&data, &o, &Device::Cpu)?;
-            let cpu = api::decompress(&wz, &Device::Cpu)?;
-            let c = Container::parse(&wz)?;
-            let params = Params::parse(&c.header.codec_params, c.header.elem_type)?;
-            let ctx = chunked::decode_ctx(&params, Float::F32);
-            let chunks = c.chunk_list();
-            let mut out = vec![0xa5u8; n];
-            sz_gpu::decompress_fast(gpu, &chunks, &mut out, &ctx)?;
-            if out != cpu {
-                return Err(Error::InvalidArgument(format!(
-                    "sz bench: the GPU decode of {name} at {bound} differs from the CPU's"
-                )));
-            }
+            let GpuStream {
+                ctx,
+                chunks,
+                mut out,
+                ..
+            } = gpu_decode_checked(gpu, &wz, n, sz_gpu::decompress_fast, "decode", &name, bound)?;
             let chunk_size = api::validate_options(&o)? as usize;
             let (enc_ctx, _) = chunked::plan(&data, &lossy, Float::F32)?;
             let on_gpu = sz_gpu::compress_fast(gpu, &data, chunk_size, &enc_ctx)?;
@@ -195,25 +272,19 @@ pub(super) fn bench_gpu(
             let enc_ms = wall_ms(runs, || {
                 sz_gpu::compress_fast(gpu, &data, chunk_size, &enc_ctx).map(drop)
             })?;
-            let ratio = n as f64 / wz.len() as f64;
+            let base = RowBase {
+                name: &name,
+                device: gpu.name().into(),
+                bytes: n,
+                ratio: n as f64 / wz.len() as f64,
+            };
             bench_ratio_gpu(gpu, &name, &data, &dims, bound, runs, ceilings, rows)?;
-            for (what, ms) in [("compress", enc_ms), ("decompress", dec_ms)] {
-                rows.push(BenchRow {
-                    what: format!("sz fast {what} {bound}"),
-                    input: name.clone(),
-                    device: gpu.name().into(),
-                    bytes: n as u64,
-                    ratio: Some(ratio),
-                    ms,
-                    gbps: gbps(n as f64, ms),
-                    roofline: None,
-                    note: format!(
-                        "host to host (uploads, kernels, downloads); same-run pinned copies \
-                         H2D {:.1} / D2H {:.1} GB/s; output equal to the CPU's",
-                        ceilings.h2d_gbps, ceilings.d2h_gbps
-                    ),
-                });
-            }
+            let note = format!(
+                "host to host (uploads, kernels, downloads); same-run pinned copies \
+                 H2D {:.1} / D2H {:.1} GB/s; output equal to the CPU's",
+                ceilings.h2d_gbps, ceilings.d2h_gbps
+            );
+            base.compress_decompress("fast", bound, enc_ms, dec_ms, &note, rows);
         }
     }
     Ok(())
@@ -234,48 +305,41 @@ fn bench_ratio_gpu(
     rows: &mut Vec<BenchRow>,
 ) -> Result<()> {
     let n = data.len();
-    let o = CompressOptions {
-        elem_type: Some(ElemType::F32),
-        lossy: Some(LossyOptions {
-            bound,
-            dims: dims.to_vec(),
-            fill: Vec::new(),
-            mode: LossyMode::Ratio,
-        }),
-        ..CompressOptions::for_codec(CodecId::Sz)
-    };
+    let o = sz_options(lossy_options(dims, LossyMode::Ratio, bound));
     let wz = api::compress(data, &o, &Device::Cpu)?;
-    let cpu = api::decompress(&wz, &Device::Cpu)?;
-    let c = Container::parse(&wz)?;
-    let params = Params::parse(&c.header.codec_params, c.header.elem_type)?;
-    let ctx = chunked::decode_ctx(&params, Float::F32);
-    let chunks = c.chunk_list();
-    let mut out = vec![0xa5u8; n];
-    sz_gpu::decompress_ratio(gpu, &chunks, &mut out, &ctx)?;
-    if out != cpu {
-        return Err(Error::InvalidArgument(format!(
-            "sz bench: the GPU ratio-mode decode of {name} at {bound} differs from the CPU's"
-        )));
-    }
+    let GpuStream {
+        params,
+        ctx,
+        chunks,
+        mut out,
+    } = gpu_decode_checked(
+        gpu,
+        &wz,
+        n,
+        sz_gpu::decompress_ratio,
+        "ratio-mode decode",
+        name,
+        bound,
+    )?;
     let ms = wall_ms(runs, || {
         sz_gpu::decompress_ratio(gpu, &chunks, &mut out, &ctx)
     })?;
-    rows.push(BenchRow {
-        what: format!("sz ratio decompress {bound}"),
-        input: name.to_string(),
+    let base = RowBase {
+        name,
         device: gpu.name().into(),
-        bytes: n as u64,
-        ratio: Some(n as f64 / wz.len() as f64),
+        bytes: n,
+        ratio: n as f64 / wz.len() as f64,
+    };
+    rows.push(base.row(
+        format!("sz ratio decompress {bound}"),
         ms,
-        gbps: gbps(n as f64, ms),
-        roofline: None,
-        note: format!(
+        format!(
             "host to host (header reading, inflating and codebooks on the host; uploads, \
              kernels, downloads); layout {}; same-run pinned copies H2D {:.1} / D2H {:.1} GB/s; \
              output equal to the CPU's",
             params.layout, ceilings.h2d_gbps, ceilings.d2h_gbps
         ),
-    });
+    ));
     Ok(())
 }
 

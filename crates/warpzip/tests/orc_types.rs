@@ -294,10 +294,19 @@ fn a_file_without_rows_has_every_column_and_type() {
 fn damaged(name: &str, column: &str, kind: StreamKind, fill: u8) -> (OrcFile, u32) {
     let file = open(name);
     let id = file.column(column).unwrap().id;
+    (
+        OrcFile::from_bytes(damage(&file, column, kind, fill)).unwrap(),
+        id,
+    )
+}
+
+/// The bytes of `file` with `column`'s `kind` stream of stripe 0 overwritten by `fill`.
+fn damage(file: &OrcFile, column: &str, kind: StreamKind, fill: u8) -> Vec<u8> {
+    let id = file.column(column).unwrap().id;
     let stripe = file.stripe(0).unwrap();
     let s = stripe
         .stream(id, kind)
-        .unwrap_or_else(|| panic!("{name}: no {kind:?} for {column}"));
+        .unwrap_or_else(|| panic!("no {kind:?} for {column}"));
     let mut bytes = file.bytes().to_vec();
     let (start, len) = (s.offset as usize, s.length as usize);
     // Keep a compressed stream's first chunk header, so the damage is in its bytes.
@@ -309,7 +318,7 @@ fn damaged(name: &str, column: &str, kind: StreamKind, fill: u8) -> (OrcFile, u3
     for b in &mut bytes[start + skip..start + len] {
         *b = fill;
     }
-    (OrcFile::from_bytes(bytes).unwrap(), id)
+    bytes
 }
 
 /// Streams damaged by `damaged` (file, column, stream, fill byte): every decoder family on
@@ -367,6 +376,42 @@ fn damaged_streams_name_stripe_column_and_stream() {
         );
         assert!(detail.stream.is_some(), "{name} {column} {kind:?}: {e}");
         assert!(e.to_string().contains(column), "{e}");
+    }
+}
+
+#[test]
+fn a_batch_with_two_damaged_columns_names_the_first_in_its_order() {
+    // The CPU decodes a batch's columns side by side: whichever fails first, the error is the
+    // first failing column's in the batch's order.
+    let (once, _) = damaged(
+        "types_v012_uncompressed.orc",
+        "s_direct",
+        StreamKind::Length,
+        0xff,
+    );
+    let twice = OrcFile::from_bytes(damage(&once, "dec", StreamKind::Data, 0xff)).unwrap();
+    let order: Vec<String> = twice.columns().iter().map(|c| c.name.clone()).collect();
+    let first = ["s_direct", "dec"]
+        .into_iter()
+        .min_by_key(|n| order.iter().position(|c| c == n).unwrap())
+        .unwrap();
+    let column_of = |e: Error| -> String {
+        let Error::CorruptOrc(detail) = &e else {
+            panic!("{e}")
+        };
+        detail.column.as_ref().map(|(_, n)| n.clone()).unwrap()
+    };
+    let named =
+        |names: Option<&[&str]>| column_of(twice.read_batch(names, &Device::Cpu).unwrap_err());
+    for _ in 0..20 {
+        assert_eq!(named(None), first);
+        assert_eq!(named(Some(&["s_direct", "dec"])), "s_direct");
+        assert_eq!(named(Some(&["dec", "s_direct"])), "dec");
+        let mut batches = twice
+            .read_batches(Some(&["dec", "s_direct"]), &Device::Cpu, 1 << 20)
+            .unwrap();
+        let e = batches.find_map(|b| b.err()).unwrap();
+        assert_eq!(column_of(e), "dec");
     }
 }
 

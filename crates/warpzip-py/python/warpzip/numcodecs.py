@@ -15,10 +15,25 @@ from numcodecs.abc import Codec as _NumcodecsCodec
 
 import warpzip as _wz
 
+from ._codec_config import Configured
 
-class _WarpzipCodec(_NumcodecsCodec):
+
+class _Codec(Configured, _NumcodecsCodec):
+    """A warpzip codec: its streams describe themselves, so every one decodes alike."""
+
+    def decode(self, buf: Any, out: Any = None) -> Any:
+        if out is not None:
+            return _wz.decompress(buf, out, device=self.device)
+        return _wz.decompress(buf, device=self.device)
+
+    def get_config(self) -> dict:
+        return {"id": self.codec_id, **self._configuration()}
+
+
+class _WarpzipCodec(_Codec):
     _codec = "deflate"
     _format = "wz"
+    _config_keys = ("level", "chunk_size", "device")
 
     def __init__(self, level: int | None = None, chunk_size: int | None = None,
                  device: str = "auto") -> None:
@@ -32,19 +47,6 @@ class _WarpzipCodec(_NumcodecsCodec):
     def encode(self, buf: Any) -> bytes:
         return _wz.compress(buf, self._codec, self.level, chunk_size=self.chunk_size,
                             format=self._format, device=self.device, **self._options())
-
-    def decode(self, buf: Any, out: Any = None) -> Any:
-        if out is not None:
-            return _wz.decompress(buf, out, device=self.device)
-        return _wz.decompress(buf, device=self.device)
-
-    def get_config(self) -> dict:
-        config = {"id": self.codec_id}
-        for key in ("level", "chunk_size", "device"):
-            value = getattr(self, key)
-            if value is not None and not (key == "device" and value == "auto"):
-                config[key] = value
-        return config
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(level={self.level!r}, chunk_size={self.chunk_size!r})"
@@ -108,11 +110,12 @@ class OrcRleV2(_WarpzipCodec):
     _codec = "orc-rle-v2"
 
 
-class Sz(_NumcodecsCodec):
+class Sz(_Codec):
     """Error-bounded lossy compression of float32/float64 chunks (one bound of ``abs``,
     ``rel``, ``pw_rel``)."""
 
     codec_id = "warpzip.sz"
+    _config_keys = ("mode", "abs", "rel", "pw_rel", "fill")
 
     def __init__(self, abs: float | None = None, rel: float | None = None,
                  pw_rel: float | None = None, fill: list | None = None, mode: str = "ratio",
@@ -125,20 +128,6 @@ class Sz(_NumcodecsCodec):
     def encode(self, buf: Any) -> bytes:
         return _wz.lossy.compress(buf, abs=self.abs, rel=self.rel, pw_rel=self.pw_rel,
                                   fill=self.fill, mode=self.mode, device=self.device)
-
-    def decode(self, buf: Any, out: Any = None) -> Any:
-        if out is not None:
-            return _wz.decompress(buf, out, device=self.device)
-        return _wz.decompress(buf, device=self.device)
-
-    def get_config(self) -> dict:
-        config: dict = {"id": self.codec_id, "mode": self.mode}
-        for key in ("abs", "rel", "pw_rel"):
-            if getattr(self, key) is not None:
-                config[key] = getattr(self, key)
-        if self.fill:
-            config["fill"] = self.fill
-        return config
 
 
 ALL = [Deflate, Gzip, Rle, Snappy, Lz4, For, Dfor, Rfor, Tile, OrcRleV1, OrcRleV2, Sz]

@@ -23,50 +23,54 @@ from zarr.core.buffer import Buffer, NDBuffer
 
 import warpzip as _wz
 
+from ._codec_config import Configured
+
 
 def _to_host(chunk_bytes: Buffer) -> Any:
     return chunk_bytes.as_numpy_array()
 
 
-@dataclass(frozen=True)
-class _WarpzipBytesCodec(BytesBytesCodec):
-    is_fixed_size = False
-    _name = "warpzip.deflate"
-    _codec = "deflate"
-    _format = "wz"
+class _Codec(Configured):
+    """What every warpzip zarr codec shares: its configuration, and its chunks encoded and
+    decoded off the event loop."""
 
-    level: int | None = None
-    device: str = "auto"
+    is_fixed_size = False
 
     @classmethod
     def from_dict(cls, data: dict) -> Any:
         return cls(**data.get("configuration", {}))
 
     def to_dict(self) -> dict:
-        config: dict = {}
-        if self.level is not None:
-            config["level"] = self.level
-        if self.device != "auto":
-            config["device"] = self.device
-        return {"name": self._name, "configuration": config}
+        return {"name": self._name, "configuration": self._configuration()}
+
+    async def _decode_single(self, chunk: Any, chunk_spec: ArraySpec) -> Any:
+        return await asyncio.to_thread(self._decode_sync, chunk, chunk_spec)
+
+    async def _encode_single(self, chunk: Any, chunk_spec: ArraySpec) -> Buffer | None:
+        return await asyncio.to_thread(self._encode_sync, chunk, chunk_spec)
+
+    def compute_encoded_size(self, _input_byte_length: int, _chunk_spec: ArraySpec) -> int:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class _WarpzipBytesCodec(_Codec, BytesBytesCodec):
+    _name = "warpzip.deflate"
+    _codec = "deflate"
+    _format = "wz"
+    _config_keys = ("level", "device")
+
+    level: int | None = None
+    device: str = "auto"
 
     def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
         out = _wz.decompress(_to_host(chunk_bytes), device=self.device)
         return chunk_spec.prototype.buffer.from_bytes(out)
 
-    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer:
-        return await asyncio.to_thread(self._decode_sync, chunk_bytes, chunk_spec)
-
     def _encode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer | None:
         out = _wz.compress(_to_host(chunk_bytes), self._codec, self.level,
                            format=self._format, device=self.device)
         return chunk_spec.prototype.buffer.from_bytes(out)
-
-    async def _encode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> Buffer | None:
-        return await asyncio.to_thread(self._encode_sync, chunk_bytes, chunk_spec)
-
-    def compute_encoded_size(self, _input_byte_length: int, _chunk_spec: ArraySpec) -> int:
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -108,20 +112,12 @@ def _decode_array(chunk_bytes: Buffer, chunk_spec: ArraySpec, device: str) -> ND
 
 
 @dataclass(frozen=True)
-class _WarpzipArrayCodec(ArrayBytesCodec):
-    is_fixed_size = False
+class _WarpzipArrayCodec(_Codec, ArrayBytesCodec):
     _name = "warpzip.tile"
     _codec = "tile"
+    _config_keys = ("device",)
 
     device: str = "auto"
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Any:
-        return cls(**data.get("configuration", {}))
-
-    def to_dict(self) -> dict:
-        config = {} if self.device == "auto" else {"device": self.device}
-        return {"name": self._name, "configuration": config}
 
     def _encode_array(self, arr: Any) -> bytes:
         return _wz.compress(arr, self._codec, device=self.device)
@@ -129,20 +125,10 @@ class _WarpzipArrayCodec(ArrayBytesCodec):
     def _decode_sync(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
         return _decode_array(chunk_bytes, chunk_spec, self.device)
 
-    async def _decode_single(self, chunk_bytes: Buffer, chunk_spec: ArraySpec) -> NDBuffer:
-        return await asyncio.to_thread(self._decode_sync, chunk_bytes, chunk_spec)
-
     def _encode_sync(self, chunk_array: NDBuffer, chunk_spec: ArraySpec) -> Buffer | None:
         arr = np.ascontiguousarray(chunk_array.as_numpy_array())
         arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
         return chunk_spec.prototype.buffer.from_bytes(self._encode_array(arr))
-
-    async def _encode_single(self, chunk_array: NDBuffer,
-                             chunk_spec: ArraySpec) -> Buffer | None:
-        return await asyncio.to_thread(self._encode_sync, chunk_array, chunk_spec)
-
-    def compute_encoded_size(self, _input_byte_length: int, _chunk_spec: ArraySpec) -> int:
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -175,6 +161,7 @@ class Sz(_WarpzipArrayCodec):
 
     _name = "warpzip.sz"
     _codec = "sz"
+    _config_keys = ("mode", "abs", "rel", "pw_rel", "fill", "device")
 
     abs: float | None = None
     rel: float | None = None
@@ -186,17 +173,6 @@ class Sz(_WarpzipArrayCodec):
         object.__setattr__(self, "fill", tuple(self.fill))
         if sum(v is not None for v in (self.abs, self.rel, self.pw_rel)) != 1:
             raise ValueError("warpzip.sz takes exactly one bound: abs, rel or pw_rel")
-
-    def to_dict(self) -> dict:
-        config: dict = {"mode": self.mode}
-        for key in ("abs", "rel", "pw_rel"):
-            if getattr(self, key) is not None:
-                config[key] = getattr(self, key)
-        if self.fill:
-            config["fill"] = list(self.fill)
-        if self.device != "auto":
-            config["device"] = self.device
-        return {"name": self._name, "configuration": config}
 
     def _encode_array(self, arr: Any) -> bytes:
         return _wz.lossy.compress(arr, abs=self.abs, rel=self.rel, pw_rel=self.pw_rel,

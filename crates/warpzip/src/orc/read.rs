@@ -11,6 +11,7 @@ use crate::device::Device;
 use crate::error::Result;
 use arrow_array::{ArrayRef, RecordBatch};
 use column_tree::Decoder;
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What a read did, column by column.
@@ -62,10 +63,7 @@ impl OrcFile {
         let rows = OrcFile::rows_in(&stripes)?;
         let (arrays, on_device) = match device {
             Device::Cpu => (
-                selected
-                    .iter()
-                    .map(|c| read_on_cpu(self, &stripes, c))
-                    .collect::<Result<Vec<_>>>()?,
+                read_columns_on_cpu(self, &stripes, &selected)?,
                 vec![false; selected.len()],
             ),
             Device::Gpu(g) => {
@@ -146,10 +144,7 @@ impl OrcFile {
         Ok(Box::new(groups.into_iter().map(move |range| {
             let part = &stripes[range];
             let rows = OrcFile::rows_in(part)?;
-            let arrays = selected
-                .iter()
-                .map(|c| read_on_cpu(self, part, c))
-                .collect::<Result<Vec<_>>>()?;
+            let arrays = read_columns_on_cpu(self, part, &selected)?;
             arrow::record_batch(&selected, arrays, rows)
         })))
     }
@@ -168,6 +163,22 @@ impl OrcFile {
         }
         Ok(selected)
     }
+}
+
+/// `columns` of `stripes` on the CPU, in their order, decoded side by side on the rayon pool
+/// (each column's own stripes and row groups share the same pool). Where several fail, the
+/// error is the first failing column's in that order, whichever failed first in time.
+fn read_columns_on_cpu(
+    file: &OrcFile,
+    stripes: &[super::file::stripe::Stripe],
+    columns: &[&OrcColumn],
+) -> Result<Vec<ArrayRef>> {
+    columns
+        .par_iter()
+        .map(|c| read_on_cpu(file, stripes, c))
+        .collect::<Vec<Result<ArrayRef>>>()
+        .into_iter()
+        .collect()
 }
 
 /// `column` of `stripes` on the CPU: integer-family columns by row groups (`cpu`), the others
