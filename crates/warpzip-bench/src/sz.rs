@@ -305,7 +305,8 @@ fn bench_ratio_gpu(
     rows: &mut Vec<BenchRow>,
 ) -> Result<()> {
     let n = data.len();
-    let o = sz_options(lossy_options(dims, LossyMode::Ratio, bound));
+    let lossy = lossy_options(dims, LossyMode::Ratio, bound);
+    let o = sz_options(lossy.clone());
     let wz = api::compress(data, &o, &Device::Cpu)?;
     let GpuStream {
         params,
@@ -324,12 +325,35 @@ fn bench_ratio_gpu(
     let ms = wall_ms(runs, || {
         sz_gpu::decompress_ratio(gpu, &chunks, &mut out, &ctx)
     })?;
+    let chunk_size = api::validate_options(&o)? as usize;
+    let (enc_ctx, _) = chunked::plan(data, &lossy, Float::F32)?;
+    let on_gpu = sz_gpu::compress_ratio(gpu, data, chunk_size, &enc_ctx)?;
+    let same =
+        on_gpu.len() == chunks.len() && on_gpu.iter().zip(&chunks).all(|(g, (b, _))| g.bytes == *b);
+    if !same {
+        return Err(Error::InvalidArgument(format!(
+            "sz bench: the GPU ratio-mode encoding of {name} at {bound} differs from the CPU's"
+        )));
+    }
+    let enc_ms = wall_ms(runs, || {
+        sz_gpu::compress_ratio(gpu, data, chunk_size, &enc_ctx).map(drop)
+    })?;
     let base = RowBase {
         name,
         device: gpu.name().into(),
         bytes: n,
         ratio: n as f64 / wz.len() as f64,
     };
+    rows.push(base.row(
+        format!("sz ratio compress {bound}"),
+        enc_ms,
+        format!(
+            "host to host (uploads, kernels, downloads; varint headers, tables and the \
+             Deflate pass on the host); same-run pinned copies H2D {:.1} / D2H {:.1} GB/s; \
+             output equal to the CPU's",
+            ceilings.h2d_gbps, ceilings.d2h_gbps
+        ),
+    ));
     rows.push(base.row(
         format!("sz ratio decompress {bound}"),
         ms,

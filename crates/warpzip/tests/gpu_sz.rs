@@ -679,3 +679,27 @@ fn ratio_encode_specials_and_shapes_write_the_cpu_bytes() {
         );
     }
 }
+
+/// The codec behind `api::compress` and `api::decompress` on a GPU device: both modes encode
+/// on the GPU to the CPU's bytes and decode on the GPU to the CPU's values.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_codec_on_a_gpu_device_matches_the_cpu() {
+    let device = Device::Gpu(gpu());
+    for_fields(
+        &[ErrorBound::Rel(1e-2), ErrorBound::Abs(0.5), ErrorBound::PwRel(1e-3)],
+        |data, dims, fill, bound, what| {
+            for o in [
+                opts(ElemType::F32, bound, dims, fill),
+                ratio_opts(ElemType::F32, bound, dims, fill),
+            ] {
+                let on_cpu = api::compress(data, &o, &Device::Cpu).unwrap();
+                let on_gpu = api::compress(data, &o, &device).unwrap();
+                assert!(on_cpu == on_gpu, "{what}: the GPU device wrote other bytes");
+                let cpu = api::decompress(&on_cpu, &Device::Cpu).unwrap();
+                let gpu_out = api::decompress(&on_cpu, &device).unwrap();
+                assert!(cpu == gpu_out, "{what}: the GPU device decoded other values");
+            }
+        },
+    );
+}

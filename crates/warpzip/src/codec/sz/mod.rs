@@ -86,14 +86,19 @@ impl Codec for SzCodec {
     ) -> Result<Encoded> {
         let float = float_of(opts.elem_type)?;
         let lossy = lossy_of(opts)?;
-        // The fast mode encodes on the GPU when there is one; the ratio mode on the CPU.
+        // Both modes encode on the GPU when there is one, byte for byte the CPU's chunks.
         let (payload, spans, params) = match device {
-            Device::Gpu(g) if lossy.mode == options::LossyMode::Fast => {
-                chunked::compress_with(data, lossy, float, chunk_size, |ctx| {
-                    gpu::compress_fast(g, data, chunk_size as usize, ctx)
-                })?
-            }
-            _ => chunked::compress(data, lossy, float, chunk_size)?,
+            Device::Cpu => chunked::compress(data, lossy, float, chunk_size)?,
+            Device::Gpu(g) => chunked::compress_with(data, lossy, float, chunk_size, |ctx| {
+                match lossy.mode {
+                    options::LossyMode::Fast => {
+                        gpu::compress_fast(g, data, chunk_size as usize, ctx)
+                    }
+                    options::LossyMode::Ratio => {
+                        gpu::compress_ratio(g, data, chunk_size as usize, ctx)
+                    }
+                }
+            })?,
         };
         Ok(Encoded {
             payload,
