@@ -371,6 +371,10 @@ fn bench_ratio_gpu(
 /// (its first line names the package versions).
 const REFERENCE_CSV: &str = include_str!("../data/sz_reference.csv");
 
+/// nvCOMP Bitcomp's lossy mode on the etopo20 field, measured on a GPU by the anchor harness
+/// (ratio and a checked max error; its PSNR column is the lower bound that max error gives).
+const BITCOMP_CSV: &str = include_str!("../data/sz_bitcomp.csv");
+
 /// One point of a rate-distortion curve.
 #[derive(Clone, Debug)]
 pub struct RdPoint {
@@ -391,9 +395,11 @@ pub struct RdPoint {
 pub fn reference_points() -> (String, Vec<RdPoint>) {
     let mut note = String::new();
     let mut points = Vec::new();
-    for line in REFERENCE_CSV.lines() {
+    for line in REFERENCE_CSV.lines().chain(BITCOMP_CSV.lines()) {
         if let Some(c) = line.strip_prefix("# ") {
-            note = c.to_string();
+            if note.is_empty() {
+                note = c.to_string();
+            }
             continue;
         }
         let f: Vec<&str> = line.split(',').collect();
@@ -536,7 +542,9 @@ pub fn plot_rate_distortion(points: &[RdPoint], note: &str, path: &std::path::Pa
         ordered.sort_by(|a, b| b.rel.total_cmp(&a.rel));
         let pts: Vec<(f64, f64)> = ordered.iter().map(|p| (p.bits_per_value, p.psnr)).collect();
         let reference = !codec.starts_with("warpzip");
-        let label = if reference {
+        let label = if codec.starts_with("nvCOMP") {
+            format!("{codec} on {field} (GPU reference)")
+        } else if reference {
             format!("{codec} on {field} (CPU reference)")
         } else {
             format!("{codec} on {field}")
@@ -614,5 +622,13 @@ mod tests {
             .iter()
             .any(|p| p.codec == "SZ3" && p.field.starts_with("etopo20")));
         assert!(points.iter().any(|p| p.codec == "ZFP" && p.rel == 1e-6));
+        let bitcomp: Vec<_> = points
+            .iter()
+            .filter(|p| p.codec.starts_with("nvCOMP Bitcomp"))
+            .collect();
+        assert_eq!(bitcomp.len(), 3);
+        assert!(bitcomp
+            .iter()
+            .all(|p| p.bits_per_value > 3.0 && p.psnr >= 40.0));
     }
 }

@@ -48,6 +48,14 @@ def test_numcodecs_sz() -> None:
     assert np.abs(back - field).max() <= 1e-3
 
 
+def test_numcodecs_sz_config_keeps_its_device() -> None:
+    codec = numcodecs.get_codec({"id": "warpzip.sz", "rel": 1e-2, "device": "cpu"})
+    assert codec.get_config()["device"] == "cpu"
+    again = numcodecs.get_codec(codec.get_config())
+    assert again.device == "cpu" and again.get_config() == codec.get_config()
+    assert "device" not in numcodecs.get_codec({"id": "warpzip.sz", "rel": 1e-2}).get_config()
+
+
 def test_zarr_v2_array(tmp_path) -> None:
     data = np.cumsum(RNG.integers(0, 3, (200, 300)), axis=1).astype(np.int32)
     z = zarr.create_array(str(tmp_path / "v2.zarr"), shape=data.shape, chunks=(64, 64),

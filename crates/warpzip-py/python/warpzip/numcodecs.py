@@ -115,7 +115,7 @@ class Sz(_Codec):
     ``rel``, ``pw_rel``)."""
 
     codec_id = "warpzip.sz"
-    _config_keys = ("mode", "abs", "rel", "pw_rel", "fill")
+    _config_keys = ("mode", "abs", "rel", "pw_rel", "fill", "device")
 
     def __init__(self, abs: float | None = None, rel: float | None = None,
                  pw_rel: float | None = None, fill: list | None = None, mode: str = "ratio",
