@@ -80,6 +80,48 @@ fn gpu_decompress(wz: &[u8]) -> warpzip::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The special values the decoder tests plant (NaN, +Inf, -0.0, the smallest denormal, the
+/// fill value -99.9, a value too large to quantize).
+const SPECIALS: [f64; 6] = [
+    f64::NAN,
+    f64::INFINITY,
+    -0.0,
+    f64::from_bits(1),
+    -99.9,
+    1e300,
+];
+
+/// The encoder test's: the same with -Inf among them.
+const ENCODER_SPECIALS: [f64; 7] = [
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    -0.0,
+    f64::from_bits(1),
+    -99.9,
+    1e300,
+];
+
+/// 20000 values of a rippled sine (with plateaus of 5.0, 300 of every 3000 values, where
+/// `plateaus`), each of `specials` written over 9 values from a multiple of 997.
+fn special_field(specials: &[f64], plateaus: bool) -> Vec<f64> {
+    let mut v: Vec<f64> = (0..20000)
+        .map(|i| {
+            if plateaus && i % 3000 < 300 {
+                5.0
+            } else {
+                (i as f64 * 0.001).sin() * 1e3 + (i % 7) as f64
+            }
+        })
+        .collect();
+    for (j, &s) in specials.iter().enumerate() {
+        for r in 0..9 {
+            v[j * 997 + r] = s;
+        }
+    }
+    v
+}
+
 /// The test fields: name, dims, fill values.
 const FIELDS: [(&str, &[u64], &[f64]); 4] = [
     (
@@ -130,24 +172,7 @@ fn fields_decode_identically() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn f64_specials_and_awkward_shapes_decode_identically() {
-    let mut v: Vec<f64> = (0..20000)
-        .map(|i| (i as f64 * 0.001).sin() * 1e3 + (i % 7) as f64)
-        .collect();
-    for (j, s) in [
-        f64::NAN,
-        f64::INFINITY,
-        -0.0,
-        f64::from_bits(1),
-        -99.9,
-        1e300,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        for r in 0..9 {
-            v[j * 997 + r] = s;
-        }
-    }
+    let v = special_field(&SPECIALS, false);
     let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
     for dims in [
         &[][..],
@@ -440,24 +465,7 @@ fn ratio_fields_decode_identically() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ratio_specials_and_awkward_shapes_decode_identically() {
-    let mut v: Vec<f64> = (0..20000)
-        .map(|i| (i as f64 * 0.001).sin() * 1e3 + (i % 7) as f64)
-        .collect();
-    for (j, s) in [
-        f64::NAN,
-        f64::INFINITY,
-        -0.0,
-        f64::from_bits(1),
-        -99.9,
-        1e300,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        for r in 0..9 {
-            v[j * 997 + r] = s;
-        }
-    }
+    let v = special_field(&SPECIALS, false);
     let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
     for dims in [
         &[][..],
@@ -598,31 +606,7 @@ fn ratio_encode_fields_write_the_cpu_bytes() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ratio_encode_specials_and_shapes_write_the_cpu_bytes() {
-    let mut v: Vec<f64> = (0..20000)
-        .map(|i| {
-            if i % 3000 < 300 {
-                5.0
-            } else {
-                (i as f64 * 0.001).sin() * 1e3 + (i % 7) as f64
-            }
-        })
-        .collect();
-    for (j, s) in [
-        f64::NAN,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        -0.0,
-        f64::from_bits(1),
-        -99.9,
-        1e300,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        for r in 0..9 {
-            v[j * 997 + r] = s;
-        }
-    }
+    let v = special_field(&ENCODER_SPECIALS, true);
     let f64s: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
     for dims in [
         &[][..],
